@@ -1,0 +1,53 @@
+/**
+ * The one place that reads process.env. Parsed and validated once; every other module receives
+ * the typed `Config` object. `.env.example` mirrors this schema.
+ */
+import { z } from 'zod';
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Empty: embedded PGlite in DATA_DIR. postgresql://...: a real PostgreSQL server. */
+  DATABASE_URL: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL moet met postgresql:// beginnen'),
+  DATA_DIR: z.string().default('./data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Public base URL, used in the OpenAPI document's servers list. */
+  PUBLIC_BASE_URL: z.string().default(''),
+  /** Maximum request body in bytes. */
+  BODY_LIMIT: z.coerce.number().int().min(1024).default(64 * 1024),
+  RATE_LIMIT_REST_PER_MIN: z.coerce.number().int().min(1).default(60),
+  RATE_LIMIT_INVLOEDEN_PER_MIN: z.coerce.number().int().min(1).default(30),
+  RATE_LIMIT_MCP_TOOLS_PER_MIN: z.coerce.number().int().min(1).default(30),
+  RATE_LIMIT_MCP_PROTOCOL_PER_MIN: z.coerce.number().int().min(1).default(300),
+  /** Credits a new demo account gets on the first start of the embedded default. */
+  DEMO_CREDITS: z.coerce.number().int().min(0).default(10_000),
+  /** Load the demo account, key and synthetic dataset into an empty database at start. */
+  DEMO_SEED: bool.default(true),
+  /** Allow http:// and loopback/private webhook targets (local development and tests only). */
+  WEBHOOK_ALLOW_INSECURE: bool.default(false),
+  /** Bearer token required for GET /metrics; empty: /metrics is open. */
+  METRICS_TOKEN: z.string().default(''),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Parse an environment (defaults to process.env); throws a readable error naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Record<keyof Config, string>> = {}): Config {
+  const source: Record<string, string | undefined> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const v = overrides[key as keyof Config] ?? env[key];
+    if (v !== undefined && v !== '') source[key] = v;
+  }
+  const parsed = configSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Ongeldige configuratie:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,125 @@
+/**
+ * The one database module. PostgreSQL dialect everywhere: an embedded PGlite (default, persisted in
+ * DATA_DIR/pgdata) or a PostgreSQL server when DATABASE_URL is set. Both go through Prisma driver
+ * adapters, so the rest of the code sees one PrismaClient.
+ *
+ * PGlite allows one process at a time: the process that opens it takes DATA_DIR/insight.lock. A second
+ * process (the operator CLI while the server runs) is refused with a message that says what to do;
+ * it never opens the data directory twice, so it cannot corrupt it.
+ */
+import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { PrismaClient } from '../generated/prisma/client.ts';
+
+export type Db = PrismaClient;
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: 'pglite' | 'postgres';
+  /** The factory the schema engine needs for migrations. */
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  /** Human-readable location, for logs (never contains a password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** postgresql://... or '' for PGlite. */
+  databaseUrl: string;
+  /** PGlite data directory parent; ignored for PostgreSQL. */
+  dataDir: string;
+  /** PGlite only: keep everything in memory (tests). */
+  memory?: boolean;
+}
+
+export class DatabaseLockedError extends Error {
+  readonly pid: number;
+  constructor(pid: number, dataDir: string) {
+    super(
+      `De ingebouwde database in ${dataDir} is in gebruik door een ander proces (pid ${pid}), meestal de draaiende server. ` +
+        `PGlite staat maar één proces tegelijk toe. Stop dat proces eerst (Ctrl+C of kill ${pid}) en probeer het opnieuw, ` +
+        `of gebruik PostgreSQL via DATABASE_URL, waarmee server en CLI tegelijk kunnen werken.`,
+    );
+    this.pid = pid;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Take DATA_DIR/insight.lock for this process, or throw DatabaseLockedError. Returns a release function. */
+function takeLock(dataDir: string): () => void {
+  const lockPath = path.join(dataDir, 'insight.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(lockPath, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const pid = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
+      if (Number.isFinite(pid) && pid !== process.pid && pidAlive(pid)) throw new DatabaseLockedError(pid, dataDir);
+      // Stale lock of a process that died: take it over.
+      rmSync(lockPath, { force: true });
+    }
+  }
+  throw new Error(`Kon ${lockPath} niet vergrendelen`);
+}
+
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  if (opts.databaseUrl) {
+    const adapterFactory = new PrismaPg({ connectionString: opts.databaseUrl, max: 10 });
+    const prisma = new PrismaClient({ adapter: adapterFactory });
+    const url = new URL(opts.databaseUrl);
+    return {
+      prisma,
+      kind: 'postgres',
+      adapterFactory,
+      location: `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`,
+      close: () => prisma.$disconnect(),
+    };
+  }
+  let release = () => {};
+  let pglite: PGlite;
+  let location: string;
+  if (opts.memory) {
+    pglite = new PGlite();
+    location = 'PGlite (geheugen)';
+  } else {
+    const dataDir = path.resolve(opts.dataDir);
+    mkdirSync(dataDir, { recursive: true });
+    release = takeLock(dataDir);
+    try {
+      pglite = new PGlite(path.join(dataDir, 'pgdata'));
+      await pglite.waitReady;
+    } catch (e) {
+      release();
+      throw e;
+    }
+    location = `PGlite (${path.join(dataDir, 'pgdata')})`;
+  }
+  const adapterFactory = new PrismaPGlite(pglite);
+  const prisma = new PrismaClient({ adapter: adapterFactory });
+  return {
+    prisma,
+    kind: 'pglite',
+    adapterFactory,
+    location,
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+      release();
+    },
+  };
+}

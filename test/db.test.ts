@@ -1,0 +1,23 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { createTestDatabase, dialect, type TestDatabase } from './helpers/db.ts';
+
+describe(`migrations (${dialect})`, () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => db?.close());
+
+  it('apply to an empty database and re-running is a no-op', async () => {
+    // createTestDatabase applied them once already.
+    expect(await applyMigrations(db.adapterFactory)).toEqual([]);
+    const rows = await db.prisma.$queryRaw<{ migration_name: string }[]>`SELECT migration_name FROM _prisma_migrations`;
+    expect(rows.length).toBeGreaterThan(0);
+  });
+
+  it('refuses a negative balance at the database level', async () => {
+    const acc = await db.prisma.account.create({ data: { naam: 't', credits: 1 } });
+    await expect(db.prisma.account.update({ where: { id: acc.id }, data: { credits: -1 } })).rejects.toThrow();
+  });
+});

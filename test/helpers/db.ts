@@ -1,0 +1,45 @@
+/**
+ * A fresh, migrated database per test file: an in-memory PGlite by default, or — when
+ * TEST_DATABASE_URL points at a PostgreSQL server — a new database created on that server for this
+ * file alone (dropped again in close()). Tests never share rows, so they can run in parallel.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/client.ts';
+import { applyMigrations } from '../../src/db/migrate.ts';
+
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? '';
+export const dialect = testDatabaseUrl ? 'postgres' : 'pglite';
+
+export interface TestDatabase extends Database {
+  /** postgresql:// URL of this file's own database ('' on PGlite). */
+  url: string;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (!testDatabaseUrl) {
+    const db = await openDatabase({ databaseUrl: '', dataDir: '', memory: true });
+    await applyMigrations(db.adapterFactory);
+    return { ...db, url: '' };
+  }
+  const name = `insight_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: testDatabaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(testDatabaseUrl);
+  url.pathname = `/${name}`;
+  const db = await openDatabase({ databaseUrl: url.toString(), dataDir: '' });
+  await applyMigrations(db.adapterFactory);
+  return {
+    ...db,
+    url: url.toString(),
+    async close() {
+      await db.close();
+      const a = new pg.Client({ connectionString: testDatabaseUrl });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
