@@ -1,0 +1,59 @@
+/**
+ * buildApp(): the whole HTTP service as one Fastify instance, without listening. server.ts listens;
+ * tests use app.inject(). Every answer outside a procedure — unknown route, body too large, wrong
+ * content type, a crash — is still `{"fout": "..."}` in Dutch, never a stack trace.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Services } from './core/context.ts';
+import { foutVoorStatus } from './core/errors.ts';
+import { installJsonParser } from './gateways/json-body.ts';
+import { registerRest } from './gateways/rest.ts';
+import { registerDocs } from './gateways/docs.ts';
+
+export interface BuildAppOptions {
+  services: Services;
+}
+
+export async function buildApp({ services }: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: services.log,
+    bodyLimit: services.config.BODY_LIMIT,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+  });
+
+  installJsonParser(app);
+
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+
+  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    if (status >= 500) req.log.error({ err }, 'onverwachte fout');
+    void reply.code(status).type('application/json; charset=utf-8').send({ fout: foutVoorStatus(status) });
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    void reply.code(404).type('application/json; charset=utf-8').send({ fout: `Onbekend pad: ${req.method} ${req.url.split('?')[0]}` });
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      await services.db.$queryRaw`SELECT 1`;
+      return { status: 'ok', database: 'ok' };
+    } catch (err) {
+      services.log.warn({ err }, 'readyz: database niet bereikbaar');
+      return reply.code(503).send({ fout: 'De database is niet bereikbaar.' });
+    }
+  });
+
+  const doc = await registerRest(app, services);
+  await registerDocs(app, doc);
+  return app;
+}

@@ -1,0 +1,56 @@
+/**
+ * The request context, free of HTTP objects: gateways (REST, MCP, /trpc) build it from their own
+ * requests, tests build it directly and call procedures through createCaller.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Config } from '../config/env.ts';
+import type { Db } from '../db/client.ts';
+import type { Principal } from '../domain/keys/sleutels.ts';
+
+export interface Services {
+  db: Db;
+  config: Config;
+  /** Injected clock: tests move time instead of waiting. */
+  now: () => Date;
+  log: Logger;
+}
+
+export type Kanaal = 'rest' | 'mcp' | 'intern';
+
+export interface ContextInput {
+  services: Services;
+  kanaal: Kanaal;
+  /** Raw Authorization header value. */
+  authorization?: string;
+  /** REST only: the Idempotency-Key header. */
+  idempotencyKey?: string;
+  /** Set by the REST edge when the body was not valid JSON; answered after auth and rate limits. */
+  ongeldigeJson?: boolean;
+  /** MCP only: the tool name, for the idempotency fingerprint. */
+  mcpTool?: string;
+  requestId?: string;
+  /** Where procedures put response headers (RateLimit, Idempotent-Replayed, ...). */
+  setHeader?: (name: string, value: string) => void;
+}
+
+export interface Context extends Required<Pick<ContextInput, 'services' | 'kanaal' | 'requestId' | 'setHeader'>> {
+  authorization?: string;
+  idempotencyKey?: string;
+  ongeldigeJson: boolean;
+  mcpTool?: string;
+  principal?: Principal;
+}
+
+export function createContextInner(input: ContextInput): Context {
+  return {
+    services: input.services,
+    kanaal: input.kanaal,
+    authorization: input.authorization,
+    idempotencyKey: input.idempotencyKey,
+    ongeldigeJson: input.ongeldigeJson ?? false,
+    mcpTool: input.mcpTool,
+    requestId: input.requestId ?? randomUUID(),
+    setHeader: input.setHeader ?? (() => {}),
+  };
+}

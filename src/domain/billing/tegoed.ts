@@ -1,0 +1,55 @@
+/**
+ * Accounts and their credit balance. Every change of balance is a ledger row written in the same
+ * transaction as the change of the cached balance on the account, so balance = sum(ledger) always.
+ */
+import type { Db } from '../../db/client.ts';
+
+export const EENHEID_CENT = 5;
+
+export interface Saldo {
+  credits: number;
+  eenheid_cent: number;
+  tegoed_cent: number;
+}
+
+export function saldoVan(credits: number): Saldo {
+  return { credits, eenheid_cent: EENHEID_CENT, tegoed_cent: credits * EENHEID_CENT };
+}
+
+export async function createAccount(db: Db, opts: { naam: string; credits?: number }): Promise<{ id: string; credits: number }> {
+  const credits = opts.credits ?? 0;
+  if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError('credits moet een geheel getal >= 0 zijn');
+  return db.$transaction(async (tx) => {
+    const acc = await tx.account.create({ data: { naam: opts.naam, credits }, select: { id: true, credits: true } });
+    if (credits > 0) {
+      await tx.ledgerEntry.create({ data: { accountId: acc.id, credits, soort: 'opwaardering', omschrijving: 'Beginsaldo' } });
+    }
+    return acc;
+  });
+}
+
+/** Add credits (a positive integer); returns the new balance. */
+export async function topUp(db: Db, opts: { accountId: string; credits: number; omschrijving?: string }): Promise<number> {
+  if (!Number.isSafeInteger(opts.credits) || opts.credits <= 0) throw new RangeError('credits moet een positief geheel getal zijn');
+  return db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ credits: number }[]>`
+      UPDATE account SET credits = credits + ${opts.credits} WHERE id = ${opts.accountId}::uuid RETURNING credits`;
+    if (rows.length === 0) throw new RangeError(`Account ${opts.accountId} bestaat niet`);
+    await tx.ledgerEntry.create({
+      data: { accountId: opts.accountId, credits: opts.credits, soort: 'opwaardering', omschrijving: opts.omschrijving ?? 'Opwaardering' },
+    });
+    return rows[0].credits;
+  });
+}
+
+export async function getBalance(db: Db, accountId: string): Promise<number> {
+  const acc = await db.account.findUnique({ where: { id: accountId }, select: { credits: true } });
+  if (!acc) throw new RangeError(`Account ${accountId} bestaat niet`);
+  return acc.credits;
+}
+
+/** Sum of the ledger rows: used by tests and the operator to check the invariant. */
+export async function ledgerSum(db: Db, accountId: string): Promise<number> {
+  const r = await db.ledgerEntry.aggregate({ where: { accountId }, _sum: { credits: true } });
+  return r._sum.credits ?? 0;
+}

@@ -1,0 +1,61 @@
+/**
+ * Key format (decisions section 4): `pct_` + 32 random base62 characters (~190 bits) + a 6-character
+ * base62 CRC32 checksum of the random part. The checksum lets us (and secret scanners) recognise a
+ * leaked key and reject a mistyped one without a database lookup. Only the SHA-256 is ever stored.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+
+export const KEY_PREFIX = 'pct_';
+const ALFABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const RANDOM_LEN = 32;
+const CHECK_LEN = 6;
+export const KEY_LENGTH = KEY_PREFIX.length + RANDOM_LEN + CHECK_LEN;
+const KEY_RE = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${RANDOM_LEN + CHECK_LEN}}$`);
+
+function base62(n: number, len: number): string {
+  let s = '';
+  let v = n >>> 0;
+  for (let i = 0; i < len; i++) {
+    s = ALFABET[v % 62] + s;
+    v = Math.floor(v / 62);
+  }
+  return s;
+}
+
+function randomBase62(len: number): string {
+  // Rejection sampling keeps every character uniformly distributed (no modulo bias).
+  let out = '';
+  while (out.length < len) {
+    for (const b of randomBytes(len * 2)) {
+      if (b < 248) out += ALFABET[b % 62];
+      if (out.length === len) break;
+    }
+  }
+  return out;
+}
+
+export function checksum(randomPart: string): string {
+  return base62(crc32(randomPart), CHECK_LEN);
+}
+
+export function generateKey(): string {
+  const r = randomBase62(RANDOM_LEN);
+  return `${KEY_PREFIX}${r}${checksum(r)}`;
+}
+
+/** Well-formed and checksum-valid; says nothing about whether the key exists. */
+export function isWellFormedKey(key: string): boolean {
+  if (!KEY_RE.test(key)) return false;
+  const r = key.slice(KEY_PREFIX.length, KEY_PREFIX.length + RANDOM_LEN);
+  return key.slice(KEY_PREFIX.length + RANDOM_LEN) === checksum(r);
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** The visible prefix shown in lists and whoami: the first 12 characters. */
+export function voorvoegsel(key: string): string {
+  return key.slice(0, 12);
+}

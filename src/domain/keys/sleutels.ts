@@ -1,0 +1,149 @@
+/**
+ * Key management: create, rotate, revoke, list, and authenticate a bearer key. Used by the operator
+ * CLI and the web app; never reachable through REST or MCP (decisions section 4).
+ */
+import type { Db } from '../../db/client.ts';
+import { generateKey, hashKey, isWellFormedKey, voorvoegsel } from './format.ts';
+
+export type Familie = 'inzicht' | 'beheer';
+export const RECHTEN_PER_FAMILIE: Record<Familie, string[]> = {
+  inzicht: ['inzicht:lezen'],
+  beheer: ['projecten:lezen', 'projecten:schrijven'],
+};
+export const MAX_GELDIGE_INZICHT_SLEUTELS = 10;
+const DAG_MS = 86_400_000;
+export const STANDAARD_LOOPTIJD_DAGEN = 365;
+export const MAX_LOOPTIJD_DAGEN = 730;
+
+export class SleutelFout extends Error {
+  readonly soort: 'te_veel_sleutels' | 'ongeldige_vervaldatum' | 'onbekend';
+  constructor(soort: SleutelFout['soort'], message: string) {
+    super(message);
+    this.soort = soort;
+  }
+}
+
+/** The authenticated caller, as every procedure sees it. */
+export interface Principal {
+  keyId: string;
+  accountId: string;
+  naam: string;
+  familie: string;
+  rechten: string[];
+  voorvoegsel: string;
+  verlooptOp: Date;
+}
+
+export interface NieuweSleutel {
+  key: string;
+  id: string;
+  voorvoegsel: string;
+  verlooptOp: Date;
+}
+
+function geldigFilter(now: Date) {
+  return { ingetrokkenOp: null, verlooptOp: { gt: now } };
+}
+
+export async function createKey(
+  db: Db,
+  opts: { accountId: string; naam: string; familie?: Familie; verlooptOp?: Date; now?: Date },
+): Promise<NieuweSleutel> {
+  const now = opts.now ?? new Date();
+  const familie = opts.familie ?? 'inzicht';
+  const verlooptOp = opts.verlooptOp ?? new Date(now.getTime() + STANDAARD_LOOPTIJD_DAGEN * DAG_MS);
+  if (verlooptOp.getTime() <= now.getTime()) {
+    throw new SleutelFout('ongeldige_vervaldatum', 'De vervaldatum moet in de toekomst liggen.');
+  }
+  if (verlooptOp.getTime() > now.getTime() + MAX_LOOPTIJD_DAGEN * DAG_MS) {
+    throw new SleutelFout('ongeldige_vervaldatum', 'Een sleutel is hoogstens 2 jaar geldig.');
+  }
+  const key = generateKey();
+  return db.$transaction(async (tx) => {
+    // Serialise key creation per account so two concurrent creates cannot both pass the limit.
+    await tx.$queryRaw`SELECT id FROM account WHERE id = ${opts.accountId}::uuid FOR UPDATE`;
+    if (familie === 'inzicht') {
+      const geldig = await tx.apiKey.count({ where: { accountId: opts.accountId, familie, ...geldigFilter(now) } });
+      if (geldig >= MAX_GELDIGE_INZICHT_SLEUTELS) {
+        throw new SleutelFout('te_veel_sleutels', `Een account heeft hoogstens ${MAX_GELDIGE_INZICHT_SLEUTELS} geldige inzichtsleutels.`);
+      }
+    }
+    const row = await tx.apiKey.create({
+      data: {
+        accountId: opts.accountId,
+        naam: opts.naam,
+        familie,
+        rechten: RECHTEN_PER_FAMILIE[familie],
+        hash: hashKey(key),
+        voorvoegsel: voorvoegsel(key),
+        verlooptOp,
+      },
+      select: { id: true },
+    });
+    return { key, id: row.id, voorvoegsel: voorvoegsel(key), verlooptOp };
+  });
+}
+
+/** Rotation revokes the old key at once and returns a new one with the same name, family, rights and expiry. */
+export async function rotateKey(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<NieuweSleutel> {
+  const now = opts.now ?? new Date();
+  const key = generateKey();
+  return db.$transaction(async (tx) => {
+    const oud = await tx.apiKey.findFirst({ where: { id: opts.keyId, accountId: opts.accountId, ...geldigFilter(now) } });
+    if (!oud) throw new SleutelFout('onbekend', 'Deze sleutel bestaat niet of is niet meer geldig.');
+    const nieuw = await tx.apiKey.create({
+      data: {
+        accountId: oud.accountId,
+        naam: oud.naam,
+        familie: oud.familie,
+        rechten: oud.rechten,
+        hash: hashKey(key),
+        voorvoegsel: voorvoegsel(key),
+        verlooptOp: oud.verlooptOp,
+      },
+      select: { id: true },
+    });
+    await tx.apiKey.update({ where: { id: oud.id }, data: { ingetrokkenOp: now, vervangenDoor: nieuw.id } });
+    return { key, id: nieuw.id, voorvoegsel: voorvoegsel(key), verlooptOp: oud.verlooptOp };
+  });
+}
+
+export async function revokeKey(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<void> {
+  const res = await db.apiKey.updateMany({
+    where: { id: opts.keyId, accountId: opts.accountId, ingetrokkenOp: null },
+    data: { ingetrokkenOp: opts.now ?? new Date() },
+  });
+  if (res.count === 0) throw new SleutelFout('onbekend', 'Deze sleutel bestaat niet of is al ingetrokken.');
+}
+
+export async function listKeys(db: Db, accountId: string) {
+  return db.apiKey.findMany({
+    where: { accountId },
+    orderBy: { aangemaaktOp: 'desc' },
+    select: { id: true, naam: true, familie: true, rechten: true, voorvoegsel: true, verlooptOp: true, ingetrokkenOp: true, aangemaaktOp: true, laatstGebruiktOp: true },
+  });
+}
+
+/**
+ * Resolve an Authorization header value to a principal, or null for anything that is not a valid,
+ * unexpired, unrevoked key. Cheap format and checksum checks come before the database lookup.
+ */
+export async function authenticate(db: Db, authorization: string | undefined, now = new Date()): Promise<Principal | null> {
+  if (!authorization) return null;
+  const m = /^Bearer ([^\s]+)$/i.exec(authorization.trim());
+  if (!m || !isWellFormedKey(m[1])) return null;
+  const row = await db.apiKey.findUnique({
+    where: { hash: hashKey(m[1]) },
+    select: { id: true, accountId: true, naam: true, familie: true, rechten: true, voorvoegsel: true, verlooptOp: true, ingetrokkenOp: true },
+  });
+  if (!row || row.ingetrokkenOp || row.verlooptOp.getTime() <= now.getTime()) return null;
+  return {
+    keyId: row.id,
+    accountId: row.accountId,
+    naam: row.naam,
+    familie: row.familie,
+    rechten: row.rechten,
+    voorvoegsel: row.voorvoegsel,
+    verlooptOp: row.verlooptOp,
+  };
+}

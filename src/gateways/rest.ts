@@ -1,0 +1,102 @@
+/**
+ * The public REST surface: the tRPC router exposed by trpc-to-openapi under /api/v1. This gateway is
+ * thin: it builds the context from the HTTP request, answers 404/405 for unknown routes, and rewrites
+ * every error body into the contract's `{"fout": "..."}` (the messages come from core/errors.ts).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fastifyTRPCOpenApiPlugin, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { appRouter } from '../core/router.ts';
+import { createContextInner, type Services } from '../core/context.ts';
+import { foutVoorStatus, naarFout, FOUT_SOORTEN } from '../core/errors.ts';
+import { ONGELDIGE_JSON } from './json-body.ts';
+import { bouwOpenApiDocument } from './openapi.ts';
+
+export const REST_PREFIX = '/api/v1';
+
+interface RouteSjabloon {
+  methode: string;
+  patroon: RegExp;
+}
+
+/** The (method, path) pairs the router serves, to tell a wrong method (405) from an unknown path (404). */
+function routeSjablonen(doc: OpenAPIObject): RouteSjabloon[] {
+  const out: RouteSjabloon[] = [];
+  for (const [pad, item] of Object.entries(doc.paths ?? {})) {
+    const patroon = new RegExp(`^${pad.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+    for (const methode of ['get', 'post', 'put', 'patch', 'delete']) {
+      if ((item as Record<string, unknown>)[methode]) out.push({ methode: methode.toUpperCase(), patroon });
+    }
+  }
+  return out;
+}
+
+function stuurFout(reply: FastifyReply, status: number, fout: string, headers: Record<string, string> = {}) {
+  return reply.code(status).headers(headers).type('application/json; charset=utf-8').send({ fout });
+}
+
+export async function registerRest(app: FastifyInstance, services: Services): Promise<OpenAPIObject> {
+  const doc = bouwOpenApiDocument(services.config);
+  const sjablonen = routeSjablonen(doc);
+
+  await app.register(async (scope) => {
+    scope.get('/openapi.json', { config: { publiek: true } }, async () => doc);
+
+    scope.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+      if ((req.routeOptions.config as { publiek?: boolean } | undefined)?.publiek) return;
+      const pad = req.url.split('?')[0].slice(REST_PREFIX.length) || '/';
+      const treffers = sjablonen.filter((s) => s.patroon.test(pad));
+      if (treffers.length === 0) {
+        if (pad.startsWith('/projecten')) {
+          // The management product lives elsewhere: an insight key has no business here.
+          return stuurFout(reply, 403, 'Deze sleutel heeft geen toegang tot de beheer-API (/api/v1/projecten); die gebruikt eigen beheersleutels.');
+        }
+        return stuurFout(reply, 404, `Onbekend pad: ${req.method} ${REST_PREFIX}${pad}`);
+      }
+      if (!treffers.some((s) => s.methode === req.method)) {
+        const toegestaan = [...new Set(treffers.map((s) => s.methode))].join(', ');
+        return stuurFout(reply, 405, `Methode ${req.method} is niet toegestaan op ${REST_PREFIX}${pad}; gebruik ${toegestaan}.`, { Allow: toegestaan });
+      }
+    });
+
+    // trpc-to-openapi writes its own error shape; the errorFormatter put our Dutch message in it.
+    scope.addHook('onSend', async (_req, reply, payload) => {
+      if (reply.statusCode < 400 || typeof payload !== 'string') return payload;
+      try {
+        const body = JSON.parse(payload) as { fout?: string; data?: { fout?: string } };
+        if (typeof body.fout === 'string' && Object.keys(body).length === 1) return payload;
+        reply.type('application/json; charset=utf-8');
+        return JSON.stringify({ fout: body.data?.fout ?? body.fout ?? foutVoorStatus(reply.statusCode) });
+      } catch {
+        return JSON.stringify({ fout: foutVoorStatus(reply.statusCode) });
+      }
+    });
+
+    await scope.register(fastifyTRPCOpenApiPlugin, {
+      router: appRouter,
+      basePath: '/',
+      createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) =>
+        createContextInner({
+          services,
+          kanaal: 'rest',
+          authorization: req.headers.authorization,
+          idempotencyKey: typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined,
+          ongeldigeJson: req.body === ONGELDIGE_JSON,
+          requestId: String(req.id),
+          setHeader: (k, v) => void res.header(k, v),
+        }),
+      responseMeta: ({ errors }: { errors: unknown[] }) => {
+        if (errors.length === 0) return {};
+        const f = naarFout(errors[0]);
+        return { status: f.status, headers: f.headers };
+      },
+      onError: ({ error, req }: { error: unknown; req: FastifyRequest }) => {
+        const f = naarFout(error);
+        if (f.intern) req.log.error({ err: error }, 'interne fout bij REST-verzoek');
+      },
+    } as never);
+  }, { prefix: REST_PREFIX });
+
+  return doc;
+}
+
+export { FOUT_SOORTEN };

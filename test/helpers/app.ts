@@ -1,0 +1,65 @@
+/**
+ * A real app on a real database for integration tests: the Fastify instance (for app.inject), a
+ * tRPC caller factory (for createCaller), a movable clock, and factories that create unique data.
+ */
+import { pino } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config/env.ts';
+import { createContextInner, type Kanaal, type Services } from '../../src/core/context.ts';
+import { appRouter } from '../../src/core/router.ts';
+import { createCallerFactory } from '../../src/core/trpc.ts';
+import { createAccount } from '../../src/domain/billing/tegoed.ts';
+import { createKey, type Familie } from '../../src/domain/keys/sleutels.ts';
+import { createTestDatabase, type TestDatabase } from './db.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: TestDatabase;
+  services: Services;
+  clock: { now: Date; advance(ms: number): void };
+  account(credits?: number): Promise<{ id: string; credits: number }>;
+  key(accountId: string, opts?: { familie?: Familie; naam?: string; verlooptOp?: Date }): Promise<string>;
+  /** An account with credits and one insight key. */
+  klant(credits?: number): Promise<{ accountId: string; key: string }>;
+  caller(authorization?: string, kanaal?: Kanaal): ReturnType<ReturnType<typeof createCallerFactory<typeof appRouter>>>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(overrides: Partial<Record<keyof Config, string>> = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const config = loadConfig({}, { LOG_LEVEL: 'silent', DEMO_SEED: 'false', WEBHOOK_ALLOW_INSECURE: 'true', ...overrides });
+  const clock = {
+    now: new Date('2026-11-22T10:00:00+01:00'),
+    advance(ms: number) {
+      this.now = new Date(this.now.getTime() + ms);
+    },
+  };
+  const services: Services = { db: db.prisma, config, now: () => clock.now, log: pino({ level: 'silent' }) };
+  const app = await buildApp({ services });
+  await app.ready();
+  let n = 0;
+  const t: TestApp = {
+    app,
+    db,
+    services,
+    clock,
+    account: (credits = 1000) => createAccount(db.prisma, { naam: `test-${++n}`, credits }),
+    async key(accountId, opts = {}) {
+      const k = await createKey(db.prisma, { accountId, naam: opts.naam ?? `sleutel-${++n}`, familie: opts.familie, verlooptOp: opts.verlooptOp, now: clock.now });
+      return k.key;
+    },
+    async klant(credits = 1000) {
+      const acc = await t.account(credits);
+      return { accountId: acc.id, key: await t.key(acc.id) };
+    },
+    caller(authorization, kanaal = 'rest') {
+      return createCallerFactory(appRouter)(createContextInner({ services, kanaal, authorization }));
+    },
+    async close() {
+      await app.close();
+      await db.close();
+    },
+  };
+  return t;
+}
