@@ -4,7 +4,7 @@
  * content type, a crash — is still `{"fout": "..."}` in Dutch, never a stack trace.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from './core/context.ts';
 import { foutVoorStatus } from './core/errors.ts';
 import { installJsonParser } from './gateways/json-body.ts';
@@ -17,7 +17,7 @@ export interface BuildAppOptions {
 
 export async function buildApp({ services }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: services.log,
+    loggerInstance: services.log as unknown as FastifyBaseLogger,
     bodyLimit: services.config.BODY_LIMIT,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

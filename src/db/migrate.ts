@@ -65,7 +65,6 @@ export async function createMigration(name: string, now = new Date()): Promise<s
       from: { tag: 'schemaDatasource', files: [{ path: 'schema.prisma', content: schema }], configDir: root },
       to: { tag: 'schemaDatamodel', files: [{ path: 'schema.prisma', content: schema }] },
       script: true,
-      shadowDatabaseUrl: null,
       exitCode: null,
       filters,
     });

@@ -31,7 +31,7 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
   for (const naam of Object.keys(doc.components.schemas)) {
     if (naam.startsWith('error.')) delete doc.components.schemas[naam];
   }
-  doc.components.schemas.Fout = FOUT_SCHEMA;
+  doc.components.schemas.Fout = FOUT_SCHEMA as never;
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item as Record<string, { responses?: Record<string, { description?: string; content?: unknown }> }>)) {
       if (!op?.responses) continue;

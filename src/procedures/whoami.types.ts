@@ -24,13 +24,15 @@ export const whoamiOutput = z
   })
   .meta({ id: 'Whoami' });
 
-export const whoamiMeta = {
+import type { Meta } from '../core/trpc.ts';
+
+export const whoamiMeta: Meta = {
   openapi: {
-    method: 'GET',
+    method: 'GET' as const,
     path: '/whoami',
     protect: true,
     tags: ['account'],
     summary: 'Beschrijving van de sleutel en het saldo van het account',
     description: 'Gratis; werkt ook met een leeg saldo en met elke geldige sleutel (beide families).',
   },
-} as const;
+};

@@ -13,6 +13,8 @@ import { createAccount } from '../../src/domain/billing/tegoed.ts';
 import { createKey, type Familie } from '../../src/domain/keys/sleutels.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
+const createCaller = createCallerFactory(appRouter);
+
 export interface TestApp {
   app: FastifyInstance;
   db: TestDatabase;
@@ -22,7 +24,7 @@ export interface TestApp {
   key(accountId: string, opts?: { familie?: Familie; naam?: string; verlooptOp?: Date }): Promise<string>;
   /** An account with credits and one insight key. */
   klant(credits?: number): Promise<{ accountId: string; key: string }>;
-  caller(authorization?: string, kanaal?: Kanaal): ReturnType<ReturnType<typeof createCallerFactory<typeof appRouter>>>;
+  caller(authorization?: string, kanaal?: Kanaal): ReturnType<typeof createCaller>;
   close(): Promise<void>;
 }
 
@@ -54,7 +56,7 @@ export async function createTestApp(overrides: Partial<Record<keyof Config, stri
       return { accountId: acc.id, key: await t.key(acc.id) };
     },
     caller(authorization, kanaal = 'rest') {
-      return createCallerFactory(appRouter)(createContextInner({ services, kanaal, authorization }));
+      return createCaller(createContextInner({ services, kanaal, authorization }));
     },
     async close() {
       await app.close();

@@ -1,0 +1,25 @@
+/** Argument parsers for the CLI: strict, with Dutch messages. */
+import { InvalidArgumentError } from 'commander';
+
+export function geheelGetal(min: number) {
+  return (v: string): number => {
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < min) {
+      throw new InvalidArgumentError(`verwacht een geheel getal >= ${min}`);
+    }
+    return Number(v);
+  };
+}
+
+export function datum(v: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`))) {
+    throw new InvalidArgumentError('verwacht een datum als JJJJ-MM-DD');
+  }
+  return v;
+}
+
+export function uuid(v: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) {
+    throw new InvalidArgumentError('verwacht een account-id (uuid)');
+  }
+  return v;
+}

@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/env.ts';
+import { serve } from '../../server.ts';
+import { openCliDatabase, print } from '../db.ts';
+import { applyMigrations } from '../../db/migrate.ts';
+import { openDatabase } from '../../db/client.ts';
+
+export function registerServeCommands(program: Command) {
+  program
+    .command('serve')
+    .description('Start de server (migreert eerst; vult een lege database met de demo)')
+    .action(async () => {
+      await serve(loadConfig());
+    });
+
+  program
+    .command('migrate')
+    .description('Pas alle nog niet toegepaste migraties toe (een tweede keer doet niets)')
+    .option('--json', 'uitvoer als JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const config = loadConfig();
+      const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+      try {
+        const applied = await applyMigrations(db.adapterFactory);
+        print(!!opts.json, { toegepast: applied, database: db.location },
+          applied.length ? `Toegepast op ${db.location}: ${applied.join(', ')}` : `${db.location} is bij: geen migraties toe te passen.`);
+      } finally {
+        await db.close();
+      }
+    });
+  void openCliDatabase;
+}

@@ -1,0 +1,65 @@
+/**
+ * Address input and resolution (decisions section 8). Postcode `1234AB` or `1234 ab`, normalised to
+ * `1234AB`, first digit not 0; huisnummer 1..99999; `toevoeging` matches BAG huisletter and
+ * huisnummertoevoeging together, ignoring case, spaces and dashes (`A`, `A2`, `A-2`, `A 2`, `-2`).
+ */
+import type { Db } from '../../db/client.ts';
+
+export const POSTCODE_RE = /^[1-9][0-9]{3}[A-Z]{2}$/;
+export const HUISNUMMER_RE = /^[1-9][0-9]{0,4}$/;
+export const TOEVOEGING_MAX = 6;
+
+export function normaliseerPostcode(v: string): string {
+  return v.replace(/\s+/g, '').toUpperCase();
+}
+
+/** The comparable form of an addition: upper case, letters and digits only. */
+export function normaliseerToevoeging(v: string | null | undefined): string {
+  return (v ?? '').toUpperCase().replace(/[^0-9A-Z]/g, '');
+}
+
+export interface AdresRij {
+  id: string;
+  postcode: string;
+  huisnummer: number;
+  huisletter: string | null;
+  toevoeging: string | null;
+  straat: string;
+  woonplaats: string;
+}
+
+/** The addition as shown to callers: `A`, `2`, `A-2`; null when there is none. */
+export function toonToevoeging(a: Pick<AdresRij, 'huisletter' | 'toevoeging'>): string | null {
+  if (a.huisletter && a.toevoeging) return `${a.huisletter}-${a.toevoeging}`;
+  return a.huisletter ?? a.toevoeging ?? null;
+}
+
+/** `Straat 12A-2, 1234 AB Plaats` */
+export function weergave(a: AdresRij): string {
+  const nummer = `${a.huisnummer}${a.huisletter ?? ''}${a.toevoeging ? `-${a.toevoeging}` : ''}`;
+  return `${a.straat} ${nummer}, ${a.postcode.slice(0, 4)} ${a.postcode.slice(4)} ${a.woonplaats}`;
+}
+
+export type AdresUitkomst =
+  | { soort: 'gevonden'; adres: AdresRij }
+  | { soort: 'onbekend' }
+  | { soort: 'dubbelzinnig'; opties: string[] };
+
+/**
+ * Resolve a validated address. Without a toevoeging: the one address at that number, or the one
+ * without any addition when several exist (it is then exactly what was asked); otherwise ambiguous.
+ */
+export async function zoekAdres(db: Db, postcode: string, huisnummer: number, toevoeging: string | null | undefined): Promise<AdresUitkomst> {
+  const kandidaten = await db.adres.findMany({
+    where: { postcode, huisnummer },
+    select: { id: true, postcode: true, huisnummer: true, huisletter: true, toevoeging: true, straat: true, woonplaats: true },
+    orderBy: [{ huisletter: 'asc' }, { toevoeging: 'asc' }],
+  });
+  if (kandidaten.length === 0) return { soort: 'onbekend' };
+  const gezocht = normaliseerToevoeging(toevoeging);
+  const treffers = kandidaten.filter((k) => normaliseerToevoeging(`${k.huisletter ?? ''}${k.toevoeging ?? ''}`) === gezocht);
+  if (treffers.length === 1) return { soort: 'gevonden', adres: treffers[0] };
+  if (!gezocht && kandidaten.length === 1) return { soort: 'gevonden', adres: kandidaten[0] };
+  if (treffers.length === 0 && gezocht) return { soort: 'onbekend' };
+  return { soort: 'dubbelzinnig', opties: kandidaten.map((k) => toonToevoeging(k) ?? '(geen)') };
+}

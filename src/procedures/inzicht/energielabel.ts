@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { energielabel as leesLabel } from '../../domain/register/opvragen.ts';
+import { maakLookup } from './maak-lookup.ts';
+
+const LABELS = ['A++++', 'A+++', 'A++', 'A+', 'A', 'B', 'C', 'D', 'E', 'F', 'G'] as const;
+
+/** POST /api/v1/inzicht/energielabel: the registered energy label (REST only). 1 credit; no label is free. */
+export const energielabel = maakLookup({
+  voorziening: 'energielabel',
+  pad: '/inzicht/energielabel',
+  schemaId: 'Energielabel',
+  samenvatting: 'Energielabel',
+  beschrijving: 'Het geregistreerde energielabel (EP-Online). Kost 1 credit (€ 0,05); zonder label zijn de velden null en wordt niets in rekening gebracht.',
+  extraInvoer: {},
+  data: z.object({
+    label: z.enum(LABELS).nullable(),
+    registratiedatum: z.string().nullable(),
+    geldig_tot: z.string().nullable(),
+    opnametype: z.string().nullable(),
+    energie_index: z.number().nullable(),
+  }),
+  async vind(ctx, a) {
+    const r = await leesLabel(ctx.services.db, a.id);
+    const l = r.label;
+    const data = {
+      label: (l?.label ?? null) as (typeof LABELS)[number] | null,
+      registratiedatum: l?.registratiedatum ?? null,
+      geldig_tot: l?.geldig_tot ?? null,
+      opnametype: l?.opnametype ?? null,
+      energie_index: l?.energie_index ?? null,
+    };
+    return { status: 200, data, bron: r.bron, gefactureerd: data.label !== null };
+  },
+});

@@ -1,0 +1,92 @@
+/**
+ * Schemas shared by every insight lookup: the address input (REST nests it as `adres`), the `adres`
+ * block every answer starts with, and the envelope. Validation must be identical on every gateway:
+ * no field is a bare z.number()/z.boolean() at object level, because trpc-to-openapi switches
+ * `coerce` on for those at runtime (see test/validatie.test.ts, which guards this).
+ */
+import { z } from 'zod';
+import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_RE, TOEVOEGING_MAX } from '../../domain/register/adressen.ts';
+import { SCHEMA_VERSIE } from '../../core/schema.ts';
+
+export const postcodeSchema = z
+  .string({ error: 'verwacht tekst, zoals "1234AB"' })
+  .max(16, 'ongeldige postcode: verwacht vier cijfers en twee letters, zoals 1234AB')
+  .transform(normaliseerPostcode)
+  .refine((v) => POSTCODE_RE.test(v), 'ongeldige postcode: verwacht vier cijfers (eerste niet 0) en twee letters, zoals 1234AB')
+  .meta({ description: 'Nederlandse postcode, `1234AB` of `1234 ab`.', examples: ['1234AB'] });
+
+export const huisnummerSchema = z
+  .string({ error: 'verwacht het huisnummer als tekst, zoals "12"' })
+  .regex(HUISNUMMER_RE, 'ongeldig huisnummer: verwacht een geheel getal van 1 tot en met 99999')
+  .transform((v) => Number(v))
+  .meta({ description: 'Huisnummer als tekst, 1 tot en met 99999.', examples: ['12'] });
+
+export const toevoegingSchema = z
+  .string({ error: 'verwacht tekst of null' })
+  .max(TOEVOEGING_MAX, `ongeldige toevoeging: hoogstens ${TOEVOEGING_MAX} tekens`)
+  .regex(/^[0-9A-Za-z \-]*$/, 'ongeldige toevoeging: alleen letters, cijfers, spatie en streepje')
+  .nullable()
+  .optional()
+  .meta({ description: 'Huisletter en/of huisnummertoevoeging: `A`, `2`, `A-2`, `A 2`.', examples: ['A'] });
+
+export const adresInvoerSchema = z
+  .strictObject({ postcode: postcodeSchema, huisnummer: huisnummerSchema, toevoeging: toevoegingSchema }, { error: (iss) => (iss.code === 'invalid_type' ? 'verwacht een object met postcode en huisnummer' : undefined) })
+  .meta({ id: 'AdresInvoer' });
+
+export type AdresInvoer = z.output<typeof adresInvoerSchema>;
+
+export const adresUitvoerSchema = z
+  .object({
+    weergave: z.string().describe('Straat 12A-2, 1234 AB Plaats'),
+    postcode: z.string(),
+    huisnummer: z.int(),
+    toevoeging: z.string().nullable(),
+  })
+  .meta({ id: 'Adres' });
+
+export const bronSchema = z
+  .object({ naam: z.string().describe('Gegevensbron'), datum: z.string().nullable().describe('Stand van de bron, Y-m-d') })
+  .nullable()
+  .meta({ id: 'Bron' });
+
+export function inzichtMetaSchema(voorziening: string) {
+  return z.object({
+    schema: z.string().describe("Schemafamilie van inzicht; eindigt op '/inzicht'."),
+    schema_versie: z.literal(SCHEMA_VERSIE),
+    voorziening: z.literal(voorziening),
+    cached: z.boolean().describe('Of het antwoord een bewaard eerder antwoord is (idempotente herhaling).'),
+    gefactureerd_cent: z.int().describe('Voor deze aanroep in rekening gebracht, in centen.'),
+    bron: bronSchema.optional(),
+  }).catchall(z.unknown());
+}
+
+export function envelope<T extends z.ZodType>(id: string, voorziening: string, data: T) {
+  return z.object({ data, meta: inzichtMetaSchema(voorziening) }).meta({ id });
+}
+
+/** REST body of every lookup: `{ "adres": {...} }` plus lookup-specific fields. */
+export function lookupInvoer<S extends z.ZodRawShape>(extra: S) {
+  return z.strictObject({ adres: adresInvoerSchema, ...extra }, { error: (iss) => (iss.code === 'invalid_type' ? 'verwacht een JSON-object met een veld adres' : undefined) });
+}
+
+export const idempotencyHeaders = z.object({
+  'Idempotency-Key': z.string().max(255).optional().describe('Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen.'),
+});
+
+export const rateLimitHeaders = z.object({
+  RateLimit: z.string().describe('Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers).'),
+  'RateLimit-Policy': z.string().describe('Het geldende beleid: aantal per venster van 60 seconden.'),
+});
+
+export function foutResponses(extra: Record<number, string> = {}): Record<number, string> {
+  return {
+    400: 'Ongeldige invoer (postcode, huisnummer, JSON).',
+    401: 'Ongeldige of ontbrekende sleutel.',
+    402: 'Onvoldoende tegoed voor deze opvraging.',
+    403: "Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'.",
+    404: 'Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht.',
+    409: 'Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog.',
+    429: 'Te veel verzoeken; zie Retry-After.',
+    ...extra,
+  };
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { woningtype as leesType } from '../../domain/register/opvragen.ts';
+import { maakLookup } from './maak-lookup.ts';
+
+export const WONINGTYPES = ['vrijstaand', 'twee-onder-een-kap', 'hoekwoning', 'tussenwoning', 'appartement', 'overig'] as const;
+
+/** POST /api/v1/inzicht/woningtype: the house type and how it was derived (REST only). 1 credit; unknown is free. */
+export const woningtype = maakLookup({
+  voorziening: 'woningtype',
+  pad: '/inzicht/woningtype',
+  schemaId: 'Woningtype',
+  samenvatting: 'Woningtype',
+  beschrijving: 'Het woningtype, afgeleid uit de BAG of geïmporteerd; `afgeleid_uit` zegt hoe. Kost 1 credit (€ 0,05); onbekend (null) wordt niet in rekening gebracht.',
+  extraInvoer: {},
+  data: z.object({
+    woningtype: z.enum(WONINGTYPES).nullable(),
+    afgeleid_uit: z.string().nullable(),
+  }),
+  async vind(ctx, a) {
+    const r = await leesType(ctx.services.db, a.id);
+    const data = {
+      woningtype: (r.woningtype?.woningtype ?? null) as (typeof WONINGTYPES)[number] | null,
+      afgeleid_uit: r.woningtype?.afgeleid_uit ?? null,
+    };
+    return { status: 200, data, bron: r.bron, gefactureerd: data.woningtype !== null };
+  },
+});

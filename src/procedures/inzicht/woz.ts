@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { wozWaarden } from '../../domain/register/opvragen.ts';
+import { maakLookup } from './maak-lookup.ts';
+
+/** POST /api/v1/inzicht/woz: the WOZ series, newest first. 1 credit; an empty series is free. */
+export const woz = maakLookup({
+  voorziening: 'woz',
+  pad: '/inzicht/woz',
+  schemaId: 'Woz',
+  samenvatting: 'WOZ-waarden',
+  beschrijving: 'De WOZ-waarden per peildatum, nieuwste eerst. Kost 1 credit (€ 0,05); een lege reeks wordt niet in rekening gebracht.',
+  extraInvoer: {},
+  data: z.object({
+    waarden: z.array(z.object({ peildatum: z.string().describe('Y-m-d'), waarde: z.int().describe('euro') })),
+  }),
+  async vind(ctx, a) {
+    const r = await wozWaarden(ctx.services.db, a.id);
+    return { status: 200, data: { waarden: r.waarden }, bron: r.bron, gefactureerd: r.waarden.length > 0 };
+  },
+});

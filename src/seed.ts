@@ -1,0 +1,29 @@
+/**
+ * First start of a fresh database: a demo account with credits and one insight key. The key is printed
+ * once and kept in DATA_DIR/demo-sleutel.txt (mode 0600) so the README's curl examples work.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config/env.ts';
+import type { Services } from './core/context.ts';
+import { createAccount } from './domain/billing/tegoed.ts';
+import { createKey } from './domain/keys/sleutels.ts';
+
+export const DEMO_ACCOUNT_NAAM = 'Demo-account';
+
+export async function seedDemo(services: Services, config: Config, _kind: string): Promise<void> {
+  const { db, log } = services;
+  if ((await db.account.count()) === 0) {
+    const acc = await createAccount(db, { naam: DEMO_ACCOUNT_NAAM, credits: config.DEMO_CREDITS });
+    const k = await createKey(db, { accountId: acc.id, naam: 'demo' });
+    const dir = path.resolve(config.DATA_DIR);
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'demo-sleutel.txt');
+    writeFileSync(file, `${k.key}\n`, { mode: 0o600 });
+    // Printed once, on purpose, outside the logger (which redacts keys).
+    process.stdout.write(
+      `\nDemo-account aangemaakt met ${config.DEMO_CREDITS} credits.\nDemo-sleutel (wordt maar één keer getoond, ook bewaard in ${file}):\n\n  ${k.key}\n\n`,
+    );
+    log.info({ account: acc.id, voorvoegsel: k.voorvoegsel }, 'demo-account en sleutel aangemaakt');
+  }
+}

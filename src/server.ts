@@ -1,0 +1,41 @@
+/**
+ * `insight serve`: migrate, seed the demo on a fresh database, listen, and shut down gracefully
+ * (stop accepting, finish in-flight requests, close the database) on SIGINT/SIGTERM.
+ */
+import type { Config } from './config/env.ts';
+import { buildApp } from './app.ts';
+import { createLogger } from './logging.ts';
+import { createServices, openMigratedDatabase } from './runtime.ts';
+import { seedDemo } from './seed.ts';
+
+export async function serve(config: Config): Promise<void> {
+  const log = createLogger(config);
+  const db = await openMigratedDatabase(config, log);
+  const services = createServices(config, db, log);
+  if (config.DEMO_SEED) await seedDemo(services, config, db.kind);
+  const app = await buildApp({ services });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'afsluiten: geen nieuwe verzoeken, lopende verzoeken afmaken');
+    const hard = setTimeout(() => {
+      log.error('afsluiten duurde langer dan 10 s; geforceerd stoppen');
+      process.exit(1);
+    }, 10_000);
+    hard.unref();
+    try {
+      await app.close();
+      await db.close();
+    } finally {
+      clearTimeout(hard);
+      process.exit(0);
+    }
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+
+  await app.listen({ host: config.HOST, port: config.PORT });
+  log.info({ database: db.location }, `Insight API luistert op http://${config.HOST}:${config.PORT} (documentatie: /docs)`);
+}
