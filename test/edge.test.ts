@@ -36,17 +36,19 @@ describe(`HTTP edge (${dialect})`, () => {
 
   it('a non-JSON body -> 400 after auth (401 first without a key)', async () => {
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-    // whoami takes no body, but a broken one is still reported, not ignored.
-    const res = await t.app.inject({ method: 'GET', url: '/api/v1/whoami', headers, payload: '{"adres": ' });
+    const saldo = await t.db.prisma.account.findFirstOrThrow({ where: { keys: { some: {} } }, select: { credits: true } });
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/inzicht/adres', headers, payload: '{"adres": ' });
     expect(expectFout(res, 400)).toMatch(/JSON/);
-    const anon = await t.app.inject({ method: 'GET', url: '/api/v1/whoami', headers: { 'content-type': 'application/json' }, payload: '{nope' });
+    const anon = await t.app.inject({ method: 'POST', url: '/api/v1/inzicht/adres', headers: { 'content-type': 'application/json' }, payload: '{nope' });
     expectFout(anon, 401);
+    // Nothing charged for bad input.
+    expect((await t.db.prisma.account.findFirstOrThrow({ where: { keys: { some: {} } }, select: { credits: true } })).credits).toBe(saldo.credits);
   });
 
   it('a body over the size limit -> 413', async () => {
     const res = await t.app.inject({
-      method: 'GET',
-      url: '/api/v1/whoami',
+      method: 'POST',
+      url: '/api/v1/inzicht/adres',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       payload: JSON.stringify({ x: 'a'.repeat(5000) }),
     });
@@ -54,7 +56,7 @@ describe(`HTTP edge (${dialect})`, () => {
   });
 
   it('an unsupported content type -> 415', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/v1/whoami', headers: { 'content-type': 'text/xml', authorization: `Bearer ${key}` }, payload: '<a/>' });
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/inzicht/adres', headers: { 'content-type': 'text/xml', authorization: `Bearer ${key}` }, payload: '<a/>' });
     expectFout(res, 415);
   });
 
