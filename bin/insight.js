@@ -1,20 +1,17 @@
 #!/usr/bin/env node
 // Entry point for `npx insight`. The project runs on Node 24 (it runs TypeScript directly); when an
-// older Node started this file, re-run it on the Node 24 binary from the `node` npm package.
+// older Node started this file, the CLI runs on the Node 24 binary from the `node` npm package.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const major = Number(process.versions.node.split('.')[0]);
 const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-if (major >= 24) {
-  await import(main);
-} else {
-  const node24 = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
-  if (!existsSync(node24)) {
-    console.error('Insight heeft Node 24 nodig. Draai eerst `npm install` in de projectmap.');
-    process.exit(1);
-  }
-  const r = spawnSync(node24, [main, ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.exit(r.status ?? 1);
+const node24 = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
+const node = major >= 24 ? process.execPath : node24;
+if (!existsSync(node)) {
+  console.error('Insight heeft Node 24 nodig. Draai eerst `npm install` in de projectmap.');
+  process.exit(1);
 }
+const r = spawnSync(node, ['--disable-warning=ExperimentalWarning', main, ...process.argv.slice(2)], { stdio: 'inherit' });
+process.exit(r.status ?? 1);
