@@ -10,6 +10,7 @@ import { foutVoorStatus } from './core/errors.ts';
 import { installJsonParser } from './gateways/json-body.ts';
 import { registerRest } from './gateways/rest.ts';
 import { registerDocs } from './gateways/docs.ts';
+import { registerMcp } from './gateways/mcp/index.ts';
 
 export interface BuildAppOptions {
   services: Services;
@@ -55,5 +56,6 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
 
   const doc = await registerRest(app, services);
   await registerDocs(app, doc);
+  await registerMcp(app, services);
   return app;
 }

@@ -7,6 +7,7 @@ import type { Config } from './config/env.ts';
 import type { Services } from './core/context.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
+import { maakModelHouder } from './domain/marktwaarde/houder.ts';
 
 export async function openMigratedDatabase(config: Config, log?: Logger): Promise<Database> {
   const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
@@ -21,5 +22,5 @@ export async function openMigratedDatabase(config: Config, log?: Logger): Promis
 }
 
 export function createServices(config: Config, db: Database, log: Logger): Services {
-  return { db: db.prisma, config, now: () => new Date(), log };
+  return { db: db.prisma, config, now: () => new Date(), log, waardemodel: maakModelHouder(db.prisma, log) };
 }

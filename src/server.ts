@@ -12,7 +12,9 @@ export async function serve(config: Config): Promise<void> {
   const log = createLogger(config);
   const db = await openMigratedDatabase(config, log);
   const services = createServices(config, db, log);
-  if (config.DEMO_SEED) await seedDemo(services, config, db.kind);
+  if (config.DEMO_SEED) await seedDemo(services, config, db);
+  // Fit the valuation model before the first request needs it.
+  await services.waardemodel.model();
   const app = await buildApp({ services });
 
   let stopping = false;

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/env.ts';
 import type { Db } from '../db/client.ts';
 import type { Principal } from '../domain/keys/sleutels.ts';
+import type { ModelHouder } from '../domain/marktwaarde/houder.ts';
 
 export interface Services {
   db: Db;
@@ -14,6 +15,8 @@ export interface Services {
   /** Injected clock: tests move time instead of waiting. */
   now: () => Date;
   log: Logger;
+  /** The fitted market-value model of this process. */
+  waardemodel: ModelHouder;
 }
 
 export type Kanaal = 'rest' | 'mcp' | 'intern';

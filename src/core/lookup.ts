@@ -20,7 +20,7 @@ export interface Bron {
 export type Uitkomst<D> =
   | { status: 200; data: D; bron: Bron | null; gefactureerd: boolean; extraMeta?: Record<string, unknown> }
   | { status: 404; fout: string }
-  | { status: 422; fout: string; extraMeta?: Record<string, unknown> };
+  | { status: 422; fout: string; extraMeta?: Record<string, unknown>; /** default true: too few comparables is charged */ gefactureerd?: boolean };
 
 export interface LookupEnvelope<D> {
   data: D;
@@ -97,7 +97,7 @@ export async function voerLookupUit<D>(
     }
     // 7. The lookup itself.
     const u = await zoek();
-    const credits = u.status === 422 || (u.status === 200 && u.gefactureerd) ? prijs : 0;
+    const credits = (u.status === 422 && u.gefactureerd !== false) || (u.status === 200 && u.gefactureerd) ? prijs : 0;
     const meta = {
       schema: SCHEMA_INZICHT,
       schema_versie: SCHEMA_VERSIE,

@@ -13,6 +13,8 @@ import { controleerLimiet, limietHeaders, type Emmer } from '../domain/limits/sn
 export interface Meta extends OpenApiMeta {
   /** Extra rate-limit bucket on top of the channel's own (REST invloeden: 30/min). */
   extraEmmer?: 'invloeden';
+  /** MCP protocol messages (initialize, tools/list, ...): their own, looser bucket. */
+  mcpProtocol?: boolean;
 }
 
 const t = initTRPC
@@ -41,7 +43,11 @@ export const sleutelProcedure = t.procedure.use(async ({ ctx, next }) => {
 
 function emmersVoor(ctx: Context, meta: Meta | undefined): Emmer[] {
   const c = ctx.services.config;
-  if (ctx.kanaal === 'mcp') return [{ naam: 'mcp', limiet: c.RATE_LIMIT_MCP_TOOLS_PER_MIN }];
+  if (ctx.kanaal === 'mcp') {
+    return meta?.mcpProtocol
+      ? [{ naam: 'mcp:protocol', limiet: c.RATE_LIMIT_MCP_PROTOCOL_PER_MIN }]
+      : [{ naam: 'mcp', limiet: c.RATE_LIMIT_MCP_TOOLS_PER_MIN }];
+  }
   const emmers: Emmer[] = [{ naam: 'rest', limiet: c.RATE_LIMIT_REST_PER_MIN }];
   if (meta?.extraEmmer === 'invloeden') emmers.push({ naam: 'rest:invloeden', limiet: c.RATE_LIMIT_INVLOEDEN_PER_MIN });
   return emmers;

@@ -6,6 +6,14 @@
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { Config } from '../config/env.ts';
 import { appRouter } from '../core/router.ts';
+import type { Meta } from '../core/trpc.ts';
+
+/** Statuses every protected operation can answer, whatever it does. */
+const STANDAARD_FOUTEN: Record<number, string> = {
+  401: 'Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`).',
+  429: 'Te veel verzoeken; zie `Retry-After`.',
+  500: 'Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`).',
+};
 
 const FOUT_SCHEMA = {
   type: 'object',
@@ -32,14 +40,17 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
     if (naam.startsWith('error.')) delete doc.components.schemas[naam];
   }
   doc.components.schemas.Fout = FOUT_SCHEMA as never;
-  for (const item of Object.values(doc.paths ?? {})) {
-    for (const op of Object.values(item as Record<string, { responses?: Record<string, { description?: string; content?: unknown }> }>)) {
-      if (!op?.responses) continue;
-      for (const [status, resp] of Object.entries(op.responses)) {
-        if (Number(status) >= 400) {
-          resp.content = { 'application/json': { schema: { $ref: '#/components/schemas/Fout' } } };
-        }
-      }
+  // trpc-to-openapi shares one error response object per status across operations (first description
+  // wins); rebuild each operation's error responses from its own meta, each pointing at `Fout`.
+  for (const proc of Object.values(appRouter._def.procedures) as { _def: { meta?: Meta } }[]) {
+    const o = proc._def.meta?.openapi;
+    if (!o) continue;
+    const op = (doc.paths?.[o.path] as Record<string, { responses?: Record<string, unknown> }> | undefined)?.[o.method.toLowerCase()];
+    if (!op?.responses) continue;
+    const beschrijvingen = { ...STANDAARD_FOUTEN, ...(o.errorResponses as Record<number, string> | undefined) };
+    for (const status of Object.keys(op.responses)) if (Number(status) >= 400) delete op.responses[status];
+    for (const [status, description] of Object.entries(beschrijvingen)) {
+      op.responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Fout' } } } };
     }
   }
   return doc;

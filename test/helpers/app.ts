@@ -12,6 +12,7 @@ import { createCallerFactory } from '../../src/core/trpc.ts';
 import { createAccount } from '../../src/domain/billing/tegoed.ts';
 import { createKey, type Familie } from '../../src/domain/keys/sleutels.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
+import { maakModelHouder } from '../../src/domain/marktwaarde/houder.ts';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -37,7 +38,8 @@ export async function createTestApp(overrides: Partial<Record<keyof Config, stri
       this.now = new Date(this.now.getTime() + ms);
     },
   };
-  const services: Services = { db: db.prisma, config, now: () => clock.now, log: pino({ level: 'silent' }) };
+  const log = pino({ level: 'silent' });
+  const services: Services = { db: db.prisma, config, now: () => clock.now, log, waardemodel: maakModelHouder(db.prisma, log, { controleMs: 0 }) };
   const app = await buildApp({ services });
   await app.ready();
   let n = 0;

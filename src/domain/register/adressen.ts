@@ -36,8 +36,27 @@ export function toonToevoeging(a: Pick<AdresRij, 'huisletter' | 'toevoeging'>): 
 
 /** `Straat 12A-2, 1234 AB Plaats` */
 export function weergave(a: AdresRij): string {
-  const nummer = `${a.huisnummer}${a.huisletter ?? ''}${a.toevoeging ? `-${a.toevoeging}` : ''}`;
+  const nummer = huisnummerTekst(a);
   return `${a.straat} ${nummer}, ${a.postcode.slice(0, 4)} ${a.postcode.slice(4)} ${a.woonplaats}`;
+}
+
+/**
+ * How a caller wrote the addition: a leading dash or space means a huisnummertoevoeging only (`-A`);
+ * otherwise a leading letter is the huisletter (`A`, `A-2`, `A 2`), anything else a toevoeging (`2`).
+ * Used only to choose between addresses whose additions are equal once separators are dropped.
+ */
+function structuur(v: string): { huisletter: string | null; toevoeging: string | null } {
+  const s = v.trim().toUpperCase();
+  const schoon = (x: string | undefined) => (x ?? '').replace(/[^0-9A-Z]/g, '') || null;
+  if (/^[-\s]/.test(v)) return { huisletter: null, toevoeging: schoon(s) };
+  const m = /^([A-Z])(?:[\s-]*(.*))?$/.exec(s);
+  if (m) return { huisletter: m[1], toevoeging: schoon(m[2]) };
+  return { huisletter: null, toevoeging: schoon(s) };
+}
+
+/** The house number as written: `12`, `12A`, `12-2`, `12A-2`. */
+export function huisnummerTekst(a: Pick<AdresRij, 'huisnummer' | 'huisletter' | 'toevoeging'>): string {
+  return `${a.huisnummer}${a.huisletter ?? ''}${a.toevoeging ? `-${a.toevoeging}` : ''}`;
 }
 
 export type AdresUitkomst =
@@ -59,7 +78,13 @@ export async function zoekAdres(db: Db, postcode: string, huisnummer: number, to
   const gezocht = normaliseerToevoeging(toevoeging);
   const treffers = kandidaten.filter((k) => normaliseerToevoeging(`${k.huisletter ?? ''}${k.toevoeging ?? ''}`) === gezocht);
   if (treffers.length === 1) return { soort: 'gevonden', adres: treffers[0] };
+  if (treffers.length > 1 && toevoeging) {
+    // `A` as huisletter and `A` as toevoeging both exist: the way it was written decides.
+    const s = structuur(toevoeging);
+    const exact = treffers.filter((k) => (k.huisletter ?? null) === s.huisletter && normaliseerToevoeging(k.toevoeging) === (s.toevoeging ?? ''));
+    if (exact.length === 1) return { soort: 'gevonden', adres: exact[0] };
+  }
   if (!gezocht && kandidaten.length === 1) return { soort: 'gevonden', adres: kandidaten[0] };
   if (treffers.length === 0 && gezocht) return { soort: 'onbekend' };
-  return { soort: 'dubbelzinnig', opties: kandidaten.map((k) => toonToevoeging(k) ?? '(geen)') };
+  return { soort: 'dubbelzinnig', opties: (treffers.length > 1 ? treffers : kandidaten).map(huisnummerTekst) };
 }

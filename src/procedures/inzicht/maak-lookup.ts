@@ -13,7 +13,7 @@ import { adresUitvoerSchema, envelope, foutResponses, idempotencyHeaders, lookup
 
 export type Vondst<D> =
   | { status: 200; data: D; bron: Bron | null; gefactureerd: boolean; extraMeta?: Record<string, unknown> }
-  | { status: 422; fout: string; extraMeta?: Record<string, unknown> };
+  | { status: 422; fout: string; extraMeta?: Record<string, unknown>; gefactureerd?: boolean };
 
 export interface LookupDef<S extends z.ZodRawShape, D extends z.ZodType> {
   voorziening: Voorziening;
@@ -26,6 +26,8 @@ export interface LookupDef<S extends z.ZodRawShape, D extends z.ZodType> {
   schemaId: string;
   extraEmmer?: 'invloeden';
   extraFouten?: Record<number, string>;
+  /** Input checks that need the context (the clock): run before anything else of the lookup, answer 400. */
+  valideer?: (ctx: Context, input: z.output<z.ZodObject<S>>) => void;
   vind: (ctx: Context, adres: AdresRij, input: z.output<z.ZodObject<S>>) => Promise<Vondst<z.output<D>>>;
 }
 
@@ -53,6 +55,7 @@ export function maakLookup<S extends z.ZodRawShape, D extends z.ZodObject>(def: 
         requestHeaders: idempotencyHeaders,
         responseHeaders: rateLimitHeaders,
         errorResponses: foutResponses(def.extraFouten),
+        successDescription: 'Het oordeel over het adres, met meta (kosten, bron, cached).',
       },
       extraEmmer: def.extraEmmer,
     })
@@ -60,6 +63,7 @@ export function maakLookup<S extends z.ZodRawShape, D extends z.ZodObject>(def: 
     .output(envelope(def.schemaId, def.voorziening, dataMetAdres))
     .mutation(async ({ ctx, input }) => {
       const i = input as { adres: AdresInvoer } & Record<string, unknown>;
+      def.valideer?.(ctx, input as z.output<z.ZodObject<S>>);
       return voerLookupUit(ctx, def.voorziening, input, () => adresTekst(i.adres), async () => {
         const r = await zoekAdres(ctx.services.db, i.adres.postcode, i.adres.huisnummer, i.adres.toevoeging);
         if (r.soort === 'onbekend') {
@@ -68,7 +72,7 @@ export function maakLookup<S extends z.ZodRawShape, D extends z.ZodObject>(def: 
         if (r.soort === 'dubbelzinnig') {
           return {
             status: 404 as const,
-            fout: `Op ${i.adres.postcode} ${i.adres.huisnummer} staan meerdere adressen; geef een toevoeging. Geldige toevoegingen: ${r.opties.join(', ')}.`,
+            fout: `Op ${i.adres.postcode} ${i.adres.huisnummer} staan meerdere adressen; geef een toevoeging. Geldige huisnummers: ${r.opties.join(', ')} (een huisnummertoevoeging zonder huisletter schrijf je met een streepje ervoor, zoals -A).`,
           };
         }
         const v = await def.vind(ctx, r.adres, input as z.output<z.ZodObject<S>>);

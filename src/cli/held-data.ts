@@ -1,0 +1,13 @@
+/** Data held in the database, for `insight backtest` without a file. */
+import { loadConfig } from '../config/env.ts';
+import { laadPrijsindex, laadVerkopen } from '../domain/marktwaarde/gegevens.ts';
+import type { PriceIndexPoint, SaleRecord } from '../domain/valuation/index.ts';
+import { withDatabase } from './db.ts';
+
+export function loadHeldSales(): Promise<SaleRecord[]> {
+  return withDatabase(loadConfig(), (db) => laadVerkopen(db.prisma));
+}
+
+export async function loadPriceIndex(): Promise<PriceIndexPoint[]> {
+  return (await withDatabase(loadConfig(), (db) => laadPrijsindex(db.prisma))).punten;
+}

@@ -1,0 +1,71 @@
+/**
+ * Holds the fitted valuation model of this process. It is built at start-up and rebuilt when the
+ * held data changes (an import by the CLI, possibly in another process, finishes): a cheap vintage
+ * query at most every `controleMs` decides. Nothing is fitted per request; a rebuild runs in the
+ * background while the previous model keeps answering.
+ */
+import type { Logger } from 'pino';
+import type { Db } from '../../db/client.ts';
+import { buildModel, type ValuationModel } from '../valuation/index.ts';
+import { laadPrijsindex, laadVerkopen } from './gegevens.ts';
+
+export interface ModelHouder {
+  /** The current model (waits for the first build). */
+  model(): Promise<ValuationModel>;
+  /** Rebuild now (after an import in this process). */
+  vernieuw(): Promise<ValuationModel>;
+}
+
+async function vintage(db: Db): Promise<string> {
+  const [r] = await db.$queryRaw<{ v: string }[]>`
+    SELECT concat_ws('|', (SELECT count(*) FROM verkoop), (SELECT max(transactiedatum) FROM verkoop),
+                          (SELECT count(*) FROM prijsindex), (SELECT max(klaar_op) FROM import_run)) AS v`;
+  return r.v;
+}
+
+export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number; now?: () => number } = {}): ModelHouder {
+  const controleMs = opts.controleMs ?? 30_000;
+  const now = opts.now ?? Date.now;
+  let huidig: Promise<ValuationModel> | null = null;
+  let huidigeVintage = '';
+  let laatsteControle = 0;
+  let bouwt: Promise<ValuationModel> | null = null;
+
+  async function bouw(): Promise<ValuationModel> {
+    const v = await vintage(db);
+    const start = now();
+    const [verkopen, index] = await Promise.all([laadVerkopen(db), laadPrijsindex(db)]);
+    const model = buildModel(verkopen, index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
+    huidigeVintage = v;
+    log.info({ verkopen: verkopen.length, indexBron: model.info.indexBron, ms: now() - start }, 'waardemodel gebouwd');
+    return model;
+  }
+
+  function herbouw(): Promise<ValuationModel> {
+    bouwt ??= bouw().finally(() => {
+      bouwt = null;
+    });
+    const p = bouwt;
+    p.then((m) => {
+      huidig = Promise.resolve(m);
+    }).catch((err) => log.error({ err }, 'waardemodel bouwen mislukt'));
+    return p;
+  }
+
+  return {
+    async model() {
+      if (!huidig) {
+        huidig = herbouw();
+        laatsteControle = now();
+        return huidig;
+      }
+      if (now() - laatsteControle >= controleMs) {
+        laatsteControle = now();
+        const v = await vintage(db);
+        if (v !== huidigeVintage) void herbouw();
+      }
+      return huidig;
+    },
+    vernieuw: () => herbouw(),
+  };
+}

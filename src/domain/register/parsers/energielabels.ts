@@ -1,0 +1,226 @@
+/**
+ * EP-Online open-data energy labels (RVO), the CSV "totaalbestand" (v2), streamed row by row.
+ *
+ * Format assumed (EP-Online v2 CSV, see docs/import-formaten.md):
+ *  - ';'-separated (',' is detected too), UTF-8, optional BOM, no quoting needed;
+ *  - optionally a few metadata lines before the header (newer downloads start with e.g.
+ *    `PublicatieDatum;01-09-2026` and `LaatstVerwerkteMutatievolgnummer;123`); the header is the
+ *    first line (within the first 10) that has a `Pand_postcode` column;
+ *  - dates `yyyymmdd` (yyyy-mm-dd is accepted too), decimals with ',' or '.';
+ *  - columns used (case-insensitive): Pand_postcode, Pand_huisnummer, Pand_registratiedatum,
+ *    Pand_energieklasse (required); Pand_huisletter + Pand_huisnummertoevoeging (newer files) or
+ *    Pand_huisnummer_toev (older files, letter and addition combined); Meting_geldig_tot,
+ *    Pand_opnametype, Pand_energieindex (newer) or Pand_energieprestatieindex (older),
+ *    Pand_bagverblijfsobjectid (optional). Other columns (Pand_opnamedatum, Pand_gebouwklasse,
+ *    Pand_energielabel_is_prive, EP2 figures, ...) are read past and not stored. Labels of
+ *    utility buildings (Pand_gebouwklasse U) are kept: the address may be non-residential.
+ *
+ * One row per registration. An address can have several; the newest valid one must win. Rows of
+ * one address can be far apart in a big file, so the choice is made in the upsert itself, with
+ * `ENERGIELABEL_UPSERT_VOORWAARDE` (SQL) — and, for two rows of one address in the same INSERT
+ * batch (PostgreSQL refuses to update a row twice in one statement), with `energielabelWint` /
+ * `behoudNieuwsteEnergielabels` (the same order in JS). The order is a strict total order on the
+ * stored columns, so the end result does not depend on the order of the rows in the file:
+ *   1. later registratiedatum wins;
+ *   2. then later geldig_tot (missing = oldest);
+ *   3. then lower energie_index (missing loses);
+ *   4. then the label text that sorts last bytewise ('G' > 'C' > 'A+' > 'A'): on a full tie the
+ *      more conservative label is kept;
+ *   5. then opnametype, then bron (bytewise, last wins).
+ */
+import {
+  type AdresSleutel,
+  type EnergielabelRij,
+  type ParseFout,
+  type ParseOkMetAdres,
+  kolomIndex,
+  leesCsv,
+  leesDatumCompact,
+  leesGetal,
+  leesHuisnummer,
+  normaliseerPostcode,
+  normaliseerToevoeging,
+  veld,
+} from './gedeeld.ts';
+
+export { resolveAdresId, resolveAdresIds, kiesAdres } from './gedeeld.ts';
+export type { AdresResolutie, AdresSleutel, EnergielabelRij } from './gedeeld.ts';
+
+export type EnergielabelResultaat = ParseOkMetAdres<'energielabel', EnergielabelRij> | ParseFout;
+
+export interface EnergielabelOpties {
+  /** Value for the bron column; default 'EP-Online' plus the publication date when the file has one. */
+  bron?: string;
+}
+
+const VERWACHT =
+  'EP-Online-energielabelbestand (open-data CSV, \';\'-gescheiden, met een kopregel met o.a. Pand_postcode;Pand_huisnummer;Pand_registratiedatum;Pand_energieklasse)';
+
+const VERPLICHT = ['pand_postcode', 'pand_huisnummer', 'pand_registratiedatum', 'pand_energieklasse'];
+
+const KLASSE = /^(A\+{0,5}|[B-G])$/;
+
+/**
+ * SQL condition for `INSERT INTO energielabel (...) VALUES ... ON CONFLICT (adres_id) DO UPDATE SET
+ * label = excluded.label, registratiedatum = excluded.registratiedatum, geldig_tot = excluded.geldig_tot,
+ * opnametype = excluded.opnametype, energie_index = excluded.energie_index, bron = excluded.bron
+ * WHERE <this>`: true only when the incoming row comes later in the order described above.
+ */
+export const ENERGIELABEL_UPSERT_VOORWAARDE = `(COALESCE(excluded.registratiedatum, DATE '0001-01-01'), COALESCE(excluded.geldig_tot, DATE '0001-01-01'), -COALESCE(excluded.energie_index, 'Infinity'::float8), COALESCE(excluded.label, '') COLLATE "C", COALESCE(excluded.opnametype, '') COLLATE "C", excluded.bron COLLATE "C")
+ > (COALESCE(energielabel.registratiedatum, DATE '0001-01-01'), COALESCE(energielabel.geldig_tot, DATE '0001-01-01'), -COALESCE(energielabel.energie_index, 'Infinity'::float8), COALESCE(energielabel.label, '') COLLATE "C", COALESCE(energielabel.opnametype, '') COLLATE "C", energielabel.bron COLLATE "C")`;
+
+/** The full upsert statement with `$VALUES` standing for the multi-row VALUES list (6 columns). */
+export const ENERGIELABEL_UPSERT_SQL = `INSERT INTO energielabel (adres_id, label, registratiedatum, geldig_tot, opnametype, energie_index, bron)
+VALUES $VALUES
+ON CONFLICT (adres_id) DO UPDATE SET label = excluded.label, registratiedatum = excluded.registratiedatum,
+  geldig_tot = excluded.geldig_tot, opnametype = excluded.opnametype, energie_index = excluded.energie_index, bron = excluded.bron
+WHERE ${ENERGIELABEL_UPSERT_VOORWAARDE}`;
+
+function cmpTekst(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Order of two registrations of one address: > 0 when `a` wins over `b` (mirror of the SQL condition). */
+export function energielabelVolgorde(a: EnergielabelRij, b: EnergielabelRij): number {
+  const d = (x: Date | null) => (x ? x.getTime() : -Infinity);
+  const idx = (x: number | null) => (x === null ? -Infinity : -x);
+  if (d(a.registratiedatum) !== d(b.registratiedatum)) return d(a.registratiedatum) > d(b.registratiedatum) ? 1 : -1;
+  if (d(a.geldig_tot) !== d(b.geldig_tot)) return d(a.geldig_tot) > d(b.geldig_tot) ? 1 : -1;
+  if (idx(a.energie_index) !== idx(b.energie_index)) return idx(a.energie_index) > idx(b.energie_index) ? 1 : -1;
+  return cmpTekst(a.label ?? '', b.label ?? '') || cmpTekst(a.opnametype ?? '', b.opnametype ?? '') || cmpTekst(a.bron, b.bron);
+}
+
+/** True when registration `a` replaces `b`. */
+export function energielabelWint(a: EnergielabelRij, b: EnergielabelRij): boolean {
+  return energielabelVolgorde(a, b) > 0;
+}
+
+/** Keep per adres_id only the winning row (for one INSERT batch); rows without adres_id are dropped. */
+export function behoudNieuwsteEnergielabels<T extends { rij: EnergielabelRij }>(items: readonly T[]): T[] {
+  const beste = new Map<string, T>();
+  for (const it of items) {
+    const id = it.rij.adres_id;
+    if (!id) continue;
+    const nu = beste.get(id);
+    if (!nu || energielabelWint(it.rij, nu.rij)) beste.set(id, it);
+  }
+  return [...beste.values()];
+}
+
+/** '01-09-2026' or '20260901' -> '2026-09-01' (for the bron text), else null. */
+function publicatieDatum(v: string | null): string | null {
+  if (!v) return null;
+  let m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(v);
+  if (m) return `${m[3]}-${m[2]}-${m[1]}`;
+  m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(v);
+  return m ? `${m[1]}-${m[2]}-${m[3]}` : null;
+}
+
+export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: EnergielabelOpties = {}): AsyncGenerator<EnergielabelResultaat> {
+  let kolommen: Map<string, number> | null = null;
+  let voorRegels = 0;
+  let publicatie: string | null = null;
+  let bron = opts.bron ?? 'EP-Online';
+  let c: Record<string, number | undefined> = {};
+  let gecombineerd = false;
+
+  for await (const item of leesCsv(input, { scheiding: 'auto', verwacht: VERWACHT })) {
+    if (!kolommen) {
+      if (item.soort === 'fout') throw new Error(`Dit is geen ${VERWACHT}: regel ${item.regel} is onleesbaar.`);
+      const namen = item.velden.map((v) => v.replace(/^\ufeff/, '').trim().toLowerCase());
+      if (!namen.includes('pand_postcode')) {
+        // Metadata lines before the header (PublicatieDatum;dd-mm-jjjj, ...).
+        if (namen[0] === 'publicatiedatum') publicatie = publicatieDatum(item.velden[1]?.trim() ?? null);
+        if (++voorRegels >= 10 || namen.length > 4) throw new Error(`Dit is geen ${VERWACHT}. Gevonden kopregel: "${item.velden.slice(0, 6).join(';').slice(0, 200)}".`);
+        continue;
+      }
+      const ontbreekt = VERPLICHT.filter((k) => !namen.includes(k));
+      if (ontbreekt.length) throw new Error(`Dit is geen volledig EP-Online-bestand: kolom(men) ${ontbreekt.join(', ')} ontbreken. Verwacht: ${VERWACHT}.`);
+      kolommen = kolomIndex(item.velden);
+      const k = kolommen;
+      c = {
+        postcode: k.get('pand_postcode'),
+        huisnummer: k.get('pand_huisnummer'),
+        huisletter: k.get('pand_huisletter'),
+        toevoeging: k.get('pand_huisnummertoevoeging'),
+        toev: k.get('pand_huisnummer_toev'),
+        registratie: k.get('pand_registratiedatum'),
+        klasse: k.get('pand_energieklasse'),
+        geldigTot: k.get('meting_geldig_tot'),
+        opnametype: k.get('pand_opnametype'),
+        index: k.get('pand_energieindex') ?? k.get('pand_energieprestatieindex'),
+        vbo: k.get('pand_bagverblijfsobjectid'),
+      };
+      gecombineerd = c.huisletter === undefined && c.toevoeging === undefined && c.toev !== undefined;
+      if (!opts.bron && publicatie) bron = `EP-Online (publicatie ${publicatie})`;
+      continue;
+    }
+    if (item.soort === 'fout') {
+      yield { ok: false, regel: item.regel, reden: item.reden };
+      continue;
+    }
+    const v = item.velden;
+    const fout = (reden: string): ParseFout => ({ ok: false, regel: item.regel, reden });
+    const pcRuw = veld(v, c.postcode);
+    const postcode = normaliseerPostcode(pcRuw);
+    if (!postcode) {
+      yield fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt');
+      continue;
+    }
+    const hnRuw = veld(v, c.huisnummer);
+    const huisnummer = leesHuisnummer(hnRuw);
+    if (huisnummer === null) {
+      yield fout(hnRuw ? `ongeldig huisnummer "${hnRuw}"` : 'huisnummer ontbreekt');
+      continue;
+    }
+    const regRuw = veld(v, c.registratie);
+    const registratiedatum = leesDatumCompact(regRuw);
+    if (!registratiedatum) {
+      yield fout(regRuw ? `ongeldige registratiedatum "${regRuw}" (verwacht jjjjmmdd)` : 'registratiedatum ontbreekt');
+      continue;
+    }
+    const klasseRuw = veld(v, c.klasse);
+    const label = klasseRuw ? klasseRuw.replace(/\s+/g, '').toUpperCase() : null;
+    if (!label || !KLASSE.test(label)) {
+      yield fout(klasseRuw ? `onbekende energieklasse "${klasseRuw}"` : 'energieklasse ontbreekt');
+      continue;
+    }
+    const gtRuw = veld(v, c.geldigTot);
+    const geldigTot = leesDatumCompact(gtRuw);
+    if (gtRuw && !geldigTot) {
+      yield fout(`ongeldige datum Meting_geldig_tot "${gtRuw}" (verwacht jjjjmmdd)`);
+      continue;
+    }
+    const idxRuw = veld(v, c.index);
+    const energieIndex = leesGetal(idxRuw);
+    if (idxRuw && energieIndex === null) {
+      yield fout(`ongeldige energie-index "${idxRuw}"`);
+      continue;
+    }
+    let huisletter: string | null;
+    let toevoeging: string | null;
+    if (gecombineerd) {
+      huisletter = null;
+      toevoeging = normaliseerToevoeging(veld(v, c.toev));
+    } else {
+      huisletter = normaliseerToevoeging(veld(v, c.huisletter));
+      toevoeging = normaliseerToevoeging(veld(v, c.toevoeging));
+    }
+    const adres: AdresSleutel = { postcode, huisnummer, huisletter, toevoeging, gecombineerd, verblijfsobjectId: veld(v, c.vbo) };
+    yield {
+      ok: true,
+      tabel: 'energielabel',
+      rij: {
+        adres_id: null,
+        label,
+        registratiedatum,
+        geldig_tot: geldigTot,
+        opnametype: veld(v, c.opnametype),
+        energie_index: energieIndex,
+        bron,
+      },
+      adres,
+    };
+  }
+  if (!kolommen) throw new Error(`Geen kopregel gevonden: dit is geen ${VERWACHT}.`);
+}

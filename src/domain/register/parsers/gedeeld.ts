@@ -1,0 +1,422 @@
+/**
+ * Shared pieces of the register-data parsers: the result type every parser yields, a streaming CSV
+ * reader on top of csv-parse (delimiter detection, line numbers, malformed records reported instead
+ * of thrown), value normalisers (postcode, huisnummer, dates, numbers) and the address resolver
+ * that maps postcode + huisnummer + huisletter + toevoeging to adres.id.
+ *
+ * Rows (`rij`) are keyed by the database column names (the @map names in prisma/schema.prisma).
+ * Dates are JS Dates at 00:00 UTC (the DATE columns hold no time or zone).
+ */
+import { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import type { Geometry } from 'geojson';
+import type { PrismaClient } from '../../../generated/prisma/client.ts';
+
+// ------------------------------------------------------------------------------------------ results
+
+export interface ParseOk<T extends string, R> {
+  ok: true;
+  /** Target table, its @@map name. */
+  tabel: T;
+  /** The row by database column names. */
+  rij: R;
+}
+
+export interface ParseFout {
+  ok: false;
+  /** 1-based line number in the file (for GeoJSON: the line where the feature starts). */
+  regel: number;
+  /** Dutch, for the import report. */
+  reden: string;
+}
+
+/**
+ * Address of a row whose table is keyed by adres_id (energielabel, woz_waarde) or that links to an
+ * address (verkoop). The import framework resolves it with `resolveAdresIds` and fills `adres_id`.
+ */
+export interface AdresSleutel {
+  postcode: string;
+  huisnummer: number;
+  huisletter: string | null;
+  toevoeging: string | null;
+  /**
+   * True when the file has one combined addition column (our WOZ/sales CSV, EP-Online's older
+   * `Pand_huisnummer_toev`): then "A" may be a huisletter or a toevoeging and the resolver matches
+   * on the concatenation only (so 14A and 14-A are both candidates and the row is ambiguous).
+   */
+  gecombineerd: boolean;
+  /** BAG verblijfsobject id when the source has it (EP-Online); used to break ties. */
+  verblijfsobjectId: string | null;
+}
+
+/** Rows of the register tables, by column (@map) name. */
+export interface EnergielabelRij {
+  /** Filled by the framework from `adres` (null as yielded by the parser). */
+  adres_id: string | null;
+  label: string | null;
+  registratiedatum: Date | null;
+  geldig_tot: Date | null;
+  opnametype: string | null;
+  energie_index: number | null;
+  bron: string;
+}
+
+export interface WozRij {
+  adres_id: string | null;
+  peildatum: Date;
+  waarde: number;
+  bron: string;
+}
+
+export interface VerkoopRij {
+  id: string;
+  adres_id: string | null;
+  postcode: string | null;
+  huisnummer: number | null;
+  toevoeging: string | null;
+  transactiedatum: Date;
+  koopsom: number;
+  oppervlakte: number | null;
+  perceel: number | null;
+  bouwjaar: number | null;
+  woningtype: string | null;
+  energielabel: string | null;
+  lat: number | null;
+  lon: number | null;
+  bron: string;
+}
+
+export interface PrijsindexRij {
+  tabel: string;
+  regio: string;
+  periode: Date;
+  index: number;
+  bron: string;
+}
+
+export interface InvloedObjectRij {
+  id: string;
+  type: string;
+  naam: string | null;
+  /** GeoJSON geometry, WGS84 lon/lat. */
+  geometrie: Geometry;
+  bron: string;
+}
+
+/** Success variant for rows that still need their address resolved. */
+export interface ParseOkMetAdres<T extends string, R> extends ParseOk<T, R> {
+  adres: AdresSleutel;
+}
+
+// ------------------------------------------------------------------------------------------ CSV
+
+export type CsvScheiding = ';' | ',' | 'auto';
+
+export type CsvItem = { soort: 'rij'; velden: string[]; regel: number } | { soort: 'fout'; regel: number; reden: string };
+
+const KOP_MAX_BYTES = 64 * 1024;
+
+/** Throws a Dutch error when the first bytes are clearly not a text/CSV file. */
+export function controleerTekstbestand(kop: Buffer, verwacht: string): void {
+  if (kop.length >= 4 && kop[0] === 0x50 && kop[1] === 0x4b && kop[2] === 0x03 && kop[3] === 0x04) {
+    throw new Error(`Dit is een zip-bestand, geen ${verwacht}. Pak het archief eerst uit en importeer het bestand dat erin zit.`);
+  }
+  if (kop.length >= 2 && kop[0] === 0x1f && kop[1] === 0x8b) {
+    throw new Error(`Dit is een gzip-bestand, geen ${verwacht}. Pak het eerst uit (gunzip).`);
+  }
+  const n = Math.min(kop.length, 4096);
+  for (let i = 0; i < n; i++) {
+    if (kop[i] === 0) throw new Error(`Dit lijkt een binair bestand, geen ${verwacht}.`);
+  }
+}
+
+/** Delimiter of a header line: the more frequent of ';' and ',' outside double quotes (ties: ';'). */
+export function detecteerScheiding(eersteRegel: string): ';' | ',' {
+  let puntkomma = 0;
+  let komma = 0;
+  let inQuote = false;
+  for (const c of eersteRegel) {
+    if (c === '"') inQuote = !inQuote;
+    else if (!inQuote && c === ';') puntkomma++;
+    else if (!inQuote && c === ',') komma++;
+  }
+  return komma > puntkomma ? ',' : ';';
+}
+
+/**
+ * Stream the records of a CSV file with their (1-based) line numbers. The first chunk(s), up to the
+ * first newline, are peeked to refuse binary files and to detect the delimiter; then the whole input
+ * is piped through csv-parse, so memory stays constant whatever the file size. Records that
+ * csv-parse cannot read (an unclosed quote) come out as `fout` items instead of ending the stream.
+ *
+ * The line number of a record is the line on which it ends (equal to its only line for the usual
+ * one-line records).
+ */
+export async function* leesCsv(input: NodeJS.ReadableStream, opts: { scheiding: CsvScheiding; verwacht: string }): AsyncGenerator<CsvItem> {
+  const it = input[Symbol.asyncIterator]();
+  let bron: Readable | null = null;
+  try {
+    yield* leesCsvVan(it, opts, (r) => (bron = r));
+  } finally {
+    // Stopped early (wrong header, consumer broke off) or done: release the input either way.
+    (bron as Readable | null)?.destroy();
+    await it.return?.();
+  }
+}
+
+async function* leesCsvVan(
+  it: AsyncIterator<string | Buffer>,
+  opts: { scheiding: CsvScheiding; verwacht: string },
+  bronGemaakt: (r: Readable) => void,
+): AsyncGenerator<CsvItem> {
+  const kopDelen: Buffer[] = [];
+  let kopLengte = 0;
+  let klaar = false;
+  while (kopLengte < KOP_MAX_BYTES) {
+    const r = await it.next();
+    if (r.done) {
+      klaar = true;
+      break;
+    }
+    const b = typeof r.value === 'string' ? Buffer.from(r.value, 'utf8') : Buffer.from(r.value);
+    kopDelen.push(b);
+    kopLengte += b.length;
+    if (b.includes(0x0a)) break;
+  }
+  const kop = Buffer.concat(kopDelen);
+  if (kop.length === 0) throw new Error(`Het bestand is leeg; verwacht: ${opts.verwacht}.`);
+  controleerTekstbestand(kop, opts.verwacht);
+  let scheiding: ';' | ',' = ';';
+  if (opts.scheiding === 'auto') {
+    let tekst = kop.subarray(0, Math.min(kop.length, KOP_MAX_BYTES)).toString('utf8');
+    if (tekst.charCodeAt(0) === 0xfeff) tekst = tekst.slice(1);
+    const nl = tekst.search(/\r?\n/);
+    scheiding = detecteerScheiding(nl >= 0 ? tekst.slice(0, nl) : tekst);
+  } else {
+    scheiding = opts.scheiding;
+  }
+
+  async function* alles(): AsyncGenerator<Buffer> {
+    yield kop;
+    if (klaar) return;
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return;
+      yield typeof r.value === 'string' ? Buffer.from(r.value, 'utf8') : Buffer.from(r.value);
+    }
+  }
+
+  const fouten: CsvItem[] = [];
+  const parser = parse({
+    delimiter: scheiding,
+    bom: true,
+    info: true,
+    relax_column_count: true,
+    relax_quotes: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    on_skip: (err) => {
+      const regel = typeof err?.lines === 'number' ? err.lines : 0;
+      const reden =
+        err?.code === 'CSV_QUOTE_NOT_CLOSED'
+          ? 'aanhalingsteken (") wordt niet gesloten; de rest van het bestand kon niet gelezen worden'
+          : `onleesbare CSV-regel (${err?.code ?? 'onbekende fout'})`;
+      fouten.push({ soort: 'fout', regel, reden });
+      return undefined;
+    },
+  });
+  const bron = Readable.from(alles());
+  bronGemaakt(bron);
+  bron.on('error', (e) => parser.destroy(e));
+  bron.pipe(parser);
+  for await (const r of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    while (fouten.length) yield fouten.shift()!;
+    yield { soort: 'rij', velden: r.record, regel: r.info.lines };
+  }
+  while (fouten.length) yield fouten.shift()!;
+}
+
+/** Map of lower-cased, trimmed header names to column index. */
+export function kolomIndex(kop: readonly string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  kop.forEach((naam, i) => {
+    const k = naam.replace(/^\ufeff/, '').trim().toLowerCase();
+    if (!m.has(k)) m.set(k, i);
+  });
+  return m;
+}
+
+/** A trimmed field or null when empty/absent. */
+export function veld(velden: readonly string[], i: number | undefined): string | null {
+  if (i === undefined) return null;
+  const v = velden[i];
+  if (v === undefined) return null;
+  const t = v.trim();
+  return t === '' ? null : t;
+}
+
+// ------------------------------------------------------------------------------------------ values
+
+const POSTCODE = /^[1-9][0-9]{3}[A-Z]{2}$/;
+
+/** '1234 ab' -> '1234AB'; null when not a Dutch postcode. */
+export function normaliseerPostcode(v: string | null): string | null {
+  if (!v) return null;
+  const p = v.replace(/\s+/g, '').toUpperCase();
+  return POSTCODE.test(p) ? p : null;
+}
+
+/** Whole number 1..99999 or null. */
+export function leesHuisnummer(v: string | null): number | null {
+  if (!v || !/^\d{1,5}$/.test(v)) return null;
+  const n = Number.parseInt(v, 10);
+  return n >= 1 ? n : null;
+}
+
+/** Upper-cased addition without surrounding spaces, or null. */
+export function normaliseerToevoeging(v: string | null): string | null {
+  if (v === null) return null;
+  const t = v.trim().toUpperCase();
+  return t === '' ? null : t;
+}
+
+/** The comparison key of an addition: letters and digits only, upper case ('A-2' and 'a 2' -> 'A2'). */
+export function toevoegingSleutel(huisletter: string | null | undefined, toevoeging: string | null | undefined): string {
+  return `${huisletter ?? ''}${toevoeging ?? ''}`.toUpperCase().replace(/[^0-9A-Z]/g, '');
+}
+
+/** Date at 00:00 UTC, or null when the parts do not form a real calendar date. */
+export function datumUtc(j: number, m: number, d: number): Date | null {
+  if (!Number.isInteger(j) || !Number.isInteger(m) || !Number.isInteger(d)) return null;
+  if (j < 1800 || j > 2200 || m < 1 || m > 12 || d < 1 || d > 31) return null;
+  const t = new Date(Date.UTC(j, m - 1, d));
+  return t.getUTCFullYear() === j && t.getUTCMonth() === m - 1 && t.getUTCDate() === d ? t : null;
+}
+
+/** 'yyyymmdd' (EP-Online) -> Date, also accepting 'yyyy-mm-dd'. */
+export function leesDatumCompact(v: string | null): Date | null {
+  if (!v) return null;
+  let m = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
+  if (!m) m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  return m ? datumUtc(+m[1], +m[2], +m[3]) : null;
+}
+
+/** 'yyyy-mm-dd' (Y-m-d) -> Date. */
+export function leesDatumIso(v: string | null): Date | null {
+  if (!v) return null;
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  return m ? datumUtc(+m[1], +m[2], +m[3]) : null;
+}
+
+/** Decimal number with '.' or ',' as decimal separator (no thousands separators), or null. */
+export function leesGetal(v: string | null): number | null {
+  if (!v) return null;
+  const t = v.replace(',', '.');
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return null;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Whole euros/m2: digits only (no decimals, no separators), or null. */
+export function leesGeheelGetal(v: string | null): number | null {
+  if (!v || !/^\d{1,10}$/.test(v)) return null;
+  const n = Number.parseInt(v, 10);
+  return Number.isSafeInteger(n) && n <= 2_147_483_647 ? n : null;
+}
+
+export function isoDatum(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
+// ------------------------------------------------------------------------------------------ address resolution
+
+type AdresClient = Pick<PrismaClient, 'adres'>;
+
+export type AdresResolutie = { adresId: string; reden?: undefined } | { adresId: null; reden: 'onbekend' | 'meerduidig' };
+
+interface Kandidaat {
+  id: string;
+  postcode: string;
+  huisnummer: number;
+  huisletter: string | null;
+  toevoeging: string | null;
+  objectId: string | null;
+}
+
+/**
+ * Pick the address for one key among the addresses with the same postcode + huisnummer.
+ * Rules, in order (the first that gives exactly one address wins):
+ *  1. exact huisletter and toevoeging (case-insensitive; missing = missing) — skipped for a
+ *     combined addition, unless it is empty;
+ *  2. the BAG verblijfsobject id (when the source has one);
+ *  3. the concatenation of huisletter + toevoeging, letters and digits only ('A-2' = 'A2'), so a
+ *     combined addition 'A' finds 12A (huisletter) as well as 12-A (toevoeging).
+ * Several matches at a step -> 'meerduidig' (the row is refused rather than guessed); none -> 'onbekend'.
+ */
+export function kiesAdres(sleutel: AdresSleutel, kandidaten: readonly Kandidaat[]): AdresResolutie {
+  if (kandidaten.length === 0) return { adresId: null, reden: 'onbekend' };
+  const hl = normaliseerToevoeging(sleutel.huisletter);
+  const tv = normaliseerToevoeging(sleutel.toevoeging);
+  let meerduidig = false;
+  if (!sleutel.gecombineerd || (hl === null && tv === null)) {
+    const exact = kandidaten.filter((k) => normaliseerToevoeging(k.huisletter) === hl && normaliseerToevoeging(k.toevoeging) === tv);
+    if (exact.length === 1) return { adresId: exact[0].id };
+    if (exact.length > 1) meerduidig = true;
+  }
+  if (sleutel.verblijfsobjectId) {
+    const vbo = kandidaten.filter((k) => k.objectId === sleutel.verblijfsobjectId);
+    if (vbo.length === 1) return { adresId: vbo[0].id };
+  }
+  if (!meerduidig) {
+    const s = toevoegingSleutel(hl, tv);
+    const samen = kandidaten.filter((k) => toevoegingSleutel(k.huisletter, k.toevoeging) === s);
+    if (samen.length === 1) return { adresId: samen[0].id };
+    if (samen.length > 1) meerduidig = true;
+  }
+  return { adresId: null, reden: meerduidig ? 'meerduidig' : 'onbekend' };
+}
+
+/**
+ * Batch resolver: one query for all keys (postcode + huisnummer pairs), results in input order.
+ * Works on a PrismaClient or a transaction client. Use batches of up to a few thousand keys.
+ */
+export async function resolveAdresIds(prisma: AdresClient, sleutels: readonly AdresSleutel[]): Promise<AdresResolutie[]> {
+  const paren = new Map<string, { postcode: string; huisnummer: number }>();
+  for (const s of sleutels) paren.set(`${s.postcode}|${s.huisnummer}`, { postcode: s.postcode, huisnummer: s.huisnummer });
+  const perPaar = new Map<string, Kandidaat[]>();
+  const lijst = [...paren.values()];
+  for (let i = 0; i < lijst.length; i += 1000) {
+    const deel = lijst.slice(i, i + 1000);
+    const rijen = await prisma.adres.findMany({
+      where: { OR: deel.map((p) => ({ postcode: p.postcode, huisnummer: p.huisnummer })) },
+      select: { id: true, postcode: true, huisnummer: true, huisletter: true, toevoeging: true, objectId: true },
+    });
+    for (const r of rijen) {
+      const k = `${r.postcode}|${r.huisnummer}`;
+      let l = perPaar.get(k);
+      if (!l) perPaar.set(k, (l = []));
+      l.push(r);
+    }
+  }
+  for (const l of perPaar.values()) l.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return sleutels.map((s) => kiesAdres(s, perPaar.get(`${s.postcode}|${s.huisnummer}`) ?? []));
+}
+
+/**
+ * adres.id for one address, or null when unknown or ambiguous (see `kiesAdres` for the rules).
+ * `huisletter` and `toevoeging` are taken as the separate BAG fields; when they do not match exactly
+ * the concatenation is tried, so toevoeging 'A' still finds 12A when that is the only candidate.
+ * For many rows use `resolveAdresIds` (one query per batch).
+ */
+export async function resolveAdresId(
+  prisma: AdresClient,
+  postcode: string,
+  huisnummer: number,
+  huisletter: string | null,
+  toevoeging: string | null,
+): Promise<string | null> {
+  const pc = normaliseerPostcode(postcode);
+  if (!pc) return null;
+  const [r] = await resolveAdresIds(prisma, [{ postcode: pc, huisnummer, huisletter, toevoeging, gecombineerd: false, verblijfsobjectId: null }]);
+  return r.adresId;
+}

@@ -1,0 +1,106 @@
+/**
+ * CBS StatLine CSV of the price index of existing owner-occupied homes (PBK), streamed.
+ *
+ * The StatLine "UntypedDataSet"/"TypedDataSet" CSV download: UTF-8 with BOM, ';'-separated, every
+ * field double-quoted, values left-padded with spaces, header `"ID";"Perioden";"<measure>_1";...`
+ * (regional tables add `"RegioS"`). Supported tables:
+ *  - 83906NED  Bestaande koopwoningen; verkoopprijzen, prijsindex 2015=100 (measure
+ *              PrijsindexBestaandeKoopwoningen_1), national;
+ *  - 85773NED  the successor, 2020=100 (measure PrijsindexVerkoopprijzen_1), national;
+ *  - 85792NED  regional (RegioS column, measure PrijsindexVerkoopprijzen_1).
+ * The table is recognised from the columns (or given with `opts.tabel`, e.g. from the file name
+ * with `tabelUitBestandsnaam`). Periods: only monthly rows `jjjjMMmm` are kept (-> periode = the
+ * first of the month); yearly `jjjjJJ00` and quarterly `jjjjKWkk` rows are skipped silently.
+ * Regions: national tables -> 'NL'; regional codes are trimmed ('PV20  ' -> 'PV20'), NL01 -> 'NL'.
+ * A missing value ('.', '', 'x') is reported as a refused row.
+ */
+import { type ParseFout, type ParseOk, type PrijsindexRij, datumUtc, kolomIndex, leesCsv, leesGetal, veld } from './gedeeld.ts';
+
+export type { PrijsindexRij } from './gedeeld.ts';
+
+export type PrijsindexResultaat = ParseOk<'prijsindex', PrijsindexRij> | ParseFout;
+
+export interface PrijsindexOpties {
+  /** CBS table id, e.g. '83906NED'; default: recognised from the header. */
+  tabel?: string;
+  /** bron column; default 'CBS StatLine <tabel>'. */
+  bron?: string;
+}
+
+const VERWACHT =
+  'CBS StatLine-CSV van de prijsindex bestaande koopwoningen (tabel 83906NED, 85773NED of 85792NED; kopregel "ID";"Perioden";"Prijsindex..._1")';
+
+/** '83906NED_UntypedDataSet_05022022_160508.csv' -> '83906NED'; null when the name has no table id. */
+export function tabelUitBestandsnaam(naam: string): string | null {
+  const m = /(\d{5}NED)/i.exec(naam);
+  return m ? m[1].toUpperCase() : null;
+}
+
+export async function* parsePrijsindex(input: NodeJS.ReadableStream, opts: PrijsindexOpties = {}): AsyncGenerator<PrijsindexResultaat> {
+  let kop: Map<string, number> | null = null;
+  let tabel = opts.tabel ?? '';
+  let bron = '';
+  let iPeriode: number | undefined;
+  let iRegio: number | undefined;
+  let iIndex: number | undefined;
+
+  for await (const item of leesCsv(input, { scheiding: ';', verwacht: VERWACHT })) {
+    if (!kop) {
+      if (item.soort === 'fout') throw new Error(`Dit is geen ${VERWACHT}: de kopregel is onleesbaar.`);
+      const k = kolomIndex(item.velden);
+      iPeriode = k.get('perioden');
+      iRegio = k.get('regios');
+      const namen = [...k.keys()];
+      const maat = namen.find((n) => n.startsWith('prijsindexbestaandekoopwoningen')) ?? namen.find((n) => n.startsWith('prijsindexverkoopprijzen'));
+      if (iPeriode === undefined || !maat) {
+        throw new Error(`Dit is geen ${VERWACHT}. Gevonden kopregel: "${item.velden.slice(0, 6).join(';').slice(0, 200)}".`);
+      }
+      iIndex = k.get(maat);
+      if (!tabel) {
+        if (maat.startsWith('prijsindexbestaandekoopwoningen')) tabel = '83906NED';
+        else tabel = iRegio !== undefined ? '85792NED' : '85773NED';
+      }
+      bron = opts.bron ?? `CBS StatLine ${tabel}`;
+      kop = k;
+      continue;
+    }
+    if (item.soort === 'fout') {
+      yield { ok: false, regel: item.regel, reden: item.reden };
+      continue;
+    }
+    const v = item.velden;
+    const periodeRuw = veld(v, iPeriode);
+    if (!periodeRuw) {
+      yield { ok: false, regel: item.regel, reden: 'periode ontbreekt' };
+      continue;
+    }
+    const m = /^(\d{4})(MM|KW|JJ)(\d{2})$/.exec(periodeRuw);
+    if (!m) {
+      yield { ok: false, regel: item.regel, reden: `onbekende periode "${periodeRuw}" (verwacht jjjjMMmm)` };
+      continue;
+    }
+    if (m[2] !== 'MM') continue; // yearly and quarterly figures: not used
+    const periode = datumUtc(+m[1], +m[3], 1);
+    if (!periode) {
+      yield { ok: false, regel: item.regel, reden: `ongeldige maand in periode "${periodeRuw}"` };
+      continue;
+    }
+    let regio = 'NL';
+    if (iRegio !== undefined) {
+      const r = veld(v, iRegio);
+      if (!r) {
+        yield { ok: false, regel: item.regel, reden: 'regio (RegioS) ontbreekt' };
+        continue;
+      }
+      regio = r.toUpperCase() === 'NL01' ? 'NL' : r;
+    }
+    const idxRuw = veld(v, iIndex);
+    const index = leesGetal(idxRuw);
+    if (index === null || index <= 0) {
+      yield { ok: false, regel: item.regel, reden: idxRuw && idxRuw !== '.' ? `ongeldige indexwaarde "${idxRuw}"` : `geen indexwaarde voor ${periodeRuw}` };
+      continue;
+    }
+    yield { ok: true, tabel: 'prijsindex', rij: { tabel, regio, periode, index, bron } };
+  }
+  if (!kop) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
+}

@@ -1,0 +1,101 @@
+/**
+ * WOZ values in our own documented CSV format (docs/import-formaten.md), streamed:
+ *
+ *   postcode;huisnummer;toevoeging;peildatum;waarde
+ *   1234AB;12;;2025-01-01;345000
+ *   1234AB;12;A;2025-01-01;298000
+ *
+ * ';' or ',' (detected from the header), header row required, column order free, names
+ * case-insensitive. `toevoeging` is optional and holds huisletter and/or toevoeging combined as
+ * written on the letterbox ('A', '2', 'A-2'); a separate optional `huisletter` column may be
+ * given instead, then `toevoeging` is the BAG huisnummertoevoeging only. peildatum is Y-m-d,
+ * waarde whole euros (digits only). Rows go to woz_waarde once the framework has resolved `adres`.
+ */
+import {
+  type AdresSleutel,
+  type ParseFout,
+  type ParseOkMetAdres,
+  type WozRij,
+  kolomIndex,
+  leesCsv,
+  leesDatumIso,
+  leesGeheelGetal,
+  leesHuisnummer,
+  normaliseerPostcode,
+  normaliseerToevoeging,
+  veld,
+} from './gedeeld.ts';
+
+export type { WozRij } from './gedeeld.ts';
+
+export type WozResultaat = ParseOkMetAdres<'woz_waarde', WozRij> | ParseFout;
+
+export interface WozOpties {
+  /** bron column; default 'WOZ-import'. */
+  bron?: string;
+}
+
+export const WOZ_KOPREGEL = 'postcode;huisnummer;toevoeging;peildatum;waarde';
+
+const VERWACHT = `WOZ-bestand (CSV met kopregel ${WOZ_KOPREGEL}, zie docs/import-formaten.md)`;
+
+export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = {}): AsyncGenerator<WozResultaat> {
+  const bron = opts.bron ?? 'WOZ-import';
+  let k: Map<string, number> | null = null;
+  let gecombineerd = true;
+  for await (const item of leesCsv(input, { scheiding: 'auto', verwacht: VERWACHT })) {
+    if (!k) {
+      if (item.soort === 'fout') throw new Error(`Dit is geen ${VERWACHT}: de kopregel is onleesbaar.`);
+      const kop = kolomIndex(item.velden);
+      const ontbreekt = ['postcode', 'huisnummer', 'peildatum', 'waarde'].filter((n) => !kop.has(n));
+      if (ontbreekt.length) {
+        throw new Error(
+          `Dit is geen ${VERWACHT}. Kolom(men) ${ontbreekt.join(', ')} ontbreken in de kopregel "${item.velden.join(';').slice(0, 200)}".`,
+        );
+      }
+      gecombineerd = !kop.has('huisletter');
+      k = kop;
+      continue;
+    }
+    if (item.soort === 'fout') {
+      yield { ok: false, regel: item.regel, reden: item.reden };
+      continue;
+    }
+    const v = item.velden;
+    const fout = (reden: string): ParseFout => ({ ok: false, regel: item.regel, reden });
+    const pcRuw = veld(v, k.get('postcode'));
+    const postcode = normaliseerPostcode(pcRuw);
+    if (!postcode) {
+      yield fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt');
+      continue;
+    }
+    const hnRuw = veld(v, k.get('huisnummer'));
+    const huisnummer = leesHuisnummer(hnRuw);
+    if (huisnummer === null) {
+      yield fout(hnRuw ? `ongeldig huisnummer "${hnRuw}" (alleen cijfers; letter of toevoeging in kolom toevoeging)` : 'huisnummer ontbreekt');
+      continue;
+    }
+    const pdRuw = veld(v, k.get('peildatum'));
+    const peildatum = leesDatumIso(pdRuw);
+    if (!peildatum) {
+      yield fout(pdRuw ? `ongeldige peildatum "${pdRuw}" (verwacht jjjj-mm-dd)` : 'peildatum ontbreekt');
+      continue;
+    }
+    const wRuw = veld(v, k.get('waarde'));
+    const waarde = leesGeheelGetal(wRuw);
+    if (waarde === null || waarde < 1) {
+      yield fout(wRuw ? `ongeldige waarde "${wRuw}" (geheel aantal euro's, alleen cijfers)` : 'waarde ontbreekt');
+      continue;
+    }
+    const adres: AdresSleutel = {
+      postcode,
+      huisnummer,
+      huisletter: gecombineerd ? null : normaliseerToevoeging(veld(v, k.get('huisletter'))),
+      toevoeging: normaliseerToevoeging(veld(v, k.get('toevoeging'))),
+      gecombineerd,
+      verblijfsobjectId: null,
+    };
+    yield { ok: true, tabel: 'woz_waarde', rij: { adres_id: null, peildatum, waarde, bron }, adres };
+  }
+  if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
+}

@@ -1,0 +1,83 @@
+/**
+ * POST /mcp: the MCP server over streamable HTTP, stateless (one server and transport per request).
+ * Thin: every request first passes the core's `mcp.toegang` (auth, family, protocol rate limit); every
+ * tool calls the same procedure REST calls, on the channel 'mcp' (its own rate limit and argument-hash
+ * idempotency are core rules). Expected failures are tool results with isError and `{"fout": ...}`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createContextInner, type Services } from '../../core/context.ts';
+import { naarFout } from '../../core/errors.ts';
+import { createCaller, MCP_TOOLS } from './tools.ts';
+
+function stuurFout(reply: FastifyReply, status: number, fout: string, headers: Record<string, string> = {}) {
+  return reply.code(status).headers(headers).type('application/json; charset=utf-8').send({ fout });
+}
+
+function bouwServer(services: Services, req: FastifyRequest, reply: FastifyReply): McpServer {
+  const server = new McpServer({ name: 'insight-api', version: '1.0.0' }, { capabilities: { tools: {} } });
+  for (const tool of MCP_TOOLS) {
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: tool.inputShape, annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true } },
+      async (args: Record<string, unknown>) => {
+        const ctx = createContextInner({
+          services,
+          kanaal: 'mcp',
+          authorization: req.headers.authorization,
+          mcpTool: tool.name,
+          requestId: String(req.id),
+          setHeader: (k, v) => {
+            if (!reply.raw.headersSent) reply.raw.setHeader(k, v);
+          },
+        });
+        try {
+          const antwoord = (await tool.call(createCaller(ctx), args)) as Record<string, unknown>;
+          return { content: [{ type: 'text' as const, text: JSON.stringify(antwoord) }], structuredContent: antwoord };
+        } catch (err) {
+          const f = naarFout(err);
+          if (f.intern) req.log.error({ err, tool: tool.name }, 'interne fout bij MCP-tool');
+          const body = { fout: f.fout, status: f.status };
+          return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(body) }], structuredContent: body };
+        }
+      },
+    );
+  }
+  return server;
+}
+
+export async function registerMcp(app: FastifyInstance, services: Services) {
+  app.post('/mcp', async (req, reply) => {
+    try {
+      await createCaller(createContextInner({ services, kanaal: 'mcp', authorization: req.headers.authorization, requestId: String(req.id), setHeader: (k, v) => void reply.header(k, v) })).mcp.toegang();
+    } catch (err) {
+      const f = naarFout(err);
+      return stuurFout(reply, f.status, f.fout, f.headers);
+    }
+    if (req.body === undefined || typeof req.body !== 'object') {
+      return stuurFout(reply, 400, 'De body is geen geldige JSON-RPC-boodschap.');
+    }
+    const server = bouwServer(services, req, reply);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    reply.hijack();
+    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v as string);
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req.raw, reply.raw, req.body);
+    } catch (err) {
+      req.log.error({ err }, 'MCP-verzoek mislukt');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ fout: naarFout(err).fout }));
+      }
+    }
+  });
+  const nietToegestaan = async (_req: FastifyRequest, reply: FastifyReply) =>
+    stuurFout(reply, 405, 'Deze MCP-server is stateless: gebruik POST /mcp.', { Allow: 'POST' });
+  app.get('/mcp', nietToegestaan);
+  app.delete('/mcp', nietToegestaan);
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { inzichtProcedure } from '../core/trpc.ts';
+import { accountMetaSchema, accountMeta } from '../core/schema.ts';
+import { isoMetOffset } from '../core/tijd.ts';
+import { InsightFout } from '../core/errors.ts';
+import { foutResponses, rateLimitHeaders } from './inzicht/gedeeld.ts';
+
+const regel = z
+  .object({
+    verzoek_id: z.string(),
+    tijdstip: z.string().describe('ISO 8601 met offset'),
+    kanaal: z.enum(['rest', 'mcp', 'intern']),
+    voorziening: z.string(),
+    status: z.int(),
+    credits: z.int(),
+    gefactureerd_cent: z.int(),
+    adres: z.string().nullable(),
+    sleutel_voorvoegsel: z.string().nullable(),
+  })
+  .meta({ id: 'VerbruikRegel' });
+
+/** Cursor: the timestamp and id of the last row of the previous page, base64url. */
+function leesCursor(c: string): { t: Date; id: string } {
+  try {
+    const [t, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
+    const d = new Date(t);
+    if (Number.isNaN(d.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) throw new Error();
+    return { t: d, id };
+  } catch {
+    throw new InsightFout('ongeldige_invoer', 'Ongeldige invoer: na: onbekende cursor; gebruik meta.volgende van de vorige pagina.');
+  }
+}
+
+/** GET /api/v1/verbruik: the account's usage, newest first, in pages. Free. */
+export const verbruik = inzichtProcedure
+  .meta({
+    openapi: {
+      method: 'GET',
+      path: '/verbruik',
+      protect: true,
+      tags: ['account'],
+      summary: 'Verbruik van het account, nieuwste eerst',
+      description: 'Alle opvragingen van alle sleutels van het account, met status en kosten. Gratis. Blader met `na` = `meta.volgende`.',
+      responseHeaders: rateLimitHeaders,
+      errorResponses: { 400: 'Ongeldige limiet of cursor.', 403: foutResponses()[403] },
+    },
+  })
+  .input(
+    z.strictObject({
+      // Strings, not numbers: query parameters arrive as text and must validate the same on every gateway.
+      limiet: z.string().regex(/^([1-9]|[1-9]\d|100)$/, 'limiet: een geheel getal van 1 tot en met 100').optional().describe('Regels per pagina, 1-100 (standaard 50).'),
+      na: z.string().max(200).optional().describe('Cursor uit meta.volgende.'),
+    }),
+  )
+  .output(
+    z.object({
+      data: z.array(regel),
+      meta: accountMetaSchema.extend({ volgende: z.string().nullable().describe('Cursor voor de volgende pagina; null aan het eind.') }),
+    }).meta({ id: 'Verbruik' }),
+  )
+  .query(async ({ ctx, input }) => {
+    const { db } = ctx.services;
+    const limiet = input.limiet ? Number(input.limiet) : 50;
+    const cursor = input.na ? leesCursor(input.na) : null;
+    const rows = await db.usageRecord.findMany({
+      where: {
+        accountId: ctx.principal!.accountId,
+        ...(cursor ? { OR: [{ aangemaaktOp: { lt: cursor.t } }, { aangemaaktOp: cursor.t, id: { lt: cursor.id } }] } : {}),
+      },
+      orderBy: [{ aangemaaktOp: 'desc' }, { id: 'desc' }],
+      take: limiet + 1,
+    });
+    const pagina = rows.slice(0, limiet);
+    const sleutels = await db.apiKey.findMany({ where: { id: { in: [...new Set(pagina.map((r) => r.keyId))] } }, select: { id: true, voorvoegsel: true } });
+    const prefix = new Map(sleutels.map((s) => [s.id, s.voorvoegsel]));
+    const laatste = pagina[pagina.length - 1];
+    return {
+      data: pagina.map((r) => ({
+        verzoek_id: r.id,
+        tijdstip: isoMetOffset(r.aangemaaktOp),
+        kanaal: r.kanaal as 'rest' | 'mcp' | 'intern',
+        voorziening: r.voorziening,
+        status: r.status,
+        credits: r.credits,
+        gefactureerd_cent: r.gefactureerdCent,
+        adres: r.adres,
+        sleutel_voorvoegsel: prefix.get(r.keyId) ?? null,
+      })),
+      meta: {
+        ...accountMeta(),
+        volgende: rows.length > limiet && laatste ? Buffer.from(`${laatste.aangemaaktOp.toISOString()}|${laatste.id}`).toString('base64url') : null,
+      },
+    };
+  });

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { bandFor, conformalQuantile, fitCalibration, uncertaintyScore } from '../../src/domain/valuation/calibration.ts';
+import type { CalibrationCase } from '../../src/domain/valuation/calibration.ts';
+import type { RawEstimate } from '../../src/domain/valuation/comparables.ts';
+import { fitLabelThresholds, labelFor, wilsonLower } from '../../src/domain/valuation/confidence.ts';
+import { randomSource } from './synthetic.ts';
+
+function raw(spreiding: number): RawEstimate {
+  return { logWaarde: Math.log(300_000), nComps: 20, nEff: 12, spreiding, afstand: 300, correctie: 0.05, straal: 500 };
+}
+
+/** Cases whose error scale is exactly the dispersion: the textbook heteroscedastic setting. */
+function cases(n: number, seed: number): CalibrationCase[] {
+  const { u, normal } = randomSource(seed);
+  return Array.from({ length: n }, () => {
+    const s = 0.03 + 0.15 * u();
+    return { estimate: raw(s), logFout: s * normal() };
+  });
+}
+
+describe('conformal quantile', () => {
+  it('uses rank ceil((n+1)q) for the upper and floor((n+1)q) for the lower tail', () => {
+    const v = Array.from({ length: 99 }, (_, i) => i + 1); // 1..99
+    expect(conformalQuantile(v, 0.9)).toBe(90);
+    expect(conformalQuantile(v, 0.1)).toBe(10);
+    expect(conformalQuantile([1, 2, 3], 0.99)).toBe(3);
+  });
+});
+
+describe('band calibration', () => {
+  const cal = fitCalibration(cases(3000, 1));
+
+  it('covers ~80 % of fresh cases, also within low and high dispersion', () => {
+    const fresh = cases(4000, 2);
+    const inBand = (c: CalibrationCase) => {
+      const [lo, hi] = bandFor(cal, uncertaintyScore(cal, c.estimate));
+      return c.logFout >= lo && c.logFout <= hi;
+    };
+    const share = (list: CalibrationCase[]) => list.filter(inBand).length / list.length;
+    expect(share(fresh)).toBeGreaterThan(0.76);
+    expect(share(fresh)).toBeLessThan(0.85);
+    expect(share(fresh.filter((c) => c.estimate.spreiding < 0.08))).toBeGreaterThan(0.72);
+    expect(share(fresh.filter((c) => c.estimate.spreiding > 0.13))).toBeGreaterThan(0.72);
+  });
+
+  it('widens with dispersion and always contains the estimate', () => {
+    const [lo1, hi1] = bandFor(cal, uncertaintyScore(cal, raw(0.04)));
+    const [lo2, hi2] = bandFor(cal, uncertaintyScore(cal, raw(0.17)));
+    expect(hi2 - lo2).toBeGreaterThan(2 * (hi1 - lo1));
+    for (const b of cal.buckets) {
+      expect(b.laag).toBeLessThanOrEqual(0);
+      expect(b.hoog).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('is not a fixed +-x %: the narrowest band is far narrower than the widest', () => {
+    const widths = cal.buckets.map((b) => b.hoog - b.laag);
+    expect(Math.max(...widths) / Math.min(...widths)).toBeGreaterThan(2);
+  });
+});
+
+describe('confidence labels', () => {
+  it('Wilson lower bound is below the observed share and tightens with n', () => {
+    expect(wilsonLower(95, 100)).toBeLessThan(0.95);
+    expect(wilsonLower(950, 1000)).toBeGreaterThan(wilsonLower(95, 100));
+    expect(wilsonLower(0, 0)).toBe(0);
+  });
+
+  it("gives 'hoog' only to a score range that measured >= 90 % within 10 %", () => {
+    const { u } = randomSource(4);
+    // Scores below 1: always within 10 %; above 1: within 10 % half of the time; above 2: never within 20 %.
+    const c = Array.from({ length: 2000 }, () => {
+      const score = 3 * u();
+      const fout = score < 1 ? 0.05 * u() : score < 2 ? (u() < 0.5 ? 0.05 : 0.15) : 0.3;
+      return { score, fout };
+    });
+    const t = fitLabelThresholds(c);
+    expect(t.hoog).toBeGreaterThan(0.9);
+    expect(t.hoog).toBeLessThan(1.4);
+    const hoog = c.filter((x) => labelFor(t, x.score) === 'hoog');
+    expect(hoog.filter((x) => x.fout <= 0.1).length / hoog.length).toBeGreaterThanOrEqual(0.9);
+    expect(labelFor(t, 2.8)).toBe('laag');
+    expect(labelFor(t, 1.5)).toBe('normaal');
+  });
+
+  it("never says 'hoog' when no group reaches the bar, and only 'laag' without calibration", () => {
+    const c = Array.from({ length: 500 }, (_, i) => ({ score: i, fout: i % 4 === 0 ? 0.15 : 0.05 })); // 75 % within 10 %
+    expect(fitLabelThresholds(c).hoog).toBe(-Infinity);
+    expect(labelFor(null, 0)).toBe('laag');
+  });
+});

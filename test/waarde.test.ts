@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers/app.ts';
+import { dialect } from './helpers/db.ts';
+import { adresBody, maakAdres } from './helpers/register.ts';
+import { maakVerkopen } from './helpers/verkopen.ts';
+
+const URL = '/api/v1/inzicht/waarde';
+
+describe(`POST /api/v1/inzicht/waarde (${dialect})`, () => {
+  let t: TestApp;
+  let subject: Awaited<ReturnType<typeof maakAdres>>;
+  let afgelegen: Awaited<ReturnType<typeof maakAdres>>;
+  beforeAll(async () => {
+    t = await createTestApp({ RATE_LIMIT_REST_PER_MIN: '1000' });
+    await maakVerkopen(t.db.prisma, { lat: 52.1, lon: 5.1, n: 600, van: '2020-01-01', tot: '2026-10-31' });
+    subject = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: 110 });
+    await t.db.prisma.woningtype.create({ data: { adresId: subject.id, woningtype: 'tussenwoning', afgeleidUit: 'test', bron: 'testdata' } });
+    afgelegen = await maakAdres(t.db.prisma, { lat: 53.4, lon: 6.8, oppervlakte: 110 });
+  });
+  afterAll(async () => t?.close());
+
+  async function post(key: string, body: unknown, headers: Record<string, string> = {}) {
+    return t.app.inject({ method: 'POST', url: URL, headers: { authorization: `Bearer ${key}`, ...headers }, payload: body as object });
+  }
+
+  it('answers every contract field with the right type and charges 90 cent', async () => {
+    const { accountId, key } = await t.klant(100);
+    const res = await post(key, adresBody(subject));
+    expect(res.statusCode, res.body).toBe(200);
+    const { data, meta } = res.json();
+    expect(Object.keys(data)).toEqual(['adres', 'marktwaarde', 'min', 'max', 'betrouwbaarheid', 'peildatum', 'valuta']);
+    expect(data.adres).toEqual({ weergave: expect.stringMatching(/^Teststraat 12, \d{4} [A-Z]{2} Proefdorp$/), postcode: subject.postcode, huisnummer: 12, toevoeging: null });
+    for (const k of ['marktwaarde', 'min', 'max']) expect(Number.isInteger(data[k])).toBe(true);
+    expect(data.min).toBeLessThanOrEqual(data.marktwaarde);
+    expect(data.marktwaarde).toBeLessThanOrEqual(data.max);
+    expect(['hoog', 'normaal', 'laag']).toContain(data.betrouwbaarheid);
+    expect(data.peildatum).toBe('2026-11-22');
+    expect(data.valuta).toBe('EUR');
+    expect(meta).toMatchObject({ schema: expect.stringMatching(/\/inzicht$/), schema_versie: '1.0', voorziening: 'waarde', cached: false, gefactureerd_cent: 90 });
+    expect(meta.model_versie).toEqual(expect.any(String));
+    expect((await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits).toBe(82);
+    // A value in the range the synthetic market implies (~4,000 €/m² at 80 m², growing).
+    expect(data.marktwaarde).toBeGreaterThan(250_000);
+    expect(data.marktwaarde).toBeLessThan(700_000);
+  });
+
+  it('a peildatum in the past changes the answer; a future one is 400 and free', async () => {
+    const { accountId, key } = await t.klant(100);
+    const nu = (await post(key, adresBody(subject))).json().data;
+    const toen = await post(key, { ...adresBody(subject), peildatum: '2022-06-30' });
+    expect(toen.statusCode, toen.body).toBe(200);
+    expect(toen.json().data.peildatum).toBe('2022-06-30');
+    expect(toen.json().data.marktwaarde).not.toBe(nu.marktwaarde);
+    const voor = (await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits;
+    const toekomst = await post(key, { ...adresBody(subject), peildatum: '2026-11-23' });
+    expect(toekomst.statusCode).toBe(400);
+    expect(toekomst.json().fout).toMatch(/toekomst/);
+    expect((await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits).toBe(voor);
+  });
+
+  it('woonoppervlakte: 19, 2001, "abc", 20.5 and "100" are 400; 20 and 2000 are accepted and change the value', async () => {
+    const { key } = await t.klant(200);
+    for (const w of [19, 2001, 'abc', 20.5, '100', null]) {
+      const res = await post(key, { ...adresBody(subject), woonoppervlakte: w });
+      expect(res.statusCode, `${w}: ${res.body}`).toBe(400);
+      expect(res.json().fout).toMatch(/woonoppervlakte/);
+    }
+    const klein = await post(key, { ...adresBody(subject), woonoppervlakte: 60 });
+    const groot = await post(key, { ...adresBody(subject), woonoppervlakte: 200 });
+    expect(klein.statusCode, klein.body).toBe(200);
+    expect(groot.json().data.marktwaarde).toBeGreaterThan(klein.json().data.marktwaarde);
+    for (const w of [20, 2000]) {
+      const res = await post(key, { ...adresBody(subject), woonoppervlakte: w });
+      expect([200, 422], `${w}: ${res.body}`).toContain(res.statusCode);
+    }
+  });
+
+  it('too few comparable sales: 422 with no number, charged 18 credits', async () => {
+    const { accountId, key } = await t.klant(100);
+    const res = await post(key, adresBody(afgelegen));
+    expect(res.statusCode, res.body).toBe(422);
+    expect(Object.keys(res.json())).toEqual(['fout']);
+    expect(res.body).not.toMatch(/marktwaarde|"min"|"max"/);
+    expect((await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits).toBe(82);
+    const usage = await t.db.prisma.usageRecord.findFirstOrThrow({ where: { accountId } });
+    expect(usage).toMatchObject({ voorziening: 'waarde', status: 422, credits: 18, gefactureerdCent: 90 });
+  });
+
+  it('an unknown address is 404 and not charged', async () => {
+    const { accountId, key } = await t.klant(100);
+    const res = await post(key, { adres: { postcode: '9999ZZ', huisnummer: '1' } });
+    expect(res.statusCode).toBe(404);
+    expect((await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits).toBe(100);
+  });
+
+  it('an idempotent replay returns the stored answer without charging again', async () => {
+    const { accountId, key } = await t.klant(100);
+    const eerste = await post(key, adresBody(subject), { 'idempotency-key': 'waarde-1' });
+    const tweede = await post(key, adresBody(subject), { 'idempotency-key': 'waarde-1' });
+    expect(tweede.statusCode).toBe(200);
+    expect(tweede.headers['idempotent-replayed']).toBe('true');
+    expect(tweede.json().data).toEqual(eerste.json().data);
+    expect(tweede.json().meta).toMatchObject({ cached: true, gefactureerd_cent: 0 });
+    expect((await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits).toBe(82);
+  });
+
+  it('the 402 comes before any work when the balance is below 18 credits', async () => {
+    const { accountId, key } = await t.klant(17);
+    const res = await post(key, adresBody(subject));
+    expect(res.statusCode).toBe(402);
+    expect(res.json().fout).toMatch(/18 credits.*17 credits/);
+    expect((await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits).toBe(17);
+  });
+});
