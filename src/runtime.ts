@@ -12,7 +12,7 @@ import { maakModelHouder } from './domain/marktwaarde/houder.ts';
 export async function openMigratedDatabase(config: Config, log?: Logger): Promise<Database> {
   const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
-    const applied = await applyMigrations(db.adapterFactory);
+    const applied = await applyMigrations(db.migratieAdapterFactory);
     if (applied.length) log?.info({ applied }, 'migraties toegepast');
     return db;
   } catch (e) {

@@ -11,7 +11,7 @@ describe(`migrations (${dialect})`, () => {
 
   it('apply to an empty database and re-running is a no-op', async () => {
     // createTestDatabase applied them once already.
-    expect(await applyMigrations(db.adapterFactory)).toEqual([]);
+    expect(await applyMigrations(db.migratieAdapterFactory)).toEqual([]);
     const rows = await db.prisma.$queryRaw<{ migration_name: string }[]>`SELECT migration_name FROM _prisma_migrations`;
     expect(rows.length).toBeGreaterThan(0);
   });

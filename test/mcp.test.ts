@@ -88,7 +88,7 @@ describe(`MCP /mcp (${dialect})`, () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${base}/mcp`, { method });
       expect(res.status).toBe(405);
-      expect(Object.keys(await res.json())).toEqual(['fout']);
+      expect(Object.keys((await res.json()) as object)).toEqual(['fout']);
     }
   });
 });

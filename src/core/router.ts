@@ -3,6 +3,7 @@ import { router } from './trpc.ts';
 import { whoami } from '../procedures/whoami.ts';
 import { verbruik } from '../procedures/verbruik.ts';
 import { mcpToegang } from '../procedures/mcp/toegang.ts';
+import { beheerToegang } from '../procedures/beheer-toegang.ts';
 import { adres } from '../procedures/inzicht/adres.ts';
 import { woz } from '../procedures/inzicht/woz.ts';
 import { energielabel } from '../procedures/inzicht/energielabel.ts';
@@ -14,6 +15,7 @@ export const appRouter = router({
   whoami,
   verbruik,
   mcp: router({ toegang: mcpToegang }),
+  beheer: router({ toegang: beheerToegang }),
   inzicht: router({ waarde, adres, woz, energielabel, woningtype, invloeden }),
 });
 

@@ -17,11 +17,23 @@ import { PrismaClient } from '../generated/prisma/client.ts';
 
 export type Db = PrismaClient;
 
+/**
+ * Options for every short interactive transaction on the request path. Prisma's defaults (wait 2 s
+ * for a connection, 5 s to finish) turn a burst of concurrent requests into 500s; these let them queue.
+ */
+export const TX_OPTS = { maxWait: 15_000, timeout: 15_000 } as const;
+
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgres';
-  /** The factory the schema engine needs for migrations. */
+  /** The factory of the application's own connections. */
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  /**
+   * The factory the schema engine migrates through. On PostgreSQL a separate one-connection pool that
+   * closes as soon as it is idle: the engine takes a session-level advisory lock it never releases, so
+   * on a pooled connection that lock would outlive the migration and stall other processes' starts.
+   */
+  migratieAdapterFactory: SqlMigrationAwareDriverAdapterFactory;
   /** Human-readable location, for logs (never contains a password). */
   location: string;
   close(): Promise<void>;
@@ -86,6 +98,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       prisma,
       kind: 'postgres',
       adapterFactory,
+      migratieAdapterFactory: new PrismaPg({ connectionString: opts.databaseUrl, max: 1, idleTimeoutMillis: 1 }),
       location: `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`,
       close: () => prisma.$disconnect(),
     };
@@ -115,6 +128,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     prisma,
     kind: 'pglite',
     adapterFactory,
+    migratieAdapterFactory: adapterFactory,
     location,
     async close() {
       await prisma.$disconnect();

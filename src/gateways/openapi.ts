@@ -8,6 +8,19 @@ import type { Config } from '../config/env.ts';
 import { appRouter } from '../core/router.ts';
 import type { Meta } from '../core/trpc.ts';
 
+const kop = (description: string, type: 'string' | 'integer' = 'string') => ({ description, schema: { type } });
+
+/** Headers that carry part of an error's meaning. */
+const FOUT_HEADERS: Record<number, Record<string, unknown>> = {
+  401: { 'WWW-Authenticate': kop('Altijd `Bearer`.') },
+  409: { 'Retry-After': kop('Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt.', 'integer') },
+  429: {
+    'Retry-After': kop('Seconden tot er weer ruimte is in het venster.', 'integer'),
+    RateLimit: kop('Stand per beleid (IETF ratelimit-headers).'),
+    'RateLimit-Policy': kop('Het geldende beleid.'),
+  },
+};
+
 /** Statuses every protected operation can answer, whatever it does. */
 const STANDAARD_FOUTEN: Record<number, string> = {
   401: 'Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`).',
@@ -50,7 +63,11 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
     const beschrijvingen = { ...STANDAARD_FOUTEN, ...(o.errorResponses as Record<number, string> | undefined) };
     for (const status of Object.keys(op.responses)) if (Number(status) >= 400) delete op.responses[status];
     for (const [status, description] of Object.entries(beschrijvingen)) {
-      op.responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Fout' } } } };
+      op.responses[status] = {
+        description,
+        ...(FOUT_HEADERS[Number(status)] ? { headers: FOUT_HEADERS[Number(status)] } : {}),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Fout' } } },
+      };
     }
   }
   return doc;

@@ -6,12 +6,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyTRPCOpenApiPlugin, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { appRouter } from '../core/router.ts';
+import { createCallerFactory } from '../core/trpc.ts';
 import { createContextInner, type Services } from '../core/context.ts';
 import { foutVoorStatus, naarFout, FOUT_SOORTEN } from '../core/errors.ts';
 import { ONGELDIGE_JSON } from './json-body.ts';
 import { bouwOpenApiDocument } from './openapi.ts';
 
 export const REST_PREFIX = '/api/v1';
+const createCaller = createCallerFactory(appRouter);
 
 interface RouteSjabloon {
   methode: string;
@@ -46,9 +48,15 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
       const pad = req.url.split('?')[0].slice(REST_PREFIX.length) || '/';
       const treffers = sjablonen.filter((s) => s.patroon.test(pad));
       if (treffers.length === 0) {
-        if (pad.startsWith('/projecten')) {
-          // The management product lives elsewhere: an insight key has no business here.
-          return stuurFout(reply, 403, 'Deze sleutel heeft geen toegang tot de beheer-API (/api/v1/projecten); die gebruikt eigen beheersleutels.');
+        if (pad === '/projecten' || pad.startsWith('/projecten/')) {
+          // The management product: 401 without a valid key, 403 for an insight key (core rules).
+          try {
+            await createCaller(createContextInner({ services, kanaal: 'rest', authorization: req.headers.authorization, requestId: String(req.id) })).beheer.toegang();
+          } catch (err) {
+            const f = naarFout(err);
+            return stuurFout(reply, f.status, f.fout, f.headers);
+          }
+          return stuurFout(reply, 404, 'De beheer-API (/api/v1/projecten) wordt niet door deze dienst aangeboden.');
         }
         return stuurFout(reply, 404, `Onbekend pad: ${req.method} ${REST_PREFIX}${pad}`);
       }

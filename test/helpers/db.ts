@@ -19,7 +19,7 @@ export interface TestDatabase extends Database {
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!testDatabaseUrl) {
     const db = await openDatabase({ databaseUrl: '', dataDir: '', memory: true });
-    await applyMigrations(db.adapterFactory);
+    await applyMigrations(db.migratieAdapterFactory);
     return { ...db, url: '' };
   }
   const name = `insight_test_${randomBytes(6).toString('hex')}`;
@@ -30,7 +30,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
   const db = await openDatabase({ databaseUrl: url.toString(), dataDir: '' });
-  await applyMigrations(db.adapterFactory);
+  await applyMigrations(db.migratieAdapterFactory);
   return {
     ...db,
     url: url.toString(),

@@ -21,7 +21,7 @@ export function registerServeCommands(program: Command) {
       const config = loadConfig();
       const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
       try {
-        const applied = await applyMigrations(db.adapterFactory);
+        const applied = await applyMigrations(db.migratieAdapterFactory);
         print(!!opts.json, { toegepast: applied, database: db.location },
           applied.length ? `Toegepast op ${db.location}: ${applied.join(', ')}` : `${db.location} is bij: geen migraties toe te passen.`);
       } finally {

@@ -5,12 +5,11 @@
  * commits or none of it.
  */
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../db/client.ts';
+import { TX_OPTS, type Db } from '../../db/client.ts';
 import { bewaar } from '../idempotentie/idempotentie.ts';
 import { schrijfGebeurtenis } from '../webhooks/gebeurtenissen.ts';
 import { EENHEID_CENT } from './tegoed.ts';
 
-export const TX_OPTS = { maxWait: 15_000, timeout: 15_000 } as const;
 
 export interface Afrekening {
   accountId: string;

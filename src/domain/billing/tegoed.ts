@@ -2,7 +2,7 @@
  * Accounts and their credit balance. Every change of balance is a ledger row written in the same
  * transaction as the change of the cached balance on the account, so balance = sum(ledger) always.
  */
-import type { Db } from '../../db/client.ts';
+import { TX_OPTS, type Db } from '../../db/client.ts';
 
 export const EENHEID_CENT = 5;
 
@@ -25,7 +25,7 @@ export async function createAccount(db: Db, opts: { naam: string; credits?: numb
       await tx.ledgerEntry.create({ data: { accountId: acc.id, credits, soort: 'opwaardering', omschrijving: 'Beginsaldo' } });
     }
     return acc;
-  });
+  }, TX_OPTS);
 }
 
 /** Add credits (a positive integer); returns the new balance. */
@@ -39,7 +39,7 @@ export async function topUp(db: Db, opts: { accountId: string; credits: number; 
       data: { accountId: opts.accountId, credits: opts.credits, soort: 'opwaardering', omschrijving: opts.omschrijving ?? 'Opwaardering' },
     });
     return rows[0].credits;
-  });
+  }, TX_OPTS);
 }
 
 export async function getBalance(db: Db, accountId: string): Promise<number> {

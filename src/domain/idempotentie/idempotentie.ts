@@ -19,12 +19,12 @@ export type Claim =
   | { soort: 'ander_verzoek' }
   | { soort: 'herhaling'; status: number; antwoord: unknown };
 
-/** Canonical JSON: keys sorted at every level, so equal bodies hash equally. */
+/** Canonical JSON: keys sorted at every level and null fields dropped (null and absent mean the same), so equal requests hash equally. */
 export function canoniekeJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canoniekeJson).join(',')}]`;
   if (v && typeof v === 'object') {
     return `{${Object.keys(v as object)
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined && (v as Record<string, unknown>)[k] !== null)
       .sort()
       .map((k) => `${JSON.stringify(k)}:${canoniekeJson((v as Record<string, unknown>)[k])}`)
       .join(',')}}`;

@@ -2,7 +2,7 @@
  * Key management: create, rotate, revoke, list, and authenticate a bearer key. Used by the operator
  * CLI and the web app; never reachable through REST or MCP (decisions section 4).
  */
-import type { Db } from '../../db/client.ts';
+import { TX_OPTS, type Db } from '../../db/client.ts';
 import { generateKey, hashKey, isWellFormedKey, voorvoegsel } from './format.ts';
 
 export type Familie = 'inzicht' | 'beheer';
@@ -81,7 +81,7 @@ export async function createKey(
       select: { id: true },
     });
     return { key, id: row.id, voorvoegsel: voorvoegsel(key), verlooptOp };
-  });
+  }, TX_OPTS);
 }
 
 /** Rotation revokes the old key at once and returns a new one with the same name, family, rights and expiry. */
@@ -105,7 +105,7 @@ export async function rotateKey(db: Db, opts: { accountId: string; keyId: string
     });
     await tx.apiKey.update({ where: { id: oud.id }, data: { ingetrokkenOp: now, vervangenDoor: nieuw.id } });
     return { key, id: nieuw.id, voorvoegsel: voorvoegsel(key), verlooptOp: oud.verlooptOp };
-  });
+  }, TX_OPTS);
 }
 
 export async function revokeKey(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<void> {

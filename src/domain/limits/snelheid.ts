@@ -4,7 +4,7 @@
  * (key, bucket) serialises concurrent requests of the same key; the request is recorded in every
  * bucket only when all buckets allow it, so a refused request spends no quota.
  */
-import type { Db } from '../../db/client.ts';
+import { TX_OPTS, type Db } from '../../db/client.ts';
 
 export const VENSTER_MS = 60_000;
 
@@ -57,7 +57,7 @@ export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], n
       ? 0
       : Math.max(...metingen.filter((m) => m.aantal >= m.emmer.limiet).map((m) => standen.find((s) => s.naam === m.emmer.naam)!.resetSeconden), 1);
     return { toegestaan, standen, retryAfter };
-  });
+  }, TX_OPTS);
 }
 
 /** Response headers in the IETF httpapi ratelimit-headers draft syntax (structured fields). */

@@ -1,0 +1,163 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers/app.ts';
+import { dialect } from './helpers/db.ts';
+import { appRouter } from '../src/core/router.ts';
+
+type Responses = Record<string, { description?: string; content?: Record<string, { schema?: { $ref?: string } }>; headers?: Record<string, unknown> }>;
+interface Operation {
+  security?: Record<string, unknown[]>[];
+  parameters?: { in: string; name: string }[];
+  responses: Responses;
+  requestBody?: unknown;
+}
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, any>; securitySchemes?: Record<string, any> };
+};
+
+/** The REST surface of decisions section 1 (paths relative to /api/v1), method per path. */
+const SECTIE_1: [string, string][] = [
+  ['get', '/whoami'],
+  ['post', '/inzicht/waarde'],
+  ['post', '/inzicht/adres'],
+  ['post', '/inzicht/woz'],
+  ['post', '/inzicht/energielabel'],
+  ['post', '/inzicht/woningtype'],
+  ['post', '/inzicht/invloeden'],
+  ['post', '/webhooks'],
+  ['get', '/webhooks'],
+  ['delete', '/webhooks/{}'],
+  ['post', '/webhooks/{}/test'],
+  ['get', '/webhooks/{}/afleveringen'],
+  ['get', '/verbruik'],
+];
+/** Built and required today. */
+const GEBOUWD = ['get /whoami', 'post /inzicht/adres', 'post /inzicht/woz', 'post /inzicht/energielabel', 'post /inzicht/woningtype', 'post /inzicht/invloeden'];
+const LOOKUP_PADEN = ['/inzicht/adres', '/inzicht/woz', '/inzicht/energielabel', '/inzicht/woningtype', '/inzicht/invloeden'];
+
+const sjabloon = (pad: string) => pad.replace(/\{[^}]+\}/g, '{}');
+
+/** (method, path) of every procedure the router exposes over REST. */
+function routerOperaties(): { methode: string; pad: string; errorResponses?: Record<string, string> }[] {
+  return Object.values(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: { openapi?: { method: string; path: string; errorResponses?: Record<string, string> } } } }>)
+    .map((p) => p._def.meta?.openapi)
+    .filter((o): o is NonNullable<typeof o> => !!o)
+    .map((o) => ({ methode: o.method.toLowerCase(), pad: o.path, errorResponses: o.errorResponses }));
+}
+
+let t: TestApp;
+let doc: Doc;
+beforeAll(async () => {
+  t = await createTestApp();
+  const res = await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+  expect(res.statusCode).toBe(200);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
+  doc = res.json();
+});
+afterAll(async () => t?.close());
+
+describe(`OpenAPI document and /docs (${dialect})`, () => {
+
+  const operaties = () => Object.entries(doc.paths).flatMap(([pad, item]) => Object.entries(item).map(([methode, op]) => ({ pad, methode, op })));
+
+  it('is served without a key and validates as OpenAPI 3.1', async () => {
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+  });
+
+  it('has every path of decisions section 1 that the router serves, and every router operation', () => {
+    const inDoc = new Set(operaties().map((o) => `${o.methode} ${sjabloon(o.pad)}`));
+    const inRouter = new Set(routerOperaties().map((o) => `${o.methode} ${sjabloon(o.pad)}`));
+    for (const g of GEBOUWD) {
+      expect(inRouter, g).toContain(g);
+      expect(inDoc, g).toContain(g);
+    }
+    for (const [m, p] of SECTIE_1) if (inRouter.has(`${m} ${p}`)) expect(inDoc, `${m} ${p}`).toContain(`${m} ${p}`);
+    for (const r of inRouter) expect(inDoc, r).toContain(r);
+  });
+
+  it('every 4xx/5xx response of every operation is the Fout schema; no error.* schemas remain', () => {
+    expect(doc.components.schemas.Fout).toMatchObject({
+      type: 'object',
+      properties: { fout: { type: 'string' } },
+      required: ['fout'],
+      additionalProperties: false,
+    });
+    for (const { pad, methode, op } of operaties()) {
+      const fouten = Object.entries(op.responses).filter(([s]) => Number(s) >= 400);
+      expect(fouten.length, `${methode} ${pad}`).toBeGreaterThan(0);
+      for (const [status, resp] of fouten) {
+        expect(resp.content, `${methode} ${pad} ${status}`).toStrictEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Fout' } } });
+      }
+    }
+    expect(Object.keys(doc.components.schemas).filter((n) => n.startsWith('error.'))).toEqual([]);
+    expect(JSON.stringify(doc)).not.toMatch(/#\/components\/schemas\/error\./);
+  });
+
+  it('every protected operation documents 401 and 429 (all REST paths are rate limited)', () => {
+    for (const { pad, methode, op } of operaties()) {
+      if (!op.security?.length) continue;
+      expect(Object.keys(op.responses), `${methode} ${pad}`).toEqual(expect.arrayContaining(['401', '429']));
+    }
+  });
+
+  it("error descriptions are the operation's own (Dutch), not the generator's shared English defaults", () => {
+    const engels = /Authorization not provided|Insufficient access|Invalid input data|Internal server error|Not found/;
+    for (const { pad, methode, op } of operaties()) {
+      for (const [status, resp] of Object.entries(op.responses)) {
+        if (Number(status) >= 400) expect(resp.description, `${methode} ${pad} ${status}`).not.toMatch(engels);
+      }
+    }
+    for (const r of routerOperaties()) {
+      const op = doc.paths[r.pad]?.[r.methode];
+      for (const [status, beschrijving] of Object.entries(r.errorResponses ?? {})) {
+        expect(op?.responses[status]?.description, `${r.methode} ${r.pad} ${status}`).toBe(beschrijving);
+      }
+    }
+  });
+
+  it('the lookups document Bearer security, the Idempotency-Key header, RateLimit headers and their errors', () => {
+    expect(doc.components.securitySchemes?.Bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const pad of LOOKUP_PADEN) {
+      const op = doc.paths[pad]?.post;
+      expect(op, pad).toBeDefined();
+      expect(op.security, pad).toEqual([{ Bearer: [] }]);
+      expect(op.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'), pad).toBe(true);
+      expect(Object.keys(op.responses['200'].headers ?? {}), pad).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
+      expect(Object.keys(op.responses), pad).toEqual(expect.arrayContaining(['200', '400', '401', '402', '403', '404', '409', '429']));
+    }
+  });
+
+  it('the request address takes huisnummer as a string; the answer gives it as an integer', () => {
+    const invoer = doc.components.schemas.AdresInvoer;
+    expect(invoer.properties.postcode.type).toBe('string');
+    expect(invoer.properties.huisnummer.type).toBe('string');
+    expect(invoer.required).toEqual(['postcode', 'huisnummer']);
+    expect(invoer.additionalProperties).toBe(false);
+    expect(doc.components.schemas.Adres.properties.huisnummer.type).toBe('integer');
+    expect(doc.components.schemas.Adres.required).toEqual(expect.arrayContaining(['weergave', 'postcode', 'huisnummer', 'toevoeging']));
+  });
+
+  it('GET /docs answers HTML without a key', async () => {
+    let res = await t.app.inject({ method: 'GET', url: '/docs' });
+    for (let i = 0; i < 3 && res.statusCode >= 300 && res.statusCode < 400; i++) {
+      const naar = new URL(String(res.headers.location), 'http://localhost/docs');
+      res = await t.app.inject({ method: 'GET', url: naar.pathname + naar.search });
+    }
+    expect(res.statusCode).toBe(200);
+    expect(String(res.headers['content-type'])).toMatch(/^text\/html/);
+    expect(res.body).toMatch(/<html/i);
+  });
+});
+
+/**
+ * The document does not depend on the database: one snapshot, under a name without the dialect, written
+ * and checked by the PGlite project only (two projects writing one .snap file overwrite each other).
+ */
+describe.skipIf(dialect !== 'pglite')('OpenAPI document snapshot', () => {
+  it('matches the committed snapshot (contract changes show up in review)', () => {
+    expect(doc).toMatchSnapshot();
+  });
+});
