@@ -6,12 +6,13 @@ import type { Logger } from 'pino';
 import type { Config } from './config/env.ts';
 import type { Services } from './core/context.ts';
 import { openDatabase, type Database } from './db/client.ts';
-import { applyMigrations } from './db/migrate.ts';
+import { applyMigrations, migrationNames } from './db/migrate.ts';
 import { maakModelHouder } from './domain/marktwaarde/houder.ts';
 
 export async function openMigratedDatabase(config: Config, log?: Logger): Promise<Database> {
   const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
+    if (await isBij(db)) return db;
     const applied = await applyMigrations(db.migratieAdapterFactory);
     if (applied.length) log?.info({ applied }, 'migraties toegepast');
     return db;
@@ -19,6 +20,21 @@ export async function openMigratedDatabase(config: Config, log?: Logger): Promis
     await db.close();
     throw e;
   }
+}
+
+/**
+ * Fast path: every committed migration is recorded as finished, so the schema engine (a few seconds to
+ * start) is not needed. Anything else — a fresh database, a new migration, a failed one — goes
+ * through the engine, which also reports problems properly.
+ */
+async function isBij(db: Database): Promise<boolean> {
+  const [{ t }] = await db.prisma.$queryRaw<{ t: string | null }[]>`SELECT to_regclass('_prisma_migrations')::text AS t`;
+  if (!t) return false;
+  const rows = await db.prisma.$queryRaw<{ migration_name: string; ok: boolean }[]>`
+    SELECT migration_name, (finished_at IS NOT NULL AND rolled_back_at IS NULL) AS ok FROM _prisma_migrations`;
+  if (rows.some((r) => !r.ok)) return false;
+  const klaar = new Set(rows.map((r) => r.migration_name));
+  return migrationNames().every((n) => klaar.has(n));
 }
 
 export function createServices(config: Config, db: Database, log: Logger): Services {

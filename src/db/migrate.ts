@@ -39,6 +39,11 @@ async function engineFor(factory: SqlMigrationAwareDriverAdapterFactory) {
   return { engine, schema };
 }
 
+/** Names of the committed migration folders, in order. */
+export function migrationNames(): string[] {
+  return readMigrationsList().migrationDirectories.map((d) => d.path);
+}
+
 /** Apply every migration not yet applied; returns the names applied now (empty when up to date). */
 export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
   const { engine } = await engineFor(factory);

@@ -19,12 +19,13 @@ export function registerAccountCommands(program: Command) {
     });
 
   account
-    .command('topup <account_id>')
+    .command('topup')
+    .argument('<account_id>', 'account-id (uuid)', uuid)
     .description('Waardeer een account op')
     .requiredOption('--credits <n>', 'aantal credits erbij', geheelGetal(1))
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, opts: { credits: number; json?: boolean }) => {
-      const id = uuid(accountId);
+      const id = accountId;
       const credits = await withDatabase(loadConfig(), (db) => topUp(db.prisma, { accountId: id, credits: opts.credits }));
       print(!!opts.json, { account_id: id, credits }, `Account ${id} heeft nu ${credits} credits.`);
     });

@@ -15,14 +15,15 @@ export function registerKeyCommands(program: Command) {
   const key = program.command('key').description('API-sleutels (worden één keer getoond; alleen de hash wordt bewaard)');
 
   key
-    .command('create <account_id>')
+    .command('create')
+    .argument('<account_id>', 'account-id (uuid)', uuid)
     .description('Maak een sleutel')
     .requiredOption('--name <naam>', 'naam van de sleutel')
     .option('--family <familie>', "'inzicht' of 'beheer'", familie, 'inzicht' as Familie)
     .option('--expires <datum>', 'vervaldatum JJJJ-MM-DD (standaard over 1 jaar, hoogstens 2 jaar)', datum)
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, opts: { name: string; family: Familie; expires?: string; json?: boolean }) => {
-      const id = uuid(accountId);
+      const id = accountId;
       const k = await withDatabase(loadConfig(), (db) =>
         createKey(db.prisma, { accountId: id, naam: opts.name, familie: opts.family, verlooptOp: opts.expires ? new Date(`${opts.expires}T23:59:59Z`) : undefined }),
       );
@@ -31,29 +32,34 @@ export function registerKeyCommands(program: Command) {
     });
 
   key
-    .command('rotate <account_id> <key_id>')
+    .command('rotate')
+    .argument('<account_id>', 'account-id (uuid)', uuid)
+    .argument('<key_id>', 'sleutel-id (uuid)', uuid)
     .description('Vervang een sleutel: de oude stopt meteen')
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, keyId: string, opts: { json?: boolean }) => {
-      const k = await withDatabase(loadConfig(), (db) => rotateKey(db.prisma, { accountId: uuid(accountId), keyId: uuid(keyId) }));
+      const k = await withDatabase(loadConfig(), (db) => rotateKey(db.prisma, { accountId, keyId }));
       print(!!opts.json, { key: k.key, voorvoegsel: k.voorvoegsel, verloopt_op: isoMetOffset(k.verlooptOp) }, `Nieuwe sleutel:\n\n  ${k.key}\n`);
     });
 
   key
-    .command('revoke <account_id> <key_id>')
+    .command('revoke')
+    .argument('<account_id>', 'account-id (uuid)', uuid)
+    .argument('<key_id>', 'sleutel-id (uuid)', uuid)
     .description('Trek een sleutel in')
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, keyId: string, opts: { json?: boolean }) => {
-      await withDatabase(loadConfig(), (db) => revokeKey(db.prisma, { accountId: uuid(accountId), keyId: uuid(keyId) }));
+      await withDatabase(loadConfig(), (db) => revokeKey(db.prisma, { accountId, keyId }));
       print(!!opts.json, { ingetrokken: keyId }, `Sleutel ${keyId} ingetrokken.`);
     });
 
   key
-    .command('list <account_id>')
+    .command('list')
+    .argument('<account_id>', 'account-id (uuid)', uuid)
     .description('Sleutels van een account (zonder de sleutels zelf)')
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, opts: { json?: boolean }) => {
-      const rows = await withDatabase(loadConfig(), (db) => listKeys(db.prisma, uuid(accountId)));
+      const rows = await withDatabase(loadConfig(), (db) => listKeys(db.prisma, accountId));
       print(!!opts.json, rows, rows.map((r) => `${r.id}  ${r.voorvoegsel}…  ${r.familie}  ${r.naam}  ${r.ingetrokkenOp ? 'ingetrokken' : `tot ${isoMetOffset(r.verlooptOp)}`}`).join('\n') || '(geen sleutels)');
     });
 }

@@ -1,0 +1,98 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/client.ts';
+import { authenticate } from '../src/domain/keys/sleutels.ts';
+import { ledgerSum } from '../src/domain/billing/tegoed.ts';
+import { createTestDatabase, dialect, type TestDatabase } from './helpers/db.ts';
+
+const run = promisify(execFile);
+const main = path.resolve('src/cli/main.ts');
+
+/** The operator CLI as an operator runs it: a real process, on PGlite (a data directory) or PostgreSQL. */
+describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
+  let dataDir: string;
+  let pg: TestDatabase | null = null;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'insight-cli-'));
+    if (dialect === 'postgres') pg = await createTestDatabase();
+    env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: pg?.url ?? '', LOG_LEVEL: 'silent' };
+  });
+  afterAll(async () => {
+    await pg?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const insight = async (...args: string[]) => {
+    const r = await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, ...args], { env });
+    return JSON.parse(r.stdout.trim().split('\n').pop()!);
+  };
+  async function metDb<T>(fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
+    const db = await openDatabase({ databaseUrl: pg?.url ?? '', dataDir });
+    try {
+      return await fn(db);
+    } finally {
+      await db.close();
+    }
+  }
+
+  it('migrate twice: the second run applies nothing', async () => {
+    const eerste = await insight('migrate', '--json');
+    expect(eerste.toegepast.length).toBeGreaterThanOrEqual(pg ? 0 : 1);
+    expect((await insight('migrate', '--json')).toegepast).toEqual([]);
+  });
+
+  it('account create, topup and key create print the documented JSON; the key works and only its hash is stored', async () => {
+    const acc = await insight('account', 'create', '--name', 'Makelaar BV', '--credits', '250', '--json');
+    expect(acc).toEqual({ account_id: expect.stringMatching(/^[0-9a-f-]{36}$/), credits: 250 });
+    expect(await insight('account', 'topup', acc.account_id, '--credits', '50', '--json')).toEqual({ account_id: acc.account_id, credits: 300 });
+    const k = await insight('key', 'create', acc.account_id, '--name', 'productie', '--expires', '2027-06-30', '--json');
+    expect(k).toEqual({ key: expect.stringMatching(/^pct_[0-9A-Za-z]{38}$/), voorvoegsel: k.key.slice(0, 12), verloopt_op: expect.stringMatching(/^2027-06-30T23:59:59\.000\+00:00$/) });
+    const beheer = await insight('key', 'create', acc.account_id, '--name', 'beheer', '--family', 'beheer', '--json');
+    await metDb(async (db) => {
+      const p = await authenticate(db.prisma, `Bearer ${k.key}`, new Date('2026-12-01T00:00:00Z'));
+      expect(p).toMatchObject({ accountId: acc.account_id, familie: 'inzicht', rechten: ['inzicht:lezen'] });
+      expect((await authenticate(db.prisma, `Bearer ${beheer.key}`))?.familie).toBe('beheer');
+      expect(await ledgerSum(db.prisma, acc.account_id)).toBe(300);
+      const rows = await db.prisma.$queryRawUnsafe<{ t: string }[]>('SELECT row_to_json(k)::text AS t FROM api_sleutel k');
+      expect(rows.some((r) => r.t.includes(k.key))).toBe(false);
+    });
+  });
+
+  it('bad arguments: a clear Dutch message and a non-zero exit, nothing written', async () => {
+    for (const args of [
+      ['account', 'create', '--name', 'x', '--credits', '-5'],
+      ['account', 'topup', 'geen-uuid', '--credits', '5'],
+      ['account', 'topup', '00000000-0000-4000-8000-000000000000', '--credits', '5'],
+      ['key', 'create', '00000000-0000-4000-8000-000000000000', '--name', 'k', '--family', 'x'],
+      ['key', 'create', '00000000-0000-4000-8000-000000000000', '--name', 'k', '--expires', '2031-01-01'],
+    ]) {
+      const r = await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, ...args], { env }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(r.code, args.join(' ')).not.toBe(0);
+      expect(r.stderr, args.join(' ')).toMatch(/verwacht|bestaat niet|hoogstens|Fout/);
+    }
+  });
+
+  it.skipIf(dialect === 'postgres')('refuses, without touching the data, while another process holds the embedded database', async () => {
+    const db = await openDatabase({ databaseUrl: '', dataDir });
+    try {
+      const r = await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, 'account', 'create', '--name', 'x', '--json'], { env }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(new RegExp(`in gebruik door een ander proces \\(pid ${process.pid}\\)`));
+    } finally {
+      await db.close();
+    }
+    // Released: the CLI works again.
+    expect((await insight('account', 'create', '--name', 'na', '--json')).credits).toBe(0);
+  });
+});
