@@ -15,13 +15,14 @@
  * - energielabel: none (empty); lat/lon: `lat`/`long` (WGS84)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { formatSalesCsv } from '../src/domain/valuation/backtest/sales-csv.ts';
 import type { SaleRecord } from '../src/domain/valuation/types.ts';
 
 const SQFT_TO_M2 = 0.09290304;
 
-const input = process.argv[2] ?? '/work/shared/datasets/kc-house-sales/kc_house_data.csv';
+const input = process.argv[2] ?? fileURLToPath(new URL('../../shared/datasets/kc-house-sales/kc_house_data.csv', import.meta.url));
 const output = process.argv[3] ?? 'kc-sales.csv';
 
 const rows = parse(readFileSync(input, 'utf8'), { columns: true, skip_empty_lines: true }) as Record<string, string>[];

@@ -1,10 +1,12 @@
+import path from 'node:path';
+import { FIXTURES } from '../helpers/gedeeld.ts';
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parsePrijsindex, tabelUitBestandsnaam } from '../../src/domain/register/parsers/prijsindex.ts';
 import { CBS_CSV_PAD } from '../../src/domain/register/demo/prijsmodel.ts';
 import { stroomVan, verzamel } from './helpers.ts';
 
-const GEDEELD = '/work/shared/fixtures/cbs-83906NED/83906NED_UntypedDataSet_05022022_160508.csv';
+const GEDEELD = path.join(FIXTURES, 'cbs-83906NED/83906NED_UntypedDataSet_05022022_160508.csv');
 
 describe('parsePrijsindex (CBS StatLine CSV)', () => {
   it('reads the real 83906NED sample: 324 monthly rows 1995-01 .. 2021-12', async () => {

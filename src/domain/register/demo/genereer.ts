@@ -78,7 +78,7 @@ export interface DemoDataset {
 }
 
 export interface DemoOpties {
-  /** CBS 83906NED StatLine CSV for the time trend (default: the copy in demo/data). */
+  /** CBS 83906NED StatLine CSV for the time trend (default: the copy in demo/bronnen). */
   cbsCsv?: string;
 }
 

@@ -26,7 +26,7 @@ import { createReadStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parsePrijsindex } from '../parsers/prijsindex.ts';
 
-export const CBS_CSV_PAD = fileURLToPath(new URL('./data/83906NED_UntypedDataSet_05022022_160508.csv', import.meta.url));
+export const CBS_CSV_PAD = fileURLToPath(new URL('./bronnen/83906NED_UntypedDataSet_05022022_160508.csv', import.meta.url));
 
 export const INDEX_EXTRAPOLATIE: readonly { vanaf: string; totEnMet: string; perMaand: number }[] = [
   { vanaf: '2022-01', totEnMet: '2022-07', perMaand: 0.012 },
