@@ -18,6 +18,11 @@ export function normaliseerToevoeging(v: string | null | undefined): string {
   return (v ?? '').toUpperCase().replace(/[^0-9A-Z]/g, '');
 }
 
+/** The comparison key of a BAG address's addition: huisletter and toevoeging together ('A-2', 'a 2' -> 'A2'). */
+export function toevoegingSleutel(huisletter: string | null | undefined, toevoeging: string | null | undefined): string {
+  return normaliseerToevoeging(`${huisletter ?? ''}${toevoeging ?? ''}`);
+}
+
 export interface AdresRij {
   id: string;
   postcode: string;
@@ -76,7 +81,7 @@ export async function zoekAdres(db: Db, postcode: string, huisnummer: number, to
   });
   if (kandidaten.length === 0) return { soort: 'onbekend' };
   const gezocht = normaliseerToevoeging(toevoeging);
-  const treffers = kandidaten.filter((k) => normaliseerToevoeging(`${k.huisletter ?? ''}${k.toevoeging ?? ''}`) === gezocht);
+  const treffers = kandidaten.filter((k) => toevoegingSleutel(k.huisletter, k.toevoeging) === gezocht);
   if (treffers.length === 1) return { soort: 'gevonden', adres: treffers[0] };
   if (treffers.length > 1 && toevoeging) {
     // `A` as huisletter and `A` as toevoeging both exist: the way it was written decides.

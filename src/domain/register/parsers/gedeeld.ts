@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { Geometry } from 'geojson';
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
+import { toevoegingSleutel } from '../adressen.ts';
 
 // ------------------------------------------------------------------------------------------ results
 
@@ -280,10 +281,8 @@ export function normaliseerToevoeging(v: string | null): string | null {
   return t === '' ? null : t;
 }
 
-/** The comparison key of an addition: letters and digits only, upper case ('A-2' and 'a 2' -> 'A2'). */
-export function toevoegingSleutel(huisletter: string | null | undefined, toevoeging: string | null | undefined): string {
-  return `${huisletter ?? ''}${toevoeging ?? ''}`.toUpperCase().replace(/[^0-9A-Z]/g, '');
-}
+/** The same matching rule as the API's address resolution: one definition, in ../adressen.ts. */
+export { toevoegingSleutel };
 
 /** Date at 00:00 UTC, or null when the parts do not form a real calendar date. */
 export function datumUtc(j: number, m: number, d: number): Date | null {
