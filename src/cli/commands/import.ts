@@ -1,0 +1,48 @@
+/**
+ * `insight import <soort> [bestand] [--json]`: load register data. Kinds: bag-xml, bag-csv, bag-gpkg,
+ * woningtype-afleiden, invloeden-afleiden (no file), and energielabels, prijsindex, woz, verkopen,
+ * invloeden when their parsers are present. The file is checked before the database is opened. Progress goes to stdout (a bar on a terminal, a line every few seconds otherwise); with
+ * --json progress goes to stderr and stdout carries only the final summary as one JSON line.
+ */
+import type { Command } from 'commander';
+import type { Database } from '../../db/client.ts';
+import { controleerInvoer, samenvattingTekst, voerImportUit } from '../../domain/register/import/runner.ts';
+import { soortenOverzicht } from '../../domain/register/import/soorten.ts';
+import { maakVoortgang } from '../../domain/register/import/voortgang.ts';
+
+export function registerImportCommand(program: Command, deps: { openDb: () => Promise<Database> }): void {
+  program
+    .command('import')
+    .description('Registerdata importeren (BAG, energielabels, WOZ, verkopen, prijsindex, invloeden)')
+    .argument('<soort>', 'importsoort (zie hieronder)')
+    .argument('[bestand]', 'bestand, zip of map (niet bij woningtype-afleiden)')
+    .option('--json', 'alleen de samenvatting als JSON op stdout (voortgang naar stderr)')
+    .option('--batch <rijen>', 'rijen per transactie (standaard 10000 op PostgreSQL, 5000 op PGlite)', (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new Error('--batch moet een geheel getal tussen 1 en 100000 zijn');
+      return n;
+    })
+    .addHelpText(
+      'after',
+      () =>
+        '\nSoorten:\n' +
+        soortenOverzicht()
+          .map((s) => `  ${s.naam.padEnd(20)} ${s.omschrijving}${s.beschikbaar ? '' : ' (niet beschikbaar: parser ontbreekt)'}`)
+          .join('\n'),
+    )
+    .action(async (soort: string, bestand: string | undefined, opts: { json?: boolean; batch?: number }) => {
+      const json = opts.json ?? false;
+      const stroom = json ? process.stderr : process.stdout;
+      await controleerInvoer(soort, bestand); // a wrong file fails before the database is opened
+      const db = await deps.openDb();
+      try {
+        const s = await voerImportUit(db, soort, bestand ?? null, {
+          batchGrootte: opts.batch,
+          voortgang: maakVoortgang({ stroom, label: `import ${soort}` }),
+        });
+        process.stdout.write(json ? `${JSON.stringify(s)}\n` : `${samenvattingTekst(s)}\n`);
+      } finally {
+        await db.close();
+      }
+    });
+}

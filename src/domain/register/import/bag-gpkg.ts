@@ -1,0 +1,354 @@
+/**
+ * `insight import bag-gpkg <bag-light.gpkg>`: PDOK's "BAG light" GeoPackage, read with Node's
+ * built-in node:sqlite (no native addon). Layers and columns used (as in the PDOK download; checked
+ * against public code that reads the national file, the file itself is 7.8 GB and not a fixture):
+ *
+ *   pand             identificatie, bouwjaar, status, geom (POLYGON/MULTIPOLYGON)
+ *   verblijfsobject  identificatie, nummeraanduiding_hoofdadres_identificatie, openbare_ruimte_naam,
+ *                    huisnummer, huisletter, toevoeging, postcode, woonplaats_naam, gebruiksdoel
+ *                    (comma-separated, e.g. "winkelfunctie,woonfunctie"), oppervlakte, status,
+ *                    bouwjaar, pand_identificatie, bronhouder_identificatie (= gemeentecode), geom (POINT)
+ *   ligplaats,       identificatie, nummeraanduiding_hoofdadres_identificatie, openbare_ruimte_naam,
+ *   standplaats      huisnummer, huisletter, toevoeging, postcode, woonplaats_naam, status,
+ *                    bronhouder_identificatie, geom (POLYGON -> centroid as the address point)
+ *
+ * The geometry column and its SRS come from gpkg_geometry_columns (RD New, EPSG:28992, in
+ * bag-light; WGS84 is accepted as is). Blobs are "GP" header + WKB (decoded with wkx). bag-light
+ * holds current objects only and no nevenadressen, and names no gemeente (only its code). A
+ * verblijfsobject in two panden appears twice: the row with the lowest pand id is kept. Layers are
+ * streamed in rowid order (node:sqlite iterate), so memory stays flat; only the ids that occur twice
+ * are held in memory.
+ * House types are derived afterwards (woningtype-afleiden).
+ */
+import { DatabaseSync } from 'node:sqlite';
+import { beschrijfKop, type Bron } from './bron.ts';
+import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesGpkgGeometrie } from './geo.ts';
+import { type ImportRecord, type ImportSoort, type LeesContext, VerkeerdFormaatFout } from './types.ts';
+import { woningtypeNa } from './woningtype-soort.ts';
+
+const VERWACHT = 'PDOK bag-light.gpkg (GeoPackage met de lagen pand, verblijfsobject, ligplaats en standplaats)';
+
+const ADRES_KOLOMMEN = ['identificatie', 'nummeraanduiding_hoofdadres_identificatie', 'openbare_ruimte_naam', 'huisnummer', 'postcode', 'woonplaats_naam'];
+
+const VEREIST: Record<string, string[]> = {
+  pand: ['identificatie'],
+  verblijfsobject: ADRES_KOLOMMEN,
+  ligplaats: ADRES_KOLOMMEN,
+  standplaats: ADRES_KOLOMMEN,
+};
+
+const NIET_ACTUEEL = new Set([
+  'niet gerealiseerd pand',
+  'pand gesloopt',
+  'pand ten onrechte opgevoerd',
+  'niet gerealiseerd verblijfsobject',
+  'verblijfsobject ingetrokken',
+  'verblijfsobject ten onrechte opgevoerd',
+  'plaats ingetrokken',
+]);
+
+interface Laag {
+  naam: string;
+  geomKolom: string;
+  srs: number;
+  kolommen: Set<string>;
+  aantal: number;
+}
+
+function openGpkg(pad: string): DatabaseSync {
+  try {
+    return new DatabaseSync(pad, { readOnly: true });
+  } catch (e) {
+    throw new VerkeerdFormaatFout(`Kan ${pad} niet openen als GeoPackage: ${e instanceof Error ? e.message : String(e)}. Verwacht: ${VERWACHT}.`);
+  }
+}
+
+function lagen(db: DatabaseSync): Map<string, Laag> {
+  let rijen: { table_name: string; column_name: string; srs_id: number }[];
+  try {
+    rijen = db
+      .prepare(
+        `SELECT c.table_name, g.column_name, g.srs_id FROM gpkg_contents c JOIN gpkg_geometry_columns g ON g.table_name = c.table_name WHERE c.data_type = 'features'`,
+      )
+      .all() as typeof rijen;
+  } catch {
+    throw new VerkeerdFormaatFout(`Dit is een SQLite-database maar geen GeoPackage (gpkg_contents/gpkg_geometry_columns ontbreken). Verwacht: ${VERWACHT}.`);
+  }
+  const uit = new Map<string, Laag>();
+  for (const r of rijen) {
+    const naam = r.table_name.toLowerCase();
+    const kolommen = new Set(
+      (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(r.table_name) as { name: string }[]).map((k) => k.name.toLowerCase()),
+    );
+    uit.set(naam, { naam: r.table_name, geomKolom: r.column_name, srs: Number(r.srs_id), kolommen, aantal: 0 });
+  }
+  return uit;
+}
+
+function controleerLagen(db: DatabaseSync): Map<string, Laag> {
+  const l = lagen(db);
+  if (!l.has('verblijfsobject') || !l.has('pand')) {
+    throw new VerkeerdFormaatFout(
+      `Dit is een GeoPackage, maar niet PDOK bag-light: laag ${!l.has('verblijfsobject') ? 'verblijfsobject' : 'pand'} ontbreekt (gevonden: ${[...l.keys()].join(', ') || 'geen lagen'}). Verwacht: ${VERWACHT}.`,
+    );
+  }
+  for (const [naam, vereist] of Object.entries(VEREIST)) {
+    const laag = l.get(naam);
+    if (!laag) continue;
+    const ontbreekt = vereist.filter((k) => !laag.kolommen.has(k));
+    if (ontbreekt.length) throw new VerkeerdFormaatFout(`Laag ${naam} mist kolom(men) ${ontbreekt.join(', ')}. Verwacht: ${VERWACHT}.`);
+    if (laag.srs !== 28992 && laag.srs !== 4326) throw new VerkeerdFormaatFout(`Laag ${naam} heeft SRS ${laag.srs}; verwacht EPSG:28992 (RD New). Verwacht: ${VERWACHT}.`);
+  }
+  return l;
+}
+
+async function controleer(bron: Bron): Promise<void> {
+  if (bron.soort !== 'bestand') {
+    throw new VerkeerdFormaatFout(`bag-gpkg leest één .gpkg-bestand, geen ${bron.soort === 'zip' ? 'zip (pak die eerst uit)' : 'map'}. Verwacht: ${VERWACHT}.`);
+  }
+  const b = beschrijfKop(bron.kop);
+  if (b.soort !== 'sqlite') {
+    const hint = b.soort === 'tekst' ? ' Voor een NLExtract-CSV: gebruik `insight import bag-csv`.' : b.soort === 'xml' ? ' Voor het LVBAG-extract: gebruik `insight import bag-xml`.' : '';
+    throw new VerkeerdFormaatFout(`Dit is ${b.tekst}, geen GeoPackage.${hint} Verwacht: ${VERWACHT}.`);
+  }
+  const db = openGpkg(bron.pad);
+  try {
+    controleerLagen(db);
+  } finally {
+    db.close();
+  }
+}
+
+const q = (n: string) => `"${n.replace(/"/g, '""')}"`;
+
+function tekst(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  const t = String(v).trim();
+  return t === '' ? null : t;
+}
+
+function plausibelBouwjaar(v: unknown): number | null {
+  const n = typeof v === 'number' ? v : Number(tekst(v));
+  return Number.isInteger(n) && n >= 1000 && n <= new Date().getUTCFullYear() + 5 ? n : null;
+}
+
+const ID = /^\d{16}$/;
+
+/**
+ * Objects that occur in more than one row (bag-light repeats a verblijfsobject for each pand it is
+ * part of) -> the rowid to keep (the one with the lowest pand id, then the lowest rowid). Found with
+ * one GROUP BY over the ids, so the layer itself can be streamed in rowid order without sorting
+ * (sorting a national layer would need gigabytes of temporary space).
+ */
+function dubbelen(db: DatabaseSync, laag: Laag): Map<string, number> {
+  const pandKol = laag.kolommen.has('pand_identificatie') ? 'pand_identificatie' : "''";
+  const rijen = db
+    .prepare(
+      `SELECT identificatie AS id, ${pandKol} AS pand, rowid AS rid FROM ${q(laag.naam)}
+       WHERE identificatie IN (SELECT identificatie FROM ${q(laag.naam)} GROUP BY identificatie HAVING count(*) > 1)`,
+    )
+    .all() as { id: string; pand: string | null; rid: number }[];
+  const beste = new Map<string, { pand: string; rid: number }>();
+  for (const r of rijen) {
+    const id = String(r.id);
+    const pand = r.pand === null ? '\uffff' : String(r.pand);
+    const b = beste.get(id);
+    if (!b || pand < b.pand || (pand === b.pand && Number(r.rid) < b.rid)) beste.set(id, { pand, rid: Number(r.rid) });
+  }
+  return new Map([...beste].map(([id, b]) => [id, b.rid]));
+}
+const rond3 = (v: number) => Math.round(v * 1000) / 1000;
+
+async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<ImportRecord> {
+  const db = openGpkg(bron!.pad);
+  try {
+    const l = controleerLagen(db);
+    let datum: string | null = null;
+    try {
+      const r = db.prepare(`SELECT last_change FROM gpkg_contents WHERE lower(table_name) = 'verblijfsobject'`).get() as { last_change?: string } | undefined;
+      datum = r?.last_change && /^\d{4}-\d{2}-\d{2}/.test(r.last_change) ? r.last_change.slice(0, 10) : null;
+    } catch {
+      datum = null;
+    }
+    const bronTekst = `PDOK BAG light${datum ? ` ${datum}` : ''}`;
+    ctx.extra.peildatum = datum;
+    const volgorde = ['pand', 'verblijfsobject', 'ligplaats', 'standplaats'].filter((n) => l.has(n));
+    let totaal = 0;
+    for (const n of volgorde) {
+      const laag = l.get(n)!;
+      laag.aantal = Number((db.prepare(`SELECT count(*) AS n FROM ${q(laag.naam)}`).get() as { n: number }).n);
+      totaal += laag.aantal;
+    }
+    let gedaan = 0;
+    const grootte = bron!.totaalBytes;
+    const tik = () => {
+      gedaan++;
+      if ((gedaan & 255) === 0) bron!.gelezenBytes = totaal ? (grootte * gedaan) / totaal : grootte;
+    };
+    const kol = (laag: Laag, k: string) => (laag.kolommen.has(k) ? q(k) : 'NULL');
+
+    for (const n of volgorde) {
+      const laag = l.get(n)!;
+      ctx.fase(n);
+      const wgs = laag.srs === 4326;
+      const punt = (x: number, y: number) => (wgs ? { lon: x, lat: y, x: null, y: null } : { lon: rdNaarLonLat(x, y)[0], lat: rdNaarLonLat(x, y)[1], x: rond3(x), y: rond3(y) });
+      if (n === 'pand') {
+        const st = db.prepare(
+          `SELECT rowid AS rid, identificatie, ${kol(laag, 'bouwjaar')} AS bouwjaar, ${kol(laag, 'status')} AS status, ${q(laag.geomKolom)} AS geom
+           FROM ${q(laag.naam)}`,
+        );
+        const dubbel = dubbelen(db, laag);
+        for (const r of st.iterate() as Iterable<Record<string, unknown>>) {
+          tik();
+          const regel = Number(r.rid);
+          const id = tekst(r.identificatie);
+          if (!id || !ID.test(id)) {
+            yield { ok: false, regel, reden: `pand (rij ${regel}): ongeldige identificatie "${id ?? ''}"` };
+            continue;
+          }
+          if (dubbel.has(id) && dubbel.get(id) !== regel) continue;
+          const status = tekst(r.status);
+          if (status && NIET_ACTUEEL.has(status.toLowerCase())) {
+            ctx.overgeslagen(`status "${status}"`);
+            continue;
+          }
+          const g = leesGpkgGeometrie(r.geom as Uint8Array | null);
+          if (!g || g.type !== 'vlak') {
+            yield { ok: false, regel, reden: `pand ${id}: ${g ? 'geometrie is geen vlak' : 'geometrie ontbreekt of is onleesbaar'}` };
+            continue;
+          }
+          const geometrie = wgs
+            ? g.polygonen.length === 1
+              ? { type: 'Polygon', coordinates: g.polygonen[0] }
+              : { type: 'MultiPolygon', coordinates: g.polygonen }
+            : rdPolygonenNaarGeoJson(g.polygonen);
+          yield { ok: true, tabel: 'pand', regel, rij: { id, bouwjaar: plausibelBouwjaar(r.bouwjaar), status, geometrie, bron: bronTekst } };
+        }
+        continue;
+      }
+      const isVbo = n === 'verblijfsobject';
+      const st = db.prepare(
+        `SELECT rowid AS rid, identificatie, nummeraanduiding_hoofdadres_identificatie AS nad, openbare_ruimte_naam AS straat, huisnummer,
+           ${kol(laag, 'huisletter')} AS huisletter, ${kol(laag, 'toevoeging')} AS toevoeging, postcode, woonplaats_naam AS woonplaats,
+           ${kol(laag, 'gebruiksdoel')} AS gebruiksdoel, ${kol(laag, 'oppervlakte')} AS oppervlakte, ${kol(laag, 'status')} AS status,
+           ${kol(laag, 'bouwjaar')} AS bouwjaar, ${kol(laag, 'pand_identificatie')} AS pand, ${kol(laag, 'bronhouder_identificatie')} AS gemeente_code,
+           ${q(laag.geomKolom)} AS geom
+         FROM ${q(laag.naam)}`,
+      );
+      const dubbel = dubbelen(db, laag);
+      for (const r of st.iterate() as Iterable<Record<string, unknown>>) {
+        tik();
+        const regel = Number(r.rid);
+        const objectId = tekst(r.identificatie);
+        const fout = (reden: string): ImportRecord => ({ ok: false, regel, reden: `${n} ${objectId ?? `(rij ${regel})`}: ${reden}` });
+        if (!objectId) {
+          yield fout('identificatie ontbreekt');
+          continue;
+        }
+        if (dubbel.has(objectId) && dubbel.get(objectId) !== regel) continue; // the same verblijfsobject in another pand
+        const status = tekst(r.status);
+        if (status && NIET_ACTUEEL.has(status.toLowerCase())) {
+          ctx.overgeslagen(`status "${status}"`);
+          continue;
+        }
+        const nad = tekst(r.nad);
+        if (!nad || !ID.test(nad)) {
+          yield fout(nad ? `ongeldige nummeraanduiding "${nad}"` : 'hoofdadres (nummeraanduiding) ontbreekt');
+          continue;
+        }
+        const pcRuw = tekst(r.postcode);
+        const postcode = pcRuw ? pcRuw.replace(/\s+/g, '').toUpperCase() : null;
+        if (!postcode || !/^[1-9]\d{3}[A-Z]{2}$/.test(postcode)) {
+          yield fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt');
+          continue;
+        }
+        const hnRuw = tekst(r.huisnummer);
+        const huisnummer = hnRuw && /^\d{1,5}$/.test(hnRuw) ? Number(hnRuw) : 0;
+        if (huisnummer < 1) {
+          yield fout(hnRuw ? `ongeldig huisnummer "${hnRuw}"` : 'huisnummer ontbreekt');
+          continue;
+        }
+        const straat = tekst(r.straat);
+        const woonplaats = tekst(r.woonplaats);
+        if (!straat || !woonplaats) {
+          yield fout(!straat ? 'openbare_ruimte_naam ontbreekt' : 'woonplaats_naam ontbreekt');
+          continue;
+        }
+        const g = leesGpkgGeometrie(r.geom as Uint8Array | null);
+        let xy: { x: number; y: number } | null = null;
+        let opp: number | null = null;
+        if (g?.type === 'punt') xy = { x: g.x, y: g.y };
+        else if (g?.type === 'vlak') {
+          xy = zwaartepunt(g.polygonen);
+          if (!isVbo && !wgs) opp = Math.round(g.polygonen.reduce((s, p) => s + Math.abs(ringZwaartepunt(p[0]).oppervlak), 0));
+        } else if (g === null && r.geom !== null && r.geom !== undefined) {
+          yield fout('geometrie is onleesbaar');
+          continue;
+        }
+        if (xy && !wgs && !geldigRd(xy.x, xy.y)) {
+          yield fout(`coördinaat buiten Nederland (${xy.x}, ${xy.y})`);
+          continue;
+        }
+        if (isVbo) {
+          const o = tekst(r.oppervlakte);
+          opp = o && /^\d{1,9}$/.test(o) ? Number(o) : null;
+          if (o && opp === null) {
+            yield fout(`ongeldige oppervlakte "${o}"`);
+            continue;
+          }
+        }
+        const p = xy ? punt(xy.x, xy.y) : null;
+        const doelen = isVbo
+          ? (tekst(r.gebruiksdoel) ?? '')
+              .split(',')
+              .map((d) => d.trim())
+              .filter(Boolean)
+          : [];
+        const pand = tekst(r.pand);
+        const gem = tekst(r.gemeente_code);
+        yield {
+          ok: true,
+          tabel: 'adres',
+          regel,
+          rij: {
+            id: nad,
+            postcode,
+            huisnummer,
+            huisletter: tekst(r.huisletter),
+            toevoeging: tekst(r.toevoeging),
+            straat,
+            woonplaats,
+            gemeente_code: gem && /^\d{1,4}$/.test(gem) ? gem.padStart(4, '0') : gem,
+            object_type: n,
+            object_id: objectId,
+            pand_id: pand && ID.test(pand) ? pand : null,
+            gebruiksdoelen: doelen.length ? doelen : null,
+            oppervlakte: opp,
+            bouwjaar: isVbo ? plausibelBouwjaar(r.bouwjaar) : null,
+            status,
+            rd_x: p?.x ?? null,
+            rd_y: p?.y ?? null,
+            lon: p?.lon ?? null,
+            lat: p?.lat ?? null,
+            bron: bronTekst,
+            bron_datum: datum,
+          },
+        };
+      }
+    }
+    bron!.gelezenBytes = bron!.totaalBytes;
+  } finally {
+    db.close();
+  }
+}
+
+export const bagGpkg: ImportSoort = {
+  naam: 'bag-gpkg',
+  omschrijving: 'PDOK bag-light.gpkg (GeoPackage): adressen, panden met footprint; daarna woningtype afleiden',
+  verwacht: VERWACHT,
+  tabellen: ['adres', 'pand', 'woningtype'],
+  bestandNodig: true,
+  controleer,
+  lees,
+  na: woningtypeNa,
+};

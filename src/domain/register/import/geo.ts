@@ -1,0 +1,162 @@
+/**
+ * Geometry helpers for the BAG importers: RD New (EPSG:28992) -> WGS84 with proj4 (the 7-parameter
+ * Helmert transformation to WGS84, good to about a metre; the RDNAPTRANS grid would be cm-exact but is
+ * not shipped), GML posList parsing, ring centroids, and GeoPackage geometry blobs ("GP" header + WKB,
+ * decoded with wkx).
+ */
+import proj4 from 'proj4';
+import wkx from 'wkx';
+import type { MultiPolygon, Polygon, Position } from 'geojson';
+
+export const RD_NEW =
+  '+proj=sterea +lat_0=52.15616055555555 +lon_0=5.38763888888889 +k=0.9999079 +x_0=155000 +y_0=463000 +ellps=bessel ' +
+  '+towgs84=565.417,50.3319,465.552,-0.398957,0.343988,-1.8774,4.0725 +units=m +no_defs';
+
+proj4.defs('EPSG:28992', RD_NEW);
+const rdNaarWgs = proj4('EPSG:28992', 'EPSG:4326');
+
+/** Rounding of stored WGS84 coordinates: 1e-7 degree is about 1 cm. */
+const GRAAD = 1e7;
+const rond = (v: number, f: number) => Math.round(v * f) / f;
+
+/** [lon, lat] of an RD point, rounded to ~1 cm. */
+export function rdNaarLonLat(x: number, y: number): [number, number] {
+  const [lon, lat] = rdNaarWgs.forward([x, y]);
+  return [rond(lon, GRAAD), rond(lat, GRAAD)];
+}
+
+/** [x, y] in RD of a WGS84 point (the exact inverse of rdNaarLonLat before rounding). */
+export function lonLatNaarRd(lon: number, lat: number): [number, number] {
+  const [x, y] = rdNaarWgs.inverse([lon, lat]);
+  return [x, y];
+}
+
+/** A plausible RD coordinate for the Netherlands (incl. territorial waters). */
+export function geldigRd(x: number, y: number): boolean {
+  return Number.isFinite(x) && Number.isFinite(y) && x > -7000 && x < 300000 && y > 289000 && y < 629000;
+}
+
+/** A plausible WGS84 coordinate for the European Netherlands. */
+export function geldigLonLat(lon: number, lat: number): boolean {
+  return Number.isFinite(lon) && Number.isFinite(lat) && lon > 3.0 && lon < 7.5 && lat > 50.6 && lat < 53.8;
+}
+
+/** A GML posList (or pos) as a flat list of [x, y] pairs; `dim` is srsDimension (2 or 3). */
+export function leesPosList(tekst: string, dim: number): Position[] | null {
+  const delen = tekst.trim().split(/\s+/);
+  if (delen.length < 2 || delen.length % dim !== 0) return null;
+  const uit: Position[] = [];
+  for (let i = 0; i < delen.length; i += dim) {
+    const x = Number(delen[i]);
+    const y = Number(delen[i + 1]);
+    if (!Number.isFinite(x) || !Number.isFinite(y)) return null;
+    uit.push([x, y]);
+  }
+  return uit;
+}
+
+/** Signed area and centroid of a ring (shoelace); falls back to the vertex mean for a degenerate ring. */
+export function ringZwaartepunt(ring: readonly Position[]): { oppervlak: number; x: number; y: number } {
+  let a = 0;
+  let cx = 0;
+  let cy = 0;
+  const n = ring.length;
+  // Shift to the first vertex for numerical stability with RD coordinates (1e5 m).
+  const [x0, y0] = ring[0];
+  for (let i = 0; i < n - 1; i++) {
+    const xi = ring[i][0] - x0;
+    const yi = ring[i][1] - y0;
+    const xj = ring[i + 1][0] - x0;
+    const yj = ring[i + 1][1] - y0;
+    const f = xi * yj - xj * yi;
+    a += f;
+    cx += (xi + xj) * f;
+    cy += (yi + yj) * f;
+  }
+  a /= 2;
+  if (Math.abs(a) < 1e-9) {
+    let sx = 0;
+    let sy = 0;
+    for (const p of ring) {
+      sx += p[0];
+      sy += p[1];
+    }
+    return { oppervlak: 0, x: sx / n, y: sy / n };
+  }
+  return { oppervlak: a, x: x0 + cx / (6 * a), y: y0 + cy / (6 * a) };
+}
+
+/** Centroid of polygons (outer rings minus holes), in the coordinates given. */
+export function zwaartepunt(polygonen: readonly (readonly Position[][])[]): { x: number; y: number } | null {
+  let som = 0;
+  let sx = 0;
+  let sy = 0;
+  for (const poly of polygonen) {
+    poly.forEach((ring, i) => {
+      if (ring.length < 3) return;
+      const z = ringZwaartepunt(ring);
+      const opp = i === 0 ? Math.abs(z.oppervlak) : -Math.abs(z.oppervlak);
+      som += opp;
+      sx += z.x * opp;
+      sy += z.y * opp;
+    });
+  }
+  if (som !== 0) return { x: sx / som, y: sy / som };
+  const eerste = polygonen[0]?.[0];
+  if (!eerste?.length) return null;
+  const z = ringZwaartepunt(eerste);
+  return { x: z.x, y: z.y };
+}
+
+/** RD polygons -> GeoJSON (WGS84) Polygon or MultiPolygon. */
+export function rdPolygonenNaarGeoJson(polygonen: readonly (readonly Position[][])[]): Polygon | MultiPolygon {
+  const omgezet = polygonen.map((p) => p.map((ring) => ring.map(([x, y]) => rdNaarLonLat(x, y))));
+  return omgezet.length === 1 ? { type: 'Polygon', coordinates: omgezet[0] } : { type: 'MultiPolygon', coordinates: omgezet };
+}
+
+// ------------------------------------------------------------------------------------------ GeoPackage
+
+export type GpkgGeometrie =
+  | { type: 'punt'; x: number; y: number }
+  | { type: 'vlak'; polygonen: Position[][][] }
+  | { type: 'leeg' };
+
+/**
+ * Decode a GeoPackage geometry blob: "GP", version, flags (bit 0: byte order of the header, bits 1-3:
+ * envelope kind, bit 4: empty), srs_id, optional envelope, then standard WKB.
+ */
+export function leesGpkgGeometrie(blob: Uint8Array | null | undefined): GpkgGeometrie | null {
+  if (!blob || blob.length < 8) return null;
+  const buf = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
+  if (buf[0] !== 0x47 || buf[1] !== 0x50) return null; // "GP"
+  const flags = buf[3];
+  if (flags & 0b10000) return { type: 'leeg' };
+  const env = (flags >> 1) & 0b111;
+  const envBytes = [0, 32, 48, 48, 64][env];
+  if (envBytes === undefined) return null;
+  const wkb = buf.subarray(8 + envBytes);
+  let g: wkx.Geometry;
+  try {
+    g = wkx.Geometry.parse(wkb);
+  } catch {
+    return null;
+  }
+  const json = g.toGeoJSON() as { type: string; coordinates: unknown };
+  const xy = (p: number[]): Position => [p[0], p[1]];
+  switch (json.type) {
+    case 'Point': {
+      const c = json.coordinates as number[];
+      return { type: 'punt', x: c[0], y: c[1] };
+    }
+    case 'MultiPoint': {
+      const c = (json.coordinates as number[][])[0];
+      return c ? { type: 'punt', x: c[0], y: c[1] } : { type: 'leeg' };
+    }
+    case 'Polygon':
+      return { type: 'vlak', polygonen: [(json.coordinates as number[][][]).map((r) => r.map(xy))] };
+    case 'MultiPolygon':
+      return { type: 'vlak', polygonen: (json.coordinates as number[][][][]).map((p) => p.map((r) => r.map(xy))) };
+    default:
+      return null;
+  }
+}

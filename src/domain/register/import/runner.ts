@@ -1,0 +1,252 @@
+/**
+ * `voerImportUit`: one import run. Opens the input, lets the kind check it (a wrong kind fails here,
+ * before anything is written), records an import_run row, streams the kind's records through
+ * validation into batched transactions (BatchSchrijver), runs the kind's after-step (house types) and
+ * stores the summary on the import_run row. Memory stays flat: the parser is pulled record by record
+ * and pauses while a batch waits for a free write slot.
+ */
+import path from 'node:path';
+import type { Database } from '../../../db/client.ts';
+import { openBron, sha256Van, type Bron } from './bron.ts';
+import { BatchSchrijver, type UpsertTelling } from './schrijver.ts';
+import { laadSoorten } from './soorten.ts';
+import { type TabelNaam, isTabelNaam, normaliseerRij } from './tabellen.ts';
+import type { ImportSamenvatting, ImportSoort, RijRecord } from './types.ts';
+import { stilleVoortgang, type Voortgang } from './voortgang.ts';
+
+export interface ImportOpties {
+  voortgang?: Voortgang;
+  /** Rows per transaction (default 10,000 on PostgreSQL, 5,000 on PGlite). */
+  batchGrootte?: number;
+  /** Refusals kept in the summary (default 100). */
+  maxRedenen?: number;
+  /** Transactions in flight (default: the kind's, else 2 on PostgreSQL and 1 on PGlite). */
+  parallel?: number;
+  /** No progress output from the after-step either. */
+  stil?: boolean;
+}
+
+export class ImportFout extends Error {
+  constructor(bericht: string) {
+    super(bericht);
+    this.name = 'ImportFout';
+  }
+}
+
+export async function kiesSoort(naam: string): Promise<ImportSoort> {
+  const soorten = await laadSoorten();
+  const soort = soorten.get(naam);
+  if (!soort) {
+    throw new ImportFout(`Onbekende importsoort "${naam}". Beschikbaar: ${[...soorten.keys()].join(', ')}.`);
+  }
+  return soort;
+}
+
+/**
+ * Check kind and input without a database (the CLI calls this before it opens one): unknown kind,
+ * missing file or a file of another kind fail here with a Dutch message.
+ */
+export async function controleerInvoer(soortNaam: string, bestand: string | null | undefined): Promise<void> {
+  const soort = await kiesSoort(soortNaam);
+  if (!soort.bestandNodig) {
+    if (bestand) throw new ImportFout(`insight import ${soort.naam} neemt geen bestand.`);
+    return;
+  }
+  if (!bestand) throw new ImportFout(`insight import ${soort.naam} heeft een bestand nodig: ${soort.verwacht}.`);
+  await soort.controleer?.(await openBron(bestand));
+}
+
+export async function voerImportUit(db: Database, soortNaam: string, bestand: string | null | undefined, opts: ImportOpties = {}): Promise<ImportSamenvatting> {
+  const soort = await kiesSoort(soortNaam);
+  let bron: Bron | null = null;
+  if (soort.bestandNodig) {
+    if (!bestand) throw new ImportFout(`insight import ${soort.naam} heeft een bestand nodig: ${soort.verwacht}.`);
+    bron = await openBron(bestand);
+    await soort.controleer?.(bron);
+  } else if (bestand) {
+    throw new ImportFout(`insight import ${soort.naam} neemt geen bestand.`);
+  }
+
+  // PostgreSQL: larger batches measured ~7% faster (fewer round trips and commits); PGlite: no gain.
+  const batchGrootte = opts.batchGrootte ?? (db.kind === 'postgres' ? 10_000 : 5_000);
+  const maxRedenen = opts.maxRedenen ?? 100;
+  const parallel = opts.parallel ?? soort.parallel ?? (db.kind === 'postgres' ? 2 : 1);
+  const voortgang = opts.voortgang ?? stilleVoortgang;
+  const t0 = Date.now();
+
+  const run = await db.prisma.importRun.create({
+    data: { soort: soort.naam, bestand: bron ? bron.pad : '-', sha256: '' },
+    select: { id: true },
+  });
+  // Hash alongside the import (a second sequential read; mostly served from the page cache).
+  const hash = bron ? sha256Van(bron.pad) : Promise.resolve(null);
+  hash.catch(() => {});
+
+  const s: ImportSamenvatting = {
+    soort: soort.naam,
+    bestand: bron ? bron.pad : null,
+    sha256: null,
+    importRunId: run.id,
+    gelezen: 0,
+    ingevoegd: 0,
+    bijgewerkt: 0,
+    ongewijzigd: 0,
+    afgewezen: 0,
+    redenen: [],
+    redenenWeggelaten: 0,
+    overgeslagen: {},
+    tabellen: {},
+    duurSeconden: 0,
+    rijenPerSeconde: 0,
+  };
+  const weiger = (regel: number, reden: string) => {
+    s.afgewezen++;
+    if (s.redenen.length < maxRedenen) s.redenen.push({ regel, reden });
+    else s.redenenWeggelaten++;
+  };
+  const telOp = (tabel: TabelNaam, c: UpsertTelling) => {
+    const t = (s.tabellen[tabel] ??= { ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 0 });
+    t.ingevoegd += c.ingevoegd;
+    t.bijgewerkt += c.bijgewerkt;
+    t.ongewijzigd += c.ongewijzigd;
+    s.ingevoegd += c.ingevoegd;
+    s.bijgewerkt += c.bijgewerkt;
+    s.ongewijzigd += c.ongewijzigd;
+  };
+
+  const schrijver = new BatchSchrijver(db, {
+    batchGrootte,
+    parallel,
+    voorwaarden: soort.voorwaarden,
+    naBatch: (u) => {
+      for (const [tabel, c] of u.perTabel) telOp(tabel, c);
+      for (const g of u.geweigerd) weiger(g.regel, g.reden);
+    },
+  });
+
+  let fase = 'lezen';
+  const extra: Record<string, unknown> = {};
+  voortgang.start(() => ({ fase, gelezenBytes: bron?.gelezenBytes ?? 0, totaalBytes: bron?.totaalBytes ?? 0, rijen: s.gelezen }));
+
+  let wachtend: RijRecord[] = [];
+  const verwerk = async (items: RijRecord[]) => {
+    const klaar = soort.voorbereid ? await soort.voorbereid(items, db) : items;
+    for (const r of klaar) {
+      if (!r.ok) {
+        weiger(r.regel, r.reden);
+        continue;
+      }
+      const n = normaliseerRij(r.tabel, r.rij);
+      if (!n.ok) {
+        weiger(r.regel ?? 0, n.reden);
+        continue;
+      }
+      const wacht = schrijver.voegToe({ tabel: r.tabel, rij: n.rij, masker: n.masker, sleutel: n.sleutel, regel: r.regel ?? 0 });
+      if (wacht) await wacht;
+    }
+  };
+
+  try {
+    const ctx = {
+      db,
+      fase: (t: string) => {
+        fase = t;
+      },
+      overgeslagen: (reden: string, aantal = 1) => {
+        s.overgeslagen[reden] = (s.overgeslagen[reden] ?? 0) + aantal;
+      },
+      extra,
+    };
+    let nummer = 0;
+    for await (const deel of soort.lees(bron, ctx)) {
+      const recs = Array.isArray(deel) ? deel : [deel];
+      for (const rec of recs) {
+        nummer++;
+        if (!rec.ok) {
+          s.gelezen++;
+          weiger(rec.regel, rec.reden);
+          continue;
+        }
+        if (!rec.bijproduct) s.gelezen++;
+        if (!isTabelNaam(rec.tabel)) throw new ImportFout(`Importsoort ${soort.naam} leverde een rij voor onbekende tabel "${String(rec.tabel)}".`);
+        wachtend.push(rec.regel === undefined ? { ...rec, regel: nummer, regelIsRecordnummer: true } : rec);
+      }
+      if (wachtend.length >= batchGrootte) {
+        const deelBatch = wachtend;
+        wachtend = [];
+        await verwerk(deelBatch);
+      }
+    }
+    if (wachtend.length) await verwerk(wachtend);
+    await schrijver.sluit();
+    if (soort.na) {
+      fase = 'afleiden';
+      Object.assign(extra, await soort.na(db, { stil: opts.stil ?? false }));
+    }
+  } catch (e) {
+    voortgang.stop(false);
+    await schrijver.afbreken().catch(() => {});
+    s.duurSeconden = (Date.now() - t0) / 1000;
+    await db.prisma.importRun
+      .update({
+        where: { id: run.id },
+        data: {
+          gelezen: s.gelezen,
+          ingevoegd: s.ingevoegd,
+          bijgewerkt: s.bijgewerkt,
+          afgewezen: s.afgewezen,
+          sha256: (await hash.catch(() => null)) ?? '',
+          samenvatting: JSON.parse(JSON.stringify({ ...s, fout: e instanceof Error ? e.message : String(e) })),
+        },
+      })
+      .catch(() => {});
+    throw e;
+  }
+  voortgang.stop();
+
+  s.sha256 = await hash;
+  s.duurSeconden = Math.round((Date.now() - t0) / 10) / 100;
+  s.rijenPerSeconde = s.duurSeconden > 0 ? Math.round(s.gelezen / s.duurSeconden) : s.gelezen;
+  Object.assign(s, extra);
+  await db.prisma.importRun.update({
+    where: { id: run.id },
+    data: {
+      gelezen: s.gelezen,
+      ingevoegd: s.ingevoegd,
+      bijgewerkt: s.bijgewerkt,
+      afgewezen: s.afgewezen,
+      sha256: s.sha256 ?? '',
+      samenvatting: JSON.parse(JSON.stringify(s)),
+      klaarOp: new Date(),
+    },
+  });
+  return s;
+}
+
+/** The summary as a few Dutch lines (the CLI without --json). */
+export function samenvattingTekst(s: ImportSamenvatting): string {
+  const regels = [
+    `Import ${s.soort}${s.bestand ? ` van ${path.basename(s.bestand)}` : ''} klaar in ${s.duurSeconden} s (${s.rijenPerSeconde} rijen/s).`,
+    `  gelezen: ${s.gelezen}, ingevoegd: ${s.ingevoegd}, bijgewerkt: ${s.bijgewerkt}, ongewijzigd: ${s.ongewijzigd}, afgewezen: ${s.afgewezen}`,
+  ];
+  for (const [t, c] of Object.entries(s.tabellen)) {
+    regels.push(`  ${t}: ${c!.ingevoegd} ingevoegd, ${c!.bijgewerkt} bijgewerkt, ${c!.ongewijzigd} ongewijzigd`);
+  }
+  for (const [r, n] of Object.entries(s.overgeslagen)) regels.push(`  overgeslagen (${r}): ${n}`);
+  const wt = s.woningtype as { typen?: Record<string, number>; onbepaald?: number; geimporteerdBehouden?: number } | undefined;
+  if (wt?.typen) {
+    regels.push(
+      `  woningtype afgeleid: ${Object.entries(wt.typen)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}; onbepaald ${wt.onbepaald ?? 0}; geïmporteerd (behouden) ${wt.geimporteerdBehouden ?? 0}`,
+    );
+  }
+  if (s.redenen.length) {
+    regels.push('  afgewezen rijen:');
+    for (const r of s.redenen.slice(0, 20)) regels.push(`    regel ${r.regel}: ${r.reden}`);
+    const rest = s.afgewezen - Math.min(20, s.redenen.length);
+    if (rest > 0) regels.push(`    ... en ${rest} meer (zie --json of import_run.samenvatting)`);
+  }
+  if (s.sha256) regels.push(`  sha256: ${s.sha256}`);
+  return regels.join('\n');
+}

@@ -1,0 +1,32 @@
+/**
+ * The house-type derivation as an import kind (`insight import woningtype-afleiden`, no file) and as
+ * the after-step of bag-xml and bag-gpkg. See ../woningtype.ts for the rules.
+ */
+import type { Database } from '../../../db/client.ts';
+import { leidWoningtypenAf, legeStatistiek, woningtypeRijen } from '../woningtype.ts';
+import { invloedenNaBag } from './invloeden-na.ts';
+import type { ImportRecord, ImportSoort } from './types.ts';
+
+/**
+ * After bag-xml / bag-gpkg: derive and write house types (reported under `woningtype`), then the
+ * influence rows of the addresses when influence objects exist (under `adresInvloed`).
+ */
+export async function woningtypeNa(db: Database): Promise<Record<string, unknown>> {
+  return { woningtype: await leidWoningtypenAf(db), ...(await invloedenNaBag(db)) };
+}
+
+export const woningtypeAfleiden: ImportSoort = {
+  naam: 'woningtype-afleiden',
+  omschrijving: 'woningtype afleiden uit de BAG (appartement, vrijstaand, twee-onder-een-kap, hoekwoning, tussenwoning, overig) voor adressen zonder geïmporteerd woningtype',
+  verwacht: 'geen bestand',
+  tabellen: ['woningtype'],
+  bestandNodig: false,
+  async *lees(_bron, ctx): AsyncGenerator<ImportRecord> {
+    const stat = legeStatistiek();
+    ctx.fase('afleiden');
+    for await (const rij of woningtypeRijen(ctx.db, stat)) {
+      yield { ok: true, tabel: 'woningtype', rij: { ...rij } };
+    }
+    ctx.extra.woningtype = stat;
+  },
+};

@@ -1,0 +1,397 @@
+/**
+ * House type derived from the BAG, for addresses without an imported house type (table woningtype,
+ * bron 'BAG-afleiding'). The rules follow NLExtract (bagv2/etl/sql/adres/adres-tabel-plus.sql,
+ * "Woningtype vaststellen per PND", itself after Kadaster's "Productbeschrijving Woningtypering"):
+ *
+ *  - a verblijfsobject without woonfunctie, a ligplaats or a standplaats          -> overig
+ *  - a pand with more than one residential verblijfsobject (woonfunctie)         -> appartement
+ *  - otherwise count the other residential panden within 0.30 m of the footprint
+ *    ("touching"; NLExtract uses ST_DWithin 0.3 because BAG outlines are not exact):
+ *      0                                                                         -> vrijstaand
+ *      1, and that neighbour touches only this pand                              -> twee-onder-een-kap
+ *      1, and that neighbour touches two or more                                 -> hoekwoning (row end)
+ *      2 or more                                                                 -> tussenwoning (row middle)
+ *  - a residential address whose pand has no footprint (the NLExtract CSV has none) and is not an
+ *    appartement: no row (onbepaald).
+ *
+ * "Residential objects" are counted as distinct verblijfsobjecten (object_id), so a house with a
+ * nevenadres stays a house. Touching is tested exactly (segment distances, plus containment) after a
+ * flatbush search on the footprints' boxes, in RD metres (proj4 inverse of the stored WGS84).
+ *
+ * Memory: the residential panden's footprints are held in flat typed arrays (about 200 bytes per
+ * pand: ~1 GB for the ~5.5 million residential panden of the Netherlands); addresses are streamed
+ * in pages and written in batches.
+ */
+import Flatbush from 'flatbush';
+import type { Database } from '../../db/client.ts';
+import { lonLatNaarRd } from './import/geo.ts';
+import { type UpsertTelling, upsertBatch } from './import/schrijver.ts';
+
+export const AFGELEID_BRON = 'BAG-afleiding';
+export const AANRAAK_TOLERANTIE_M = 0.3;
+
+export type Woningtype = 'vrijstaand' | 'twee-onder-een-kap' | 'hoekwoning' | 'tussenwoning' | 'appartement' | 'overig';
+
+export interface WoningtypeRij {
+  adres_id: string;
+  woningtype: Woningtype;
+  afgeleid_uit: string;
+  bron: string;
+}
+
+export interface WoningtypeStatistiek {
+  /** Derived rows per type. */
+  typen: Partial<Record<Woningtype, number>>;
+  /** Residential addresses that could not be typed (no pand, or no footprint and not an appartement). */
+  onbepaald: number;
+  /** Addresses that already have an imported (non-derived) house type: left alone. */
+  geimporteerdBehouden: number;
+  /** Residential panden with a footprint that were compared. */
+  pandenMetFootprint: number;
+  /** Earlier derived rows removed because the address can no longer be typed. */
+  verwijderd: number;
+}
+
+// ------------------------------------------------------------------------------------------ geometry
+
+class Groeiend {
+  buf: Float64Array;
+  n = 0;
+  constructor(n = 1024) {
+    this.buf = new Float64Array(n);
+  }
+  push(v: number) {
+    if (this.n === this.buf.length) {
+      const b = new Float64Array(this.buf.length * 2);
+      b.set(this.buf);
+      this.buf = b;
+    }
+    this.buf[this.n++] = v;
+  }
+}
+
+/** Footprints in flat arrays: pand i has rings ringVan[i] .. ringVan[i+1]-1; ring r has vertices punt[r] .. punt[r+1]-1. */
+export class Footprints {
+  readonly ids: string[] = [];
+  readonly xy = new Groeiend(1 << 16);
+  readonly ringStart = new Groeiend(1 << 12); // vertex index of each ring (+ sentinel at the end)
+  readonly ringBuiten = new Groeiend(1 << 12); // 1 = exterior ring
+  readonly pandRing = new Groeiend(1 << 12); // ring index of each pand (+ sentinel)
+  readonly box = new Groeiend(1 << 12); // minX, minY, maxX, maxY per pand
+
+  /** Add a pand with rings of [x, y] in metres (first ring of each polygon = exterior). */
+  voegToe(id: string, polygonen: number[][][][]): void {
+    this.pandRing.push(this.ringStart.n);
+    let minX = Infinity;
+    let minY = Infinity;
+    let maxX = -Infinity;
+    let maxY = -Infinity;
+    for (const poly of polygonen) {
+      poly.forEach((ring, ri) => {
+        this.ringStart.push(this.xy.n / 2);
+        this.ringBuiten.push(ri === 0 ? 1 : 0);
+        for (const [x, y] of ring) {
+          this.xy.push(x);
+          this.xy.push(y);
+          if (x < minX) minX = x;
+          if (y < minY) minY = y;
+          if (x > maxX) maxX = x;
+          if (y > maxY) maxY = y;
+        }
+      });
+    }
+    this.box.push(minX);
+    this.box.push(minY);
+    this.box.push(maxX);
+    this.box.push(maxY);
+    this.ids.push(id);
+  }
+
+  get aantal(): number {
+    return this.ids.length;
+  }
+
+  #sluit(): void {
+    if (this.pandRing.n === this.ids.length) {
+      this.pandRing.push(this.ringStart.n);
+      this.ringStart.push(this.xy.n / 2);
+    }
+  }
+
+  /**
+   * For every pand: the other panden within `tol` metres. Returns the count per pand and, for panden
+   * with exactly one neighbour, that neighbour's index.
+   */
+  buren(tol: number): { aantal: Int32Array; enige: Int32Array } {
+    this.#sluit();
+    const n = this.ids.length;
+    const aantal = new Int32Array(n);
+    const enige = new Int32Array(n).fill(-1);
+    if (n === 0) return { aantal, enige };
+    const index = new Flatbush(n);
+    const b = this.box.buf;
+    for (let i = 0; i < n; i++) index.add(b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]);
+    index.finish();
+    for (let i = 0; i < n; i++) {
+      const kandidaten = index.search(b[4 * i] - tol, b[4 * i + 1] - tol, b[4 * i + 2] + tol, b[4 * i + 3] + tol);
+      for (const j of kandidaten) {
+        if (j <= i) continue; // each pair once
+        if (this.raakt(i, j, tol)) {
+          aantal[i]++;
+          aantal[j]++;
+          enige[i] = aantal[i] === 1 ? j : -1;
+          enige[j] = aantal[j] === 1 ? i : -1;
+        }
+      }
+    }
+    return { aantal, enige };
+  }
+
+  /** True when panden i and j are at most tol metres apart (overlap counts as touching). */
+  raakt(i: number, j: number, tol: number): boolean {
+    const xy = this.xy.buf;
+    const rs = this.ringStart.buf;
+    const pr = this.pandRing.buf;
+    const tol2 = tol * tol;
+    for (let ri = pr[i]; ri < pr[i + 1]; ri++) {
+      for (let rj = pr[j]; rj < pr[j + 1]; rj++) {
+        for (let a = rs[ri]; a < rs[ri + 1] - 1; a++) {
+          const ax = xy[2 * a];
+          const ay = xy[2 * a + 1];
+          const bx = xy[2 * a + 2];
+          const by = xy[2 * a + 3];
+          for (let c = rs[rj]; c < rs[rj + 1] - 1; c++) {
+            if (segmentAfstand2(ax, ay, bx, by, xy[2 * c], xy[2 * c + 1], xy[2 * c + 2], xy[2 * c + 3]) <= tol2) return true;
+          }
+        }
+      }
+    }
+    // No edges close: one may lie inside the other.
+    return this.#binnen(this.ringStart.buf[pr[i]], j) || this.#binnen(this.ringStart.buf[pr[j]], i);
+  }
+
+  /** Is vertex v inside one of pand p's exterior rings? */
+  #binnen(v: number, p: number): boolean {
+    const xy = this.xy.buf;
+    const rs = this.ringStart.buf;
+    const pr = this.pandRing.buf;
+    const px = xy[2 * v];
+    const py = xy[2 * v + 1];
+    for (let r = pr[p]; r < pr[p + 1]; r++) {
+      if (!this.ringBuiten.buf[r]) continue;
+      let binnen = false;
+      for (let a = rs[r], b = rs[r + 1] - 2; a < rs[r + 1] - 1; b = a++) {
+        const xa = xy[2 * a];
+        const ya = xy[2 * a + 1];
+        const xb = xy[2 * b];
+        const yb = xy[2 * b + 1];
+        if (ya > py !== yb > py && px < ((xb - xa) * (py - ya)) / (yb - ya) + xa) binnen = !binnen;
+      }
+      if (binnen) return true;
+    }
+    return false;
+  }
+}
+
+function puntSegment2(px: number, py: number, ax: number, ay: number, bx: number, by: number): number {
+  const dx = bx - ax;
+  const dy = by - ay;
+  const l2 = dx * dx + dy * dy;
+  let t = l2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / l2 : 0;
+  t = t < 0 ? 0 : t > 1 ? 1 : t;
+  const qx = ax + t * dx - px;
+  const qy = ay + t * dy - py;
+  return qx * qx + qy * qy;
+}
+
+function orient(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number {
+  return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+}
+
+/** Squared distance between segments ab and cd (0 when they cross). */
+export function segmentAfstand2(ax: number, ay: number, bx: number, by: number, cx: number, cy: number, dx: number, dy: number): number {
+  const o1 = orient(ax, ay, bx, by, cx, cy);
+  const o2 = orient(ax, ay, bx, by, dx, dy);
+  const o3 = orient(cx, cy, dx, dy, ax, ay);
+  const o4 = orient(cx, cy, dx, dy, bx, by);
+  if (((o1 > 0 && o2 < 0) || (o1 < 0 && o2 > 0)) && ((o3 > 0 && o4 < 0) || (o3 < 0 && o4 > 0))) return 0;
+  return Math.min(
+    puntSegment2(ax, ay, cx, cy, dx, dy),
+    puntSegment2(bx, by, cx, cy, dx, dy),
+    puntSegment2(cx, cy, ax, ay, bx, by),
+    puntSegment2(dx, dy, ax, ay, bx, by),
+  );
+}
+
+/** GeoJSON (WGS84) Polygon/MultiPolygon -> rings in RD metres; null when unusable. */
+export function footprintRd(geo: unknown): number[][][][] | null {
+  const g = geo as { type?: string; coordinates?: unknown } | null;
+  if (!g || typeof g !== 'object') return null;
+  const polys = g.type === 'Polygon' ? [g.coordinates as number[][][]] : g.type === 'MultiPolygon' ? (g.coordinates as number[][][][]) : null;
+  if (!Array.isArray(polys)) return null;
+  const uit: number[][][][] = [];
+  for (const p of polys) {
+    if (!Array.isArray(p) || p.length === 0) continue;
+    const ringen: number[][][] = [];
+    for (const ring of p) {
+      if (!Array.isArray(ring) || ring.length < 4) continue;
+      ringen.push(ring.map(([lon, lat]) => lonLatNaarRd(lon, lat)));
+    }
+    if (ringen.length) uit.push(ringen);
+  }
+  return uit.length ? uit : null;
+}
+
+// ------------------------------------------------------------------------------------------ derivation
+
+interface PandType {
+  type: Woningtype;
+  uitleg: string;
+}
+
+/** Type per residential pand with a footprint (appartement needs no footprint). */
+export function typeerPanden(fp: Footprints, woonfuncties: ReadonlyMap<string, number>, tol = AANRAAK_TOLERANTIE_M): Map<string, PandType> {
+  const { aantal, enige } = fp.buren(tol);
+  const uit = new Map<string, PandType>();
+  for (let i = 0; i < fp.aantal; i++) {
+    const id = fp.ids[i];
+    const n = woonfuncties.get(id) ?? 0;
+    if (n > 1) continue; // appartement: decided per address
+    const k = aantal[i];
+    if (k === 0) uit.set(id, { type: 'vrijstaand', uitleg: `BAG: pand ${id} raakt geen ander woonpand` });
+    else if (k >= 2) uit.set(id, { type: 'tussenwoning', uitleg: `BAG: pand ${id} raakt ${k} woonpanden` });
+    else {
+      const j = enige[i];
+      const kj = aantal[j];
+      if (kj === 1) uit.set(id, { type: 'twee-onder-een-kap', uitleg: `BAG: pand ${id} raakt alleen woonpand ${fp.ids[j]}, dat alleen dit pand raakt` });
+      else uit.set(id, { type: 'hoekwoning', uitleg: `BAG: pand ${id} raakt alleen woonpand ${fp.ids[j]}, dat ${kj} woonpanden raakt (eind van een rij)` });
+    }
+  }
+  return uit;
+}
+
+type Prisma = Database['prisma'];
+
+/** Residential verblijfsobjecten per pand, paged by pand_id. */
+async function woonfunctiesPerPand(prisma: Prisma): Promise<Map<string, number>> {
+  const uit = new Map<string, number>();
+  let na = '';
+  for (;;) {
+    const rijen = (await prisma.$queryRawUnsafe(
+      `SELECT pand_id, count(DISTINCT COALESCE(object_id, id))::int AS n FROM adres
+       WHERE pand_id > $1 AND object_type = 'verblijfsobject' AND 'woonfunctie' = ANY(gebruiksdoelen)
+       GROUP BY pand_id ORDER BY pand_id LIMIT 20000`,
+      na,
+    )) as { pand_id: string; n: number }[];
+    for (const r of rijen) uit.set(r.pand_id, Number(r.n));
+    if (rijen.length < 20000) return uit;
+    na = rijen[rijen.length - 1].pand_id;
+  }
+}
+
+async function laadFootprints(prisma: Prisma, ids: readonly string[]): Promise<Footprints> {
+  const fp = new Footprints();
+  const gesorteerd = [...ids].sort();
+  for (let i = 0; i < gesorteerd.length; i += 2000) {
+    const deel = gesorteerd.slice(i, i + 2000);
+    const rijen = (await prisma.$queryRawUnsafe(
+      `SELECT id, geometrie FROM pand WHERE id = ANY($1::text[]) AND geometrie IS NOT NULL ORDER BY id`,
+      deel,
+    )) as { id: string; geometrie: unknown }[];
+    for (const r of rijen) {
+      const g = footprintRd(typeof r.geometrie === 'string' ? JSON.parse(r.geometrie) : r.geometrie);
+      if (g) fp.voegToe(r.id, g);
+    }
+  }
+  return fp;
+}
+
+/**
+ * The derived rows, address by address (ordered by adres.id). Addresses with an imported house type
+ * are skipped; earlier derived rows of addresses that can no longer be typed are deleted.
+ */
+export async function* woningtypeRijen(db: Pick<Database, 'prisma'>, stat: WoningtypeStatistiek, tol = AANRAAK_TOLERANTIE_M): AsyncGenerator<WoningtypeRij> {
+  const prisma = db.prisma;
+  const woon = await woonfunctiesPerPand(prisma);
+  // Every residential pand, appartement buildings included: they are neighbours too (as in NLExtract).
+  const fp = await laadFootprints(prisma, [...woon.keys()]);
+  stat.pandenMetFootprint = fp.aantal;
+  const pandTypen = typeerPanden(fp, woon, tol);
+
+  let na = '';
+  for (;;) {
+    const rijen = (await prisma.$queryRawUnsafe(
+      // A scalar subquery (one index probe per address) rather than a join, which PostgreSQL may plan
+      // as a merge join that rescans woningtype from the start for every page.
+      `SELECT a.id, a.object_type, a.pand_id, a.gebruiksdoelen, (SELECT w.bron FROM woningtype w WHERE w.adres_id = a.id) AS wt_bron
+       FROM adres a WHERE a.id > $1 ORDER BY a.id LIMIT 5000`,
+      na,
+    )) as { id: string; object_type: string; pand_id: string | null; gebruiksdoelen: string[] | null; wt_bron: string | null }[];
+    const weg: string[] = [];
+    for (const r of rijen) {
+      if (r.wt_bron !== null && r.wt_bron !== AFGELEID_BRON) {
+        stat.geimporteerdBehouden++;
+        continue;
+      }
+      let rij: WoningtypeRij | null = null;
+      const doelen = r.gebruiksdoelen ?? [];
+      if (r.object_type !== 'verblijfsobject') {
+        rij = { adres_id: r.id, woningtype: 'overig', afgeleid_uit: `BAG: ${r.object_type}, geen woning in een pand`, bron: AFGELEID_BRON };
+      } else if (!doelen.includes('woonfunctie')) {
+        rij = {
+          adres_id: r.id,
+          woningtype: 'overig',
+          afgeleid_uit: `BAG: geen woonfunctie (${doelen.length ? doelen.join(', ') : 'gebruiksdoel onbekend'})`,
+          bron: AFGELEID_BRON,
+        };
+      } else if (r.pand_id) {
+        const n = woon.get(r.pand_id) ?? 0;
+        if (n > 1) rij = { adres_id: r.id, woningtype: 'appartement', afgeleid_uit: `BAG: ${n} woonfuncties in pand ${r.pand_id}`, bron: AFGELEID_BRON };
+        else {
+          const t = pandTypen.get(r.pand_id);
+          if (t) rij = { adres_id: r.id, woningtype: t.type, afgeleid_uit: t.uitleg, bron: AFGELEID_BRON };
+        }
+      }
+      if (rij) {
+        stat.typen[rij.woningtype] = (stat.typen[rij.woningtype] ?? 0) + 1;
+        yield rij;
+      } else {
+        stat.onbepaald++;
+        if (r.wt_bron === AFGELEID_BRON) weg.push(r.id);
+      }
+    }
+    if (weg.length) {
+      stat.verwijderd += Number(await prisma.$executeRawUnsafe(`DELETE FROM woningtype WHERE adres_id = ANY($1::text[]) AND bron = $2`, weg, AFGELEID_BRON));
+    }
+    if (rijen.length < 5000) return;
+    na = rijen[rijen.length - 1].id;
+  }
+}
+
+export function legeStatistiek(): WoningtypeStatistiek {
+  return { typen: {}, onbepaald: 0, geimporteerdBehouden: 0, pandenMetFootprint: 0, verwijderd: 0 };
+}
+
+/**
+ * Derive and write house types for every address without an imported one. Idempotent: a second run
+ * reports everything as unchanged.
+ */
+export async function leidWoningtypenAf(db: Pick<Database, 'prisma'>, opts: { tolerantieM?: number; batchGrootte?: number } = {}): Promise<WoningtypeStatistiek & UpsertTelling> {
+  const stat = legeStatistiek();
+  const telling: UpsertTelling = { ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 0 };
+  const grootte = opts.batchGrootte ?? 5000;
+  let batch: WoningtypeRij[] = [];
+  const schrijf = async () => {
+    const r = await upsertBatch(db.prisma, 'woningtype', batch as unknown as Record<string, unknown>[]);
+    telling.ingevoegd += r.ingevoegd;
+    telling.bijgewerkt += r.bijgewerkt;
+    telling.ongewijzigd += r.ongewijzigd;
+    batch = [];
+  };
+  for await (const rij of woningtypeRijen(db, stat, opts.tolerantieM)) {
+    batch.push(rij);
+    if (batch.length >= grootte) await schrijf();
+  }
+  if (batch.length) await schrijf();
+  return { ...stat, ...telling };
+}

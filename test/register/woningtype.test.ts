@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { voerImportUit } from '../../src/domain/register/import/runner.ts';
+import { upsertBatch } from '../../src/domain/register/import/schrijver.ts';
+import { AFGELEID_BRON, Footprints, leidWoningtypenAf, segmentAfstand2 } from '../../src/domain/register/woningtype.ts';
+import { createTestDatabase, dialect, type TestDatabase } from '../helpers/db.ts';
+import { CSV_FULL, CSV_PLUS } from './hulp.ts';
+
+function leesCsv(f: string): Record<string, string>[] {
+  const [kop, ...rijen] = readFileSync(f, 'utf8').trimEnd().split('\n');
+  const k = kop.split(';');
+  return rijen.map((r) => Object.fromEntries(r.split(';').map((v, i) => [k[i], v])));
+}
+
+describe('touching footprints (unit)', () => {
+  const vierkant = (x0: number, y0: number, x1: number, y1: number) => [
+    [
+      [
+        [x0, y0],
+        [x1, y0],
+        [x1, y1],
+        [x0, y1],
+        [x0, y0],
+      ],
+    ],
+  ];
+
+  it('counts neighbours within the tolerance, including overlap and containment', () => {
+    const fp = new Footprints();
+    fp.voegToe('a', vierkant(0, 0, 10, 10));
+    fp.voegToe('b', vierkant(10.25, 0, 20, 10)); // 0.25 m gap: touching
+    fp.voegToe('c', vierkant(20.4, 0, 30, 10)); // 0.4 m gap: not touching
+    fp.voegToe('d', vierkant(2, 2, 3, 3)); // inside a
+    fp.voegToe('e', vierkant(29, 9, 40, 20)); // overlaps c's corner
+    const { aantal, enige } = fp.buren(0.3);
+    expect([...aantal]).toEqual([2, 1, 1, 1, 1]);
+    expect(fp.ids[enige[1]]).toBe('a');
+    expect(fp.ids[enige[2]]).toBe('e');
+    expect(fp.ids[enige[3]]).toBe('a');
+  });
+
+  it('segment distance', () => {
+    expect(segmentAfstand2(0, 0, 10, 0, 5, -1, 5, 1)).toBe(0); // crossing
+    expect(segmentAfstand2(0, 0, 10, 0, 12, 0, 20, 0)).toBe(4); // collinear, 2 m apart
+    expect(segmentAfstand2(0, 0, 10, 0, 3, 0.3, 7, 0.3)).toBeCloseTo(0.09, 12); // parallel, 0.3 m apart
+  });
+});
+
+describe(`woningtype: derivation vs NLExtract (${dialect})`, () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await voerImportUit(db, 'bag-csv', CSV_FULL);
+  });
+  afterAll(async () => db?.close());
+
+  it('agrees with NLExtract bagadresplus wherever the sample allows a comparison', async () => {
+    const s = await voerImportUit(db, 'woningtype-afleiden', null);
+    expect(s.afgewezen).toBe(0);
+    const ons = new Map((await db.prisma.woningtype.findMany()).map((w) => [w.adresId, w.woningtype]));
+    const full = new Map(leesCsv(CSV_FULL).map((r) => [r.nummeraanduiding, r]));
+    // Verblijfsobjecten per pand in the sample (NLExtract's aantal_vbo_relaties_dit_pnd counts all of the Netherlands).
+    const vbosInSample = new Map<string, Set<string>>();
+    for (const r of full.values()) {
+      if (r.object_type !== 'VBO' || !r.pandid) continue;
+      if (!vbosInSample.has(r.pandid)) vbosInSample.set(r.pandid, new Set());
+      vbosInSample.get(r.pandid)!.add(r.object_id);
+    }
+    let vergeleken = 0;
+    for (const p of leesCsv(CSV_PLUS)) {
+      const id = p.nummeraanduiding_id;
+      const f = full.get(id)!;
+      const nl = p.woningtype;
+      const heelPand = !!f.pandid && vbosInSample.get(f.pandid)!.size === Number(p.aantal_vbo_relaties_dit_pnd);
+      // 1. Every appartement we derive is an Appartement for NLExtract.
+      if (ons.get(id) === 'appartement') expect(nl, id).toBe('Appartement');
+      // 2. Where the sample holds every verblijfsobject of the pand, NLExtract's Appartement is ours too.
+      if (nl === 'Appartement' && heelPand) {
+        expect(ons.get(id), id).toBe('appartement');
+        vergeleken++;
+      }
+      // 3. NLExtract types only residential addresses; the rest is 'overig' for us.
+      if (nl === '') expect(['overig', 'appartement', undefined]).toContain(ons.get(id));
+      if (ons.get(id) === 'overig') expect(nl, id).toBe('');
+      // 4. Without footprints (the CSV has none) a single house is not typed: no guess.
+      if (nl === 'Vrijstaande woning' || nl === 'Tussen of geschakelde woning') expect(ons.get(id), id).toBeUndefined();
+    }
+    expect(vergeleken).toBe(39);
+    const wt = s.woningtype as { typen: Record<string, number>; onbepaald: number };
+    expect(wt.typen).toEqual({ appartement: 46, overig: 49 });
+    expect(wt.onbepaald).toBe(4);
+  });
+
+  it('leaves imported house types alone and removes derived rows it can no longer justify', async () => {
+    await upsertBatch(db.prisma, 'woningtype', [{ adres_id: '0363200000081087', woningtype: 'tussenwoning', afgeleid_uit: 'EP-Online gebouwtype', bron: 'EP-Online' }]);
+    const r = await leidWoningtypenAf(db);
+    expect(r.geimporteerdBehouden).toBe(1);
+    expect(await db.prisma.woningtype.findUniqueOrThrow({ where: { adresId: '0363200000081087' } })).toMatchObject({ woningtype: 'tussenwoning', bron: 'EP-Online' });
+    // A flat whose building loses its other flats (re-import without them) stops being derivable as such.
+    await db.prisma.adres.updateMany({ where: { pandId: '0363100012170453', id: { not: '0363200000242880' } }, data: { gebruiksdoelen: ['kantoorfunctie'] } });
+    const r2 = await leidWoningtypenAf(db);
+    expect(r2.verwijderd).toBe(1);
+    expect(await db.prisma.woningtype.findUnique({ where: { adresId: '0363200000242880' } })).toBeNull();
+    expect(await db.prisma.woningtype.count({ where: { bron: AFGELEID_BRON, woningtype: 'appartement' } })).toBe(43);
+  });
+});
