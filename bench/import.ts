@@ -24,6 +24,7 @@ import { openDatabase } from '../src/db/client.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { rdNaarLonLat } from '../src/domain/register/import/geo.ts';
 import { voerImportUit } from '../src/domain/register/import/runner.ts';
+import { Rng } from '../src/domain/register/demo/rng.ts';
 import type { Voortgang, VoortgangStand } from '../src/domain/register/import/voortgang.ts';
 
 const hier = path.dirname(fileURLToPath(import.meta.url));
@@ -36,16 +37,10 @@ function arg(naam: string): string | undefined {
 
 // ------------------------------------------------------------------------------------------ data
 
-/** mulberry32: small, fast, deterministic. */
+/** Deterministic uniform numbers in [0, 1) (the demo generator's seeded pure-rand stream). */
 function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.next();
 }
 
 const STRATEN = ['Kerkstraat', 'Dorpsstraat', 'Molenweg', 'Schoolstraat', 'Stationsweg', 'Julianastraat', 'Beatrixlaan', 'Wilhelminastraat', 'Eikenlaan', 'Nieuwstraat', 'De Ruijterkade', 'Prinsengracht'];

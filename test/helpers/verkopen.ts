@@ -1,23 +1,15 @@
 /** Seeded synthetic sales around a point, for valuation endpoint tests (not the demo dataset). */
 import type { Db } from '../../src/db/client.ts';
+import { Rng } from '../../src/domain/register/demo/rng.ts';
 
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * `n` sales within ~1.5 km of (lat, lon) between `van` and `tot`: price = 4,000 €/m² · area^0.8-ish,
  * +0.4 %/month, ±8 % noise. Ids are prefixed so tests can find them.
  */
 export async function maakVerkopen(db: Db, o: { lat: number; lon: number; n: number; van: string; tot: string; seed?: number; prefix?: string; woningtype?: string }) {
-  const r = mulberry32(o.seed ?? 7);
+  const rng = new Rng(o.seed ?? 7);
+  const r = () => rng.next();
   const van = Date.parse(o.van);
   const tot = Date.parse(o.tot);
   const rows = Array.from({ length: o.n }, (_, i) => {
