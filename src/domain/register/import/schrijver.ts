@@ -49,6 +49,11 @@ export interface UpsertOpties {
    * its name and to the incoming row as `excluded`. E.g. "a newer registration wins".
    */
   voorwaarde?: string;
+  /**
+   * The caller already knows that every key occurs only once among the rows (the batch writer
+   * builds a key map per batch anyway): then there are no repeats to look for.
+   */
+  sleutelsUniek?: boolean;
 }
 
 export interface UpsertResultaat extends UpsertTelling {
@@ -173,7 +178,7 @@ export function zelfdeRij(a: NormaalRij, b: NormaalRij): boolean {
  * written one by one. Identical repeats are dropped (they count as unchanged). Within a statement
  * rows are sorted by key, so concurrent batches lock rows in the same order (no deadlocks).
  */
-export function planStatements(items: readonly BatchItem[], sorteer = true): { masker: number; items: BatchItem[] }[] {
+export function planStatements(items: readonly BatchItem[], sorteer = true, sleutelsUniek = false): { masker: number; items: BatchItem[] }[] {
   const perMasker = new Map<number, BatchItem[]>();
   for (const it of items) {
     let l = perMasker.get(it.masker);
@@ -182,6 +187,11 @@ export function planStatements(items: readonly BatchItem[], sorteer = true): { m
   }
   const uit: { masker: number; items: BatchItem[] }[] = [];
   for (const [masker, lijst] of perMasker) {
+    if (sleutelsUniek) {
+      if (sorteer) lijst.sort((a, b) => (a.sleutel < b.sleutel ? -1 : a.sleutel > b.sleutel ? 1 : 0));
+      uit.push({ masker, items: lijst });
+      continue;
+    }
     const generaties: BatchItem[][] = [[]];
     const eerste = new Map<string, BatchItem>();
     // Only for keys seen more than once: their generation and their latest row.
@@ -237,7 +247,7 @@ export function adapterUitvoerder(tx: Pick<Transaction, 'queryRaw'>): Uitvoerder
 export async function schrijfItems(uitvoer: Uitvoerder, tabel: TabelNaam, items: readonly BatchItem[], opts: UpsertOpties = {}): Promise<UpsertTelling> {
   let ingevoegd = 0;
   let bijgewerkt = 0;
-  for (const st of planStatements(items, opts.sorteer ?? true)) {
+  for (const st of planStatements(items, opts.sorteer ?? true, opts.sleutelsUniek ?? false)) {
     const r = await uitvoer(upsertSql(tabel, st.masker, opts.voorwaarde), parameter(tabel, st.masker, st.items));
     ingevoegd += r.ingevoegd;
     bijgewerkt += r.bijgewerkt;
@@ -377,13 +387,18 @@ export class BatchSchrijver {
     const batch = this.#buffer;
     this.#buffer = [];
     let perTabel: Map<TabelNaam, Map<string, BatchItem>> | null = null;
+    // Tables whose keys all differ within this batch (known only when the key maps are built).
+    const uniek = new Set<TabelNaam>();
     if (this.#opts.parallel > 1) {
       perTabel = new Map();
+      const aantal = new Map<TabelNaam, number>();
       for (const b of batch) {
         let m = perTabel.get(b.tabel);
         if (!m) perTabel.set(b.tabel, (m = new Map()));
         m.set(b.sleutel, b);
+        aantal.set(b.tabel, (aantal.get(b.tabel) ?? 0) + 1);
       }
+      for (const [tabel, m] of perTabel) if (m.size === aantal.get(tabel)) uniek.add(tabel);
     }
     // Wait for any batch in flight that writes one of these keys with other values (identical rows
     // may be written concurrently: the outcome does not depend on the order), then for a free slot.
@@ -412,7 +427,7 @@ export class BatchSchrijver {
     while (this.#inVlucht.length >= this.#opts.parallel) await Promise.race(this.#inVlucht.map((v) => v.klaar));
     if (this.#fout) throw this.#fout;
     const taak: InVlucht = { perTabel, klaar: Promise.resolve() };
-    taak.klaar = this.#schrijf(batch, gedeeld)
+    taak.klaar = this.#schrijf(batch, gedeeld, uniek)
       .then(
         (u) => this.#opts.naBatch(u),
         (e) => {
@@ -425,7 +440,11 @@ export class BatchSchrijver {
     this.#inVlucht.push(taak);
   }
 
-  async #schrijfTx(items: readonly BatchItem[], sorteer: ReadonlySet<TabelNaam> | 'alles'): Promise<Map<TabelNaam, UpsertTelling>> {
+  async #schrijfTx(
+    items: readonly BatchItem[],
+    sorteer: ReadonlySet<TabelNaam> | 'alles',
+    uniek: ReadonlySet<TabelNaam> = new Set(),
+  ): Promise<Map<TabelNaam, UpsertTelling>> {
     const perTabel = new Map<TabelNaam, BatchItem[]>();
     for (const it of items) {
       let l = perTabel.get(it.tabel);
@@ -439,7 +458,7 @@ export class BatchSchrijver {
       const uitvoer = adapterUitvoerder(tx);
       const uit = new Map<TabelNaam, UpsertTelling>();
       for (const [tabel, lijst] of perTabel) {
-        const opts = { voorwaarde: this.#opts.voorwaarden?.[tabel], sorteer: sorteer === 'alles' || sorteer.has(tabel) };
+        const opts = { voorwaarde: this.#opts.voorwaarden?.[tabel], sorteer: sorteer === 'alles' || sorteer.has(tabel), sleutelsUniek: uniek.has(tabel) };
         uit.set(tabel, await schrijfItems(uitvoer, tabel, lijst, opts));
       }
       // Adapters without a "phantom query" (adapter-pg) expect the caller to send COMMIT/ROLLBACK
@@ -454,15 +473,15 @@ export class BatchSchrijver {
     }
   }
 
-  async #schrijf(batch: BatchItem[], sorteer: ReadonlySet<TabelNaam>): Promise<BatchUitkomst> {
+  async #schrijf(batch: BatchItem[], sorteer: ReadonlySet<TabelNaam>, uniek: ReadonlySet<TabelNaam>): Promise<BatchUitkomst> {
     try {
       try {
-        return { perTabel: await this.#schrijfTx(batch, sorteer), geweigerd: [] };
+        return { perTabel: await this.#schrijfTx(batch, sorteer, uniek), geweigerd: [] };
       } catch (e) {
         // Two batches in flight that lock the same (identical) rows in another order can deadlock;
         // PostgreSQL then aborts one of them. Once more, in key order.
         if (!isDeadlock(e)) throw e;
-        return { perTabel: await this.#schrijfTx(batch, 'alles'), geweigerd: [] };
+        return { perTabel: await this.#schrijfTx(batch, 'alles', uniek), geweigerd: [] };
       }
     } catch (batchFout) {
       // Find the culprit(s): each row in its own transaction. Rows that fail are refused, the rest is
