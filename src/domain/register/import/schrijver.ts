@@ -99,16 +99,22 @@ function arrayLiteral(a: readonly string[]): string {
 
 /**
  * The statement's parameter: a JSON array of row arrays in column order (no key names to send and
- * parse; nulls as null, text[] as an array literal).
+ * parse; nulls as null, text[] as an array literal). Floats go as JSON strings: jsonb stores a JSON
+ * number as numeric, so `(e->>i)::float8` on a number costs numeric_in, numeric_out and float8in,
+ * on a string only float8in. Measured on PostgreSQL 15: 10,000 rows of five numeric columns 21-27 ms
+ * as numbers, 11 ms as strings; in the 1M-row bench floats as strings cut PostgreSQL CPU by ~12%.
+ * Integers stay numbers: as strings they cost more Node CPU than they saved in PostgreSQL.
  */
 function parameter(tabel: TabelNaam, masker: number, items: readonly BatchItem[]): string {
   const def = TABELLEN[tabel];
   const namen: string[] = [];
   const lijst: boolean[] = [];
+  const getal: boolean[] = [];
   def.kolommen.forEach((c, i) => {
     if (masker & (1 << i)) {
       namen.push(c.naam);
       lijst.push(c.type === 'text[]');
+      getal.push(c.type === 'float');
     }
   });
   const rijen = new Array(items.length);
@@ -117,7 +123,7 @@ function parameter(tabel: TabelNaam, masker: number, items: readonly BatchItem[]
     const a = new Array(namen.length);
     for (let k = 0; k < namen.length; k++) {
       const v = rij[namen[k]];
-      a[k] = v === undefined ? null : lijst[k] && v !== null ? arrayLiteral(v as string[]) : v;
+      a[k] = v == null ? null : lijst[k] ? arrayLiteral(v as string[]) : getal[k] ? String(v) : v;
     }
     rijen[r] = a;
   }
