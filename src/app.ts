@@ -11,6 +11,7 @@ import { installJsonParser } from './gateways/json-body.ts';
 import { registerRest } from './gateways/rest.ts';
 import { registerDocs } from './gateways/docs.ts';
 import { registerMcp } from './gateways/mcp/index.ts';
+import { stuurFout } from './gateways/fout-antwoord.ts';
 
 export interface BuildAppOptions {
   services: Services;
@@ -36,11 +37,11 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     if (status >= 500) req.log.error({ err }, 'onverwachte fout');
-    void reply.code(status).type('application/json; charset=utf-8').send({ fout: foutVoorStatus(status) });
+    void stuurFout(reply, status, foutVoorStatus(status));
   });
 
   app.setNotFoundHandler((req, reply) => {
-    void reply.code(404).type('application/json; charset=utf-8').send({ fout: `Onbekend pad: ${req.method} ${req.url.split('?')[0]}` });
+    void stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.url.split('?')[0]}`);
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -50,7 +51,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
       return { status: 'ok', database: 'ok' };
     } catch (err) {
       services.log.warn({ err }, 'readyz: database niet bereikbaar');
-      return reply.code(503).send({ fout: 'De database is niet bereikbaar.' });
+      return stuurFout(reply, 503, 'De database is niet bereikbaar.');
     }
   });
 

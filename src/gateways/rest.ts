@@ -10,6 +10,7 @@ import { createCallerFactory } from '../core/trpc.ts';
 import { createContextInner, type Services } from '../core/context.ts';
 import { foutVoorStatus, naarFout, FOUT_SOORTEN } from '../core/errors.ts';
 import { ONGELDIGE_JSON } from './json-body.ts';
+import { stuurFout } from './fout-antwoord.ts';
 import { bouwOpenApiDocument } from './openapi.ts';
 
 export const REST_PREFIX = '/api/v1';
@@ -32,9 +33,6 @@ function routeSjablonen(doc: OpenAPIObject): RouteSjabloon[] {
   return out;
 }
 
-function stuurFout(reply: FastifyReply, status: number, fout: string, headers: Record<string, string> = {}) {
-  return reply.code(status).headers(headers).type('application/json; charset=utf-8').send({ fout });
-}
 
 export async function registerRest(app: FastifyInstance, services: Services): Promise<OpenAPIObject> {
   const doc = bouwOpenApiDocument(services.config);

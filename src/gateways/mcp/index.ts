@@ -10,10 +10,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { createContextInner, type Services } from '../../core/context.ts';
 import { naarFout } from '../../core/errors.ts';
 import { createCaller, MCP_TOOLS } from './tools.ts';
+import { stuurFout } from '../fout-antwoord.ts';
 
-function stuurFout(reply: FastifyReply, status: number, fout: string, headers: Record<string, string> = {}) {
-  return reply.code(status).headers(headers).type('application/json; charset=utf-8').send({ fout });
-}
 
 function bouwServer(services: Services, req: FastifyRequest, reply: FastifyReply): McpServer {
   const server = new McpServer({ name: 'insight-api', version: '1.0.0' }, { capabilities: { tools: {} } });
