@@ -4,6 +4,7 @@
  * huisnummertoevoeging together, ignoring case, spaces and dashes (`A`, `A2`, `A-2`, `A 2`, `-2`).
  */
 import type { Db } from '../../db/client.ts';
+import type { Adres } from '../../generated/prisma/client.ts';
 
 export const POSTCODE_RE = /^[1-9][0-9]{3}[A-Z]{2}$/;
 export const HUISNUMMER_RE = /^[1-9][0-9]{0,4}$/;
@@ -65,7 +66,7 @@ export function huisnummerTekst(a: Pick<AdresRij, 'huisnummer' | 'huisletter' | 
 }
 
 export type AdresUitkomst =
-  | { soort: 'gevonden'; adres: AdresRij }
+  | { soort: 'gevonden'; adres: Adres }
   | { soort: 'onbekend' }
   | { soort: 'dubbelzinnig'; opties: string[] };
 
@@ -76,7 +77,7 @@ export type AdresUitkomst =
 export async function zoekAdres(db: Db, postcode: string, huisnummer: number, toevoeging: string | null | undefined): Promise<AdresUitkomst> {
   const kandidaten = await db.adres.findMany({
     where: { postcode, huisnummer },
-    select: { id: true, postcode: true, huisnummer: true, huisletter: true, toevoeging: true, straat: true, woonplaats: true },
+    // The whole row: the lookups answer from it, so nothing reads the address a second time.
     orderBy: [{ huisletter: 'asc' }, { toevoeging: 'asc' }],
   });
   if (kandidaten.length === 0) return { soort: 'onbekend' };

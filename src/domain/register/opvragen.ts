@@ -3,10 +3,11 @@
  * or an empty list; nothing is estimated here.
  */
 import type { Db } from '../../db/client.ts';
+import type { Adres } from '../../generated/prisma/client.ts';
 import { datumKolom } from '../../core/tijd.ts';
 
-export async function adresKenmerken(db: Db, id: string) {
-  const a = await db.adres.findUniqueOrThrow({ where: { id } });
+/** The BAG characteristics of an address row already resolved by the lookup. */
+export function adresKenmerken(a: Adres) {
   return {
     kenmerken: {
       bag_nummeraanduiding_id: a.id,

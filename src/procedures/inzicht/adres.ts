@@ -29,7 +29,7 @@ export const adres = maakLookup({
     coordinaten: z.object({ lat: z.number(), lon: z.number() }).nullable().describe('WGS84-punt, geen geometrie'),
   }),
   async vind(ctx, a) {
-    const r = await adresKenmerken(ctx.services.db, a.id);
+    const r = adresKenmerken(a);
     return { status: 200, data: r.kenmerken, bron: r.bron, gefactureerd: true };
   },
 });

@@ -9,6 +9,7 @@ import { voerLookupUit, type Bron } from '../../core/lookup.ts';
 import type { Voorziening } from '../../core/prijzen.ts';
 import { inzichtProcedure } from '../../core/trpc.ts';
 import { toonToevoeging, weergave, zoekAdres, type AdresRij } from '../../domain/register/adressen.ts';
+import type { Adres } from '../../generated/prisma/client.ts';
 import { adresUitvoerSchema, envelope, foutResponses, idempotencyHeaders, lookupInvoer, rateLimitHeaders, type AdresInvoer } from './gedeeld.ts';
 
 export type Vondst<D> =
@@ -28,7 +29,7 @@ export interface LookupDef<S extends z.ZodRawShape, D extends z.ZodType> {
   extraFouten?: Record<number, string>;
   /** Input checks that need the context (the clock): run before anything else of the lookup, answer 400. */
   valideer?: (ctx: Context, input: z.output<z.ZodObject<S>>) => void;
-  vind: (ctx: Context, adres: AdresRij, input: z.output<z.ZodObject<S>>) => Promise<Vondst<z.output<D>>>;
+  vind: (ctx: Context, adres: Adres, input: z.output<z.ZodObject<S>>) => Promise<Vondst<z.output<D>>>;
 }
 
 export function adresBlok(a: AdresRij) {

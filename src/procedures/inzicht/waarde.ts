@@ -58,14 +58,13 @@ export const waarde = maakLookup({
   async vind(ctx, a, input) {
     const { db, now, waardemodel } = ctx.services;
     const peildatum = input.peildatum ?? datumAmsterdam(now());
-    const [rij, label, type, eigen] = await Promise.all([
-      db.adres.findUniqueOrThrow({ where: { id: a.id }, select: { lat: true, lon: true, oppervlakte: true, bouwjaar: true } }),
+    const [label, type, eigen] = await Promise.all([
       db.energielabel.findUnique({ where: { adresId: a.id }, select: { label: true } }),
       db.woningtype.findUnique({ where: { adresId: a.id }, select: { woningtype: true } }),
       db.verkoop.findMany({ where: { adresId: a.id }, select: { id: true } }),
     ]);
-    const oppervlakte = input.woonoppervlakte ?? rij.oppervlakte;
-    if (rij.lat == null || rij.lon == null || !oppervlakte) {
+    const oppervlakte = input.woonoppervlakte ?? a.oppervlakte;
+    if (a.lat == null || a.lon == null || !oppervlakte) {
       return {
         status: 422,
         fout: !oppervlakte
@@ -76,10 +75,10 @@ export const waarde = maakLookup({
     }
     const model = await waardemodel.model();
     const subject: Subject = {
-      lat: rij.lat,
-      lon: rij.lon,
+      lat: a.lat,
+      lon: a.lon,
       oppervlakte,
-      bouwjaar: rij.bouwjaar,
+      bouwjaar: a.bouwjaar,
       woningtype: type?.woningtype ?? null,
       energielabel: label?.label ?? null,
       uitsluiten: eigen.map((e) => e.id),
