@@ -12,6 +12,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.ts';
 
@@ -36,6 +37,11 @@ export interface Database {
   migratieAdapterFactory: SqlMigrationAwareDriverAdapterFactory;
   /** Human-readable location, for logs (never contains a password). */
   location: string;
+  /**
+   * PostgreSQL only: a new plain connection of its own, outside Prisma (the caller ends it). The bulk
+   * importer needs one for COPY FROM STDIN, which no Prisma adapter offers.
+   */
+  openRawConnection?: () => Promise<pg.Client>;
   close(): Promise<void>;
 }
 
@@ -100,6 +106,11 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       adapterFactory,
       migratieAdapterFactory: new PrismaPg({ connectionString: opts.databaseUrl, max: 1, idleTimeoutMillis: 1 }),
       location: `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`,
+      openRawConnection: async () => {
+        const client = new pg.Client({ connectionString: opts.databaseUrl });
+        await client.connect();
+        return client;
+      },
       close: () => prisma.$disconnect(),
     };
   }

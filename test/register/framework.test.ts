@@ -193,6 +193,62 @@ describe(`import framework (${dialect})`, () => {
     expect(await db.prisma.prijsindex.count({ where: { tabel: 'P' } })).toBe(4);
   });
 
+  it('the batch writer (COPY on PostgreSQL) round-trips tabs, newlines, backslashes, quotes and JSON exactly', async () => {
+    const doelen = ['a"b', 'c\\d', 'e,f', '{x}', 'tab\there', 'regel\nnieuw', '\\N', 'NULL', ''];
+    const straat = 'Ĳsselkade "Oost"\\ \t tab \r\n nieuwe regel \\n geen regel';
+    const geometrie = { type: 'Point', coordinates: [5.123456789012345, 52], naam: 'a\tb\\c\nd "e"' };
+    const rij = { id: '0000200000000077', postcode: '1234AB', huisnummer: 77, straat, woonplaats: "'s-Hertogenbosch", object_type: 'verblijfsobject', gebruiksdoelen: doelen, lat: 52.377779679934136, lon: 0.1 + 0.2, bron: '\\N', bron_datum: '2024-02-29' };
+    const pand = { id: '0000100000000077', bouwjaar: 1900, geometrie, bron: 't' };
+    const uitkomsten: BatchUitkomst[] = [];
+    const schrijf = async () => {
+      const w = new BatchSchrijver(db, { batchGrootte: 10, parallel: 2, naBatch: (u) => uitkomsten.push(u) });
+      for (const it of [...items('adres', [rij]), ...items('pand', [pand])]) await w.voegToe(it);
+      await w.sluit();
+    };
+    await schrijf();
+    expect(uitkomsten[0].perTabel.get('adres')).toEqual({ ingevoegd: 1, bijgewerkt: 0, ongewijzigd: 0 });
+    const a = await db.prisma.adres.findUniqueOrThrow({ where: { id: '0000200000000077' } });
+    expect(a.straat).toBe(straat);
+    expect(a.gebruiksdoelen).toEqual(doelen);
+    expect(a.bron).toBe('\\N');
+    expect(a.lat).toBe(52.377779679934136);
+    expect(a.lon).toBe(0.1 + 0.2);
+    expect(a.bronDatum?.toISOString()).toBe('2024-02-29T00:00:00.000Z');
+    expect(a.huisletter).toBeNull();
+    expect((await db.prisma.pand.findUniqueOrThrow({ where: { id: '0000100000000077' } })).geometrie).toEqual(geometrie);
+    await schrijf();
+    expect(uitkomsten[1].perTabel.get('adres')).toEqual({ ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 1 });
+    expect(uitkomsten[1].perTabel.get('pand')).toEqual({ ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 1 });
+  });
+
+  it('the batch writer writes a key repeated with other values in one batch in order (last wins), twice in a row', async () => {
+    const uitkomsten: BatchUitkomst[] = [];
+    const w = new BatchSchrijver(db, { batchGrootte: 4, parallel: 1, naBatch: (u) => uitkomsten.push(u) });
+    const rij = (periode: string, index: number) => ({ tabel: 'R', regio: 'NL', periode, index, bron: 't' });
+    // Two batches of four; each holds one key three times (several statements on one staging table).
+    const reeks = items('prijsindex', [rij('2020-01-01', 1), rij('2020-01-01', 1), rij('2020-01-01', 2), rij('2020-02-01', 5), rij('2020-01-01', 3), rij('2020-03-01', 1), rij('2020-01-01', 4), rij('2020-01-01', 4)]);
+    for (const it of reeks) await w.voegToe(it);
+    await w.sluit();
+    expect(uitkomsten.map((u) => u.perTabel.get('prijsindex'))).toEqual([
+      { ingevoegd: 2, bijgewerkt: 1, ongewijzigd: 1 },
+      { ingevoegd: 1, bijgewerkt: 2, ongewijzigd: 1 },
+    ]);
+    expect((await db.prisma.prijsindex.findFirstOrThrow({ where: { tabel: 'R', periode: new Date('2020-01-01') } })).index).toBe(4);
+  });
+
+  it('with two batches in flight and keys in ascending order, a later value of a key shared at the batch edge wins', async () => {
+    for (let poging = 0; poging < 5; poging++) {
+      const w = new BatchSchrijver(db, { batchGrootte: 300, parallel: 2, naBatch: () => {} });
+      const rij = (i: number, bouwjaar: number) => ({ id: `0000100000${String(i).padStart(6, '0')}`, bouwjaar, bron: 't' });
+      const eerste = Array.from({ length: 300 }, (_, i) => rij(i, 1900 + poging));
+      // The second batch starts with the first batch's last key, with another value.
+      const tweede = [rij(299, 2000 + poging), ...Array.from({ length: 299 }, (_, i) => rij(300 + i, 1900))];
+      for (const it of items('pand', [...eerste, ...tweede])) await w.voegToe(it);
+      await w.sluit();
+      expect((await db.prisma.pand.findUniqueOrThrow({ where: { id: '0000100000000299' } })).bouwjaar).toBe(2000 + poging);
+    }
+  });
+
   it('registers the parser modules that exist as kinds', async () => {
     const soorten = await laadSoorten();
     for (const k of ['bag-xml', 'bag-csv', 'bag-gpkg', 'woningtype-afleiden', 'invloeden-afleiden']) expect(soorten.has(k)).toBe(true);

@@ -1,33 +1,31 @@
 /**
- * Writing rows: `upsertBatch` (one idempotent INSERT ... ON CONFLICT per table and column set) and
- * `BatchSchrijver`, the import pipeline's buffer that groups rows into batches, writes each batch in
- * one transaction and, when a batch fails in the database, retries its rows one by one so that every
- * row is either fully written or rejected with the database's reason.
+ * Writing rows: `upsertBatch` (one idempotent INSERT ... ON CONFLICT per table and column set, see
+ * upsert-sql.ts) and `BatchSchrijver`, the import pipeline's buffer that groups rows into batches,
+ * writes each batch in one transaction and, when a batch fails in the database, retries its rows one
+ * by one so that every row is either fully written or rejected with the database's reason.
  *
- * The upsert sends a batch as one parameter, a JSON array of row arrays in column order, unpacked
- * with `jsonb_array_elements($1::jsonb) AS e` and `(e->>i)::type` per column. The statement is the
- * same on PGlite and PostgreSQL. Measured in PostgreSQL backend CPU per adres row (fresh inserts,
- * three indexes): JSON objects via json_populate_recordset or json_to_recordset ~19 µs, one
- * `unnest($n::type[])` per column about the same, json (not jsonb) arrays 45 µs, jsonb arrays
- * ~16 µs; and one string parameter is much cheaper to pass than 26 arrays. Rows that did not change
- * are not touched:
+ * Two ways in. On PostgreSQL the pipeline uses COPY into staging tables over plain connections of
+ * its own (kopie.ts), the cheapest for the server to parse. On PGlite, and for small writes through
+ * Prisma (`upsertBatch`), a batch is one parameter, a JSON array of row arrays in column order,
+ * unpacked with `jsonb_array_elements($1::jsonb) AS e` and `(e->>i)::type` per column. Measured in
+ * PostgreSQL backend CPU per adres row (fresh inserts, three indexes): JSON objects via
+ * json_populate_recordset or json_to_recordset ~19 µs, one `unnest($n::type[])` per column about the
+ * same, json (not jsonb) arrays 45 µs, jsonb arrays ~16 µs, COPY into staging ~12 µs; and one string
+ * parameter is much cheaper to pass than 26 arrays.
  *
- *   INSERT ... ON CONFLICT (pk) DO UPDATE SET c = EXCLUDED.c, ..., bijgewerkt_op = now()
- *   WHERE (t.c, ...) IS DISTINCT FROM (EXCLUDED.c, ...)
- *   RETURNING (xmax = 0) AS ingevoegd          -- xmax = 0: the row was inserted, not updated
- *
- * Columns a row does not carry are left out of the statement, so a source that lacks a column (the
- * NLExtract CSV has no pand geometry) does not wipe what another source wrote there.
- *
- * The import pipeline sends its batches through the Prisma driver adapter of the open database
- * (`db.adapterFactory.connect()`: the same pg pool settings or the same PGlite instance) rather than
- * through `prisma.$queryRawUnsafe`: for a 2 MB JSON parameter the client costs 20-45 ms of Node CPU
- * per 5,000-row batch, the adapter 2-4 ms, and Node CPU is what limits a 2-core machine.
+ * On PGlite the pipeline sends its batches through the Prisma driver adapter of the open database
+ * (`db.adapterFactory.connect()`) rather than through `prisma.$queryRawUnsafe`: for a 2 MB JSON
+ * parameter the client costs 20-45 ms of Node CPU per 5,000-row batch, the adapter 2-4 ms, and Node
+ * CPU is what limits a 2-core machine.
  */
 import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
 import type { Database } from '../../../db/client.ts';
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
-import { type KolomType, type NormaalRij, type Rij, type TabelNaam, TABELLEN, kolommenVan, normaliseerRij } from './tabellen.ts';
+import { KopieVerbinding } from './kopie.ts';
+import { type NormaalRij, type Rij, type TabelNaam, TABELLEN, normaliseerRij } from './tabellen.ts';
+import { type BatchItem, type Uitvoerder, arrayLiteral, upsertSql } from './upsert-sql.ts';
+
+export type { BatchItem, Uitvoerder } from './upsert-sql.ts';
 
 /** What upsertBatch needs: a PrismaClient or an interactive-transaction client. */
 export type SqlClient = Pick<PrismaClient, '$queryRawUnsafe' | '$executeRawUnsafe'> & { $transaction?: PrismaClient['$transaction'] };
@@ -61,42 +59,6 @@ export interface UpsertResultaat extends UpsertTelling {
   afgewezen: { index: number; reden: string }[];
 }
 
-/** A normalised row ready for the database. */
-export interface BatchItem {
-  tabel: TabelNaam;
-  rij: NormaalRij;
-  /** Bit mask of the columns present (see normaliseerRij). */
-  masker: number;
-  /** Primary key as one string. */
-  sleutel: string;
-  /** Source line (for the report when the database refuses the row). */
-  regel: number;
-}
-
-const q = (naam: string) => `"${naam.replace(/"/g, '""')}"`;
-
-const sqlCache = new Map<string, string>();
-
-/** Element i of a row array, as the column's type. */
-const CAST: Record<KolomType, (i: number) => string> = {
-  text: (i) => `(e->>${i})`,
-  int: (i) => `(e->>${i})::int4`,
-  float: (i) => `(e->>${i})::float8`,
-  date: (i) => `(e->>${i})::date`,
-  json: (i) => `nullif(e->${i}, 'null'::jsonb)`,
-  'text[]': (i) => `(e->>${i})::text[]`,
-};
-
-/** A text[] value as a PostgreSQL array literal ({"a","b"}). */
-function arrayLiteral(a: readonly string[]): string {
-  let s = '{';
-  for (let i = 0; i < a.length; i++) {
-    if (i) s += ',';
-    s += `"${a[i].replace(/["\\]/g, '\\$&')}"`;
-  }
-  return `${s}}`;
-}
-
 /**
  * The statement's parameter: a JSON array of row arrays in column order (no key names to send and
  * parse; nulls as null, text[] as an array literal). Floats go as JSON strings: jsonb stores a JSON
@@ -128,34 +90,6 @@ function parameter(tabel: TabelNaam, masker: number, items: readonly BatchItem[]
     rijen[r] = a;
   }
   return JSON.stringify(rijen);
-}
-
-function upsertSql(tabel: TabelNaam, masker: number, voorwaarde: string | undefined): string {
-  const cacheSleutel = `${tabel}|${masker}|${voorwaarde ?? ''}`;
-  const bekend = sqlCache.get(cacheSleutel);
-  if (bekend) return bekend;
-  const def = TABELLEN[tabel];
-  const kolommen = kolommenVan(tabel, masker);
-  const t = q(tabel);
-  const cols = kolommen.map(q);
-  const update = kolommen.filter((c) => !def.sleutel.includes(c)).map(q);
-  let conflict: string;
-  if (update.length === 0) {
-    conflict = 'DO NOTHING';
-  } else {
-    const set = update.map((c) => `${c} = EXCLUDED.${c}`);
-    if (def.bijgewerktOp) set.push(`"bijgewerkt_op" = now()`);
-    const where = `(${update.map((c) => `${t}.${c}`).join(', ')}) IS DISTINCT FROM (${update.map((c) => `EXCLUDED.${c}`).join(', ')})`;
-    conflict = `DO UPDATE SET ${set.join(', ')} WHERE ${where}${voorwaarde ? ` AND (${voorwaarde})` : ''}`;
-  }
-  const typen = kolommen.map((c) => def.kolommen.find((k) => k.naam === c)!.type);
-  const waarden = typen.map((type, i) => CAST[type](i)).join(', ');
-  const sql =
-    `WITH u AS (INSERT INTO ${t} (${cols.join(', ')}) SELECT ${waarden} FROM jsonb_array_elements($1::jsonb) AS e ` +
-    `ON CONFLICT (${def.sleutel.map(q).join(', ')}) ${conflict} RETURNING (xmax = 0) AS ingevoegd) ` +
-    `SELECT (count(*) FILTER (WHERE ingevoegd))::int AS ingevoegd, (count(*) FILTER (WHERE NOT ingevoegd))::int AS bijgewerkt FROM u`;
-  sqlCache.set(cacheSleutel, sql);
-  return sql;
 }
 
 /**
@@ -226,23 +160,23 @@ export function planStatements(items: readonly BatchItem[], sorteer = true, sleu
   return uit;
 }
 
-/** Runs one upsert statement with its JSON parameter and returns the counts. */
-export type Uitvoerder = (sql: string, json: string) => Promise<{ ingevoegd: number; bijgewerkt: number }>;
-
-/** An Uitvoerder on a PrismaClient or interactive-transaction client. */
+/** An Uitvoerder (JSON path) on a PrismaClient or interactive-transaction client. */
 export function prismaUitvoerder(client: SqlClient): Uitvoerder {
-  return async (sql, json) => {
-    const res = (await client.$queryRawUnsafe(sql, json)) as { ingevoegd: number; bijgewerkt: number }[];
+  return async (tabel, masker, voorwaarde, items) => {
+    const res = (await client.$queryRawUnsafe(upsertSql(tabel, masker, voorwaarde), parameter(tabel, masker, items))) as {
+      ingevoegd: number;
+      bijgewerkt: number;
+    }[];
     return { ingevoegd: Number(res[0]?.ingevoegd ?? 0), bijgewerkt: Number(res[0]?.bijgewerkt ?? 0) };
   };
 }
 
 const TEKST_ARG = { scalarType: 'string', arity: 'scalar' } as const;
 
-/** An Uitvoerder on a driver-adapter transaction. */
+/** An Uitvoerder (JSON path) on a driver-adapter transaction. */
 export function adapterUitvoerder(tx: Pick<Transaction, 'queryRaw'>): Uitvoerder {
-  return async (sql, json) => {
-    const res = await tx.queryRaw({ sql, args: [json], argTypes: [TEKST_ARG] });
+  return async (tabel, masker, voorwaarde, items) => {
+    const res = await tx.queryRaw({ sql: upsertSql(tabel, masker, voorwaarde), args: [parameter(tabel, masker, items)], argTypes: [TEKST_ARG] });
     const i = res.columnNames.indexOf('ingevoegd');
     const b = res.columnNames.indexOf('bijgewerkt');
     return { ingevoegd: Number(res.rows[0]?.[i] ?? 0), bijgewerkt: Number(res.rows[0]?.[b] ?? 0) };
@@ -254,7 +188,7 @@ export async function schrijfItems(uitvoer: Uitvoerder, tabel: TabelNaam, items:
   let ingevoegd = 0;
   let bijgewerkt = 0;
   for (const st of planStatements(items, opts.sorteer ?? true, opts.sleutelsUniek ?? false)) {
-    const r = await uitvoer(upsertSql(tabel, st.masker, opts.voorwaarde), parameter(tabel, st.masker, st.items));
+    const r = await uitvoer(tabel, st.masker, opts.voorwaarde, st.items);
     ingevoegd += r.ingevoegd;
     bijgewerkt += r.bijgewerkt;
   }
@@ -274,7 +208,8 @@ export function dbFoutTekst(e: unknown): string {
 
 function isDeadlock(e: unknown): boolean {
   const c = (e as { cause?: { originalCode?: string; code?: string } })?.cause;
-  return c?.originalCode === '40P01' || c?.code === '40P01' || /deadlock/i.test(e instanceof Error ? e.message : '');
+  const code = (e as { code?: string })?.code;
+  return code === '40P01' || c?.originalCode === '40P01' || c?.code === '40P01' || /deadlock/i.test(e instanceof Error ? e.message : '');
 }
 
 /** Normalise rows for `tabel`; invalid ones are returned separately (index, Dutch reason). */
@@ -334,10 +269,117 @@ export interface BatchSchrijverOpties {
   txStart?: string;
 }
 
+/** One batch transaction, whichever way its rows go in. */
+interface TxKanaal {
+  uitvoer: Uitvoerder;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
 interface InVlucht {
   klaar: Promise<void>;
-  /** The batch's rows by table and key (only with parallel writers). */
-  perTabel: Map<TabelNaam, Map<string, BatchItem>> | null;
+  /** The batch's rows by table. */
+  perTabel: Map<TabelNaam, TabelDeel>;
+}
+
+/** Index of the first item whose key is >= `sleutel` (items sorted by key). */
+function ondergrens(items: readonly BatchItem[], sleutel: string): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (items[m].sleutel < sleutel) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+
+/**
+ * One table's rows of a batch, with what the check between batches in flight needs. Most files list
+ * their rows in key order (the BAG and NLExtract exports, our generated files), so a batch's keys are
+ * usually strictly ascending: then they are unique and sorted, two batches can share keys only where
+ * their key ranges overlap, and that overlap is found by walking both in order. Only for keys in no
+ * order are key maps built (once, lazily).
+ */
+export class TabelDeel {
+  readonly items: BatchItem[] = [];
+  /** Every key greater than the one before it. */
+  stijgend = true;
+  min = '';
+  max = '';
+  #kaart: Map<string, BatchItem> | null = null;
+
+  voegToe(it: BatchItem): void {
+    const k = it.sleutel;
+    if (this.items.length === 0) {
+      this.min = k;
+      this.max = k;
+    } else if (k > this.max) {
+      this.max = k;
+    } else {
+      this.stijgend = false;
+      if (k < this.min) this.min = k;
+    }
+    this.items.push(it);
+  }
+
+  /** Key -> the last row with that key. */
+  kaart(): Map<string, BatchItem> {
+    if (!this.#kaart) {
+      this.#kaart = new Map();
+      for (const it of this.items) this.#kaart.set(it.sleutel, it);
+    }
+    return this.#kaart;
+  }
+
+  /** All keys differ (true), or some repeat (false); without a key map and not ascending: unknown (false). */
+  get uniek(): boolean {
+    if (this.stijgend) return true;
+    return this.#kaart !== null && this.#kaart.size === this.items.length;
+  }
+
+  /**
+   * Which keys this batch shares with `ander` (same table): `gedeeld` when any, `botst` when a shared
+   * key has another column set or other values here than there.
+   */
+  vergelijk(ander: TabelDeel): { gedeeld: boolean; botst: boolean } {
+    let gedeeld = false;
+    let botst = false;
+    if (this.max < ander.min || ander.max < this.min) return { gedeeld, botst };
+    const verschilt = (a: BatchItem, b: BatchItem) => a.masker !== b.masker || !zelfdeRij(a.rij, b.rij);
+    if (this.stijgend && ander.stijgend) {
+      const lo = this.min > ander.min ? this.min : ander.min;
+      const hi = this.max < ander.max ? this.max : ander.max;
+      const a = this.items;
+      const b = ander.items;
+      let i = ondergrens(a, lo);
+      let j = ondergrens(b, lo);
+      while (i < a.length && j < b.length) {
+        const x = a[i].sleutel;
+        const y = b[j].sleutel;
+        if (x > hi || y > hi) break;
+        if (x < y) i++;
+        else if (y < x) j++;
+        else {
+          gedeeld = true;
+          if (verschilt(a[i], b[j])) botst = true;
+          i++;
+          j++;
+        }
+      }
+      return { gedeeld, botst };
+    }
+    const mijn = this.kaart();
+    const hun = ander.kaart();
+    const [klein, groot] = hun.size < mijn.size ? [hun, mijn] : [mijn, hun];
+    for (const [k, it] of klein) {
+      const ook = groot.get(k);
+      if (!ook) continue;
+      gedeeld = true;
+      if (verschilt(ook, it)) botst = true;
+    }
+    return { gedeeld, botst };
+  }
 }
 
 /**
@@ -350,6 +392,9 @@ export class BatchSchrijver {
   readonly #db: Database;
   readonly #opts: BatchSchrijverOpties;
   #adapter: Promise<SqlDriverAdapter> | null = null;
+  /** PostgreSQL: the COPY connections, and those not in use by a batch. */
+  #verbindingen: KopieVerbinding[] = [];
+  #vrij: KopieVerbinding[] = [];
   #buffer: BatchItem[] = [];
   #inVlucht: InVlucht[] = [];
   #fout: unknown = null;
@@ -387,49 +432,112 @@ export class BatchSchrijver {
     const a = this.#adapter;
     this.#adapter = null;
     if (a) await (await a.catch(() => null))?.dispose();
+    const v = this.#verbindingen;
+    this.#verbindingen = [];
+    this.#vrij = [];
+    await Promise.all(v.map((x) => x.sluit()));
+  }
+
+  /**
+   * Start one batch transaction: on PostgreSQL on a free COPY connection (a new one when none is
+   * free: at most `parallel` exist, one per batch in flight), on PGlite through the driver adapter.
+   */
+  async #beginTx(): Promise<TxKanaal> {
+    const txStart = this.#opts.txStart;
+    const open = this.#db.openRawConnection;
+    if (open) {
+      let v = this.#vrij.pop();
+      while (v?.fout) {
+        this.#verbindingen = this.#verbindingen.filter((x) => x !== v);
+        await v.sluit();
+        v = this.#vrij.pop();
+      }
+      if (!v) {
+        v = new KopieVerbinding(await open());
+        this.#verbindingen.push(v);
+      }
+      const verbinding = v;
+      const vrijgeven = () => {
+        if (verbinding.fout) {
+          this.#verbindingen = this.#verbindingen.filter((x) => x !== verbinding);
+          void verbinding.sluit();
+        } else this.#vrij.push(verbinding);
+      };
+      try {
+        await verbinding.begin(txStart);
+      } catch (e) {
+        verbinding.fout ??= e as Error;
+        vrijgeven();
+        throw e;
+      }
+      return {
+        uitvoer: verbinding.uitvoerder,
+        commit: async () => {
+          await verbinding.commit();
+          vrijgeven();
+        },
+        rollback: async () => {
+          await verbinding.rollback().catch((e: Error) => {
+            verbinding.fout ??= e;
+          });
+          vrijgeven();
+        },
+      };
+    }
+    this.#adapter ??= this.#db.adapterFactory.connect();
+    const tx = await (await this.#adapter).startTransaction();
+    // Adapters without a "phantom query" (adapter-pg) expect the caller to send COMMIT/ROLLBACK
+    // itself, as Prisma's engine does; commit()/rollback() then only release the connection.
+    const sql = (s: string) => tx.executeRaw({ sql: s, args: [], argTypes: [] });
+    try {
+      if (txStart) await sql(txStart);
+    } catch (e) {
+      if (!tx.options.usePhantomQuery) await sql('ROLLBACK').catch(() => {});
+      await tx.rollback().catch(() => {});
+      throw e;
+    }
+    return {
+      uitvoer: adapterUitvoerder(tx),
+      commit: async () => {
+        if (!tx.options.usePhantomQuery) await sql('COMMIT');
+        await tx.commit();
+      },
+      rollback: async () => {
+        if (!tx.options.usePhantomQuery) await sql('ROLLBACK').catch(() => {});
+        await tx.rollback().catch(() => {});
+      },
+    };
   }
 
   async #spoel(): Promise<void> {
     const batch = this.#buffer;
     this.#buffer = [];
-    let perTabel: Map<TabelNaam, Map<string, BatchItem>> | null = null;
-    // Tables whose keys all differ within this batch (known only when the key maps are built).
-    const uniek = new Set<TabelNaam>();
-    if (this.#opts.parallel > 1) {
-      perTabel = new Map();
-      const aantal = new Map<TabelNaam, number>();
-      for (const b of batch) {
-        let m = perTabel.get(b.tabel);
-        if (!m) perTabel.set(b.tabel, (m = new Map()));
-        m.set(b.sleutel, b);
-        aantal.set(b.tabel, (aantal.get(b.tabel) ?? 0) + 1);
-      }
-      for (const [tabel, m] of perTabel) if (m.size === aantal.get(tabel)) uniek.add(tabel);
+    const perTabel = new Map<TabelNaam, TabelDeel>();
+    for (const b of batch) {
+      let d = perTabel.get(b.tabel);
+      if (!d) perTabel.set(b.tabel, (d = new TabelDeel()));
+      d.voegToe(b);
     }
     // Wait for any batch in flight that writes one of these keys with other values (identical rows
     // may be written concurrently: the outcome does not depend on the order), then for a free slot.
     // Only this method starts batches, so the set in flight can only shrink while we wait. Tables
     // that share rows with a batch in flight are written in key order (both lock them in that order).
     const gedeeld = new Set<TabelNaam>();
-    if (perTabel) {
-      const botsend = this.#inVlucht.filter((v) => {
-        if (!v.perTabel) return false;
-        let botst = false;
-        for (const [tabel, mijn] of perTabel!) {
-          const hun = v.perTabel.get(tabel);
-          if (!hun) continue;
-          const [klein, groot] = hun.size < mijn.size ? [hun, mijn] : [mijn, hun];
-          for (const [k, it] of klein) {
-            const ander = groot.get(k);
-            if (!ander) continue;
-            gedeeld.add(tabel);
-            if (ander.masker !== it.masker || !zelfdeRij(ander.rij, it.rij)) botst = true;
-          }
-        }
-        return botst;
-      });
-      if (botsend.length) await Promise.all(botsend.map((v) => v.klaar));
-    }
+    const botsend = this.#inVlucht.filter((v) => {
+      let botst = false;
+      for (const [tabel, mijn] of perTabel) {
+        const hun = v.perTabel.get(tabel);
+        if (!hun) continue;
+        const r = mijn.vergelijk(hun);
+        if (r.gedeeld) gedeeld.add(tabel);
+        if (r.botst) botst = true;
+      }
+      return botst;
+    });
+    if (botsend.length) await Promise.all(botsend.map((v) => v.klaar));
+    // Tables whose keys are known to be unique within the batch need no search for repeats.
+    const uniek = new Set<TabelNaam>();
+    for (const [tabel, d] of perTabel) if (d.uniek) uniek.add(tabel);
     while (this.#inVlucht.length >= this.#opts.parallel) await Promise.race(this.#inVlucht.map((v) => v.klaar));
     if (this.#fout) throw this.#fout;
     const taak: InVlucht = { perTabel, klaar: Promise.resolve() };
@@ -457,24 +565,17 @@ export class BatchSchrijver {
       if (!l) perTabel.set(it.tabel, (l = []));
       l.push(it);
     }
-    this.#adapter ??= this.#db.adapterFactory.connect();
-    const tx = await (await this.#adapter).startTransaction();
+    const tx = await this.#beginTx();
     try {
-      if (this.#opts.txStart) await tx.executeRaw({ sql: this.#opts.txStart, args: [], argTypes: [] });
-      const uitvoer = adapterUitvoerder(tx);
       const uit = new Map<TabelNaam, UpsertTelling>();
       for (const [tabel, lijst] of perTabel) {
         const opts = { voorwaarde: this.#opts.voorwaarden?.[tabel], sorteer: sorteer === 'alles' || sorteer.has(tabel), sleutelsUniek: uniek.has(tabel) };
-        uit.set(tabel, await schrijfItems(uitvoer, tabel, lijst, opts));
+        uit.set(tabel, await schrijfItems(tx.uitvoer, tabel, lijst, opts));
       }
-      // Adapters without a "phantom query" (adapter-pg) expect the caller to send COMMIT/ROLLBACK
-      // itself, as Prisma's engine does; commit()/rollback() then only release the connection.
-      if (!tx.options.usePhantomQuery) await tx.executeRaw({ sql: 'COMMIT', args: [], argTypes: [] });
       await tx.commit();
       return uit;
     } catch (e) {
-      if (!tx.options.usePhantomQuery) await tx.executeRaw({ sql: 'ROLLBACK', args: [], argTypes: [] }).catch(() => {});
-      await tx.rollback().catch(() => {});
+      await tx.rollback();
       throw e;
     }
   }

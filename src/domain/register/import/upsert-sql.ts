@@ -1,0 +1,95 @@
+/**
+ * The one idempotent upsert statement of the importers, for both ways rows reach PostgreSQL: a jsonb
+ * parameter (PGlite, and small writes through Prisma) or a staging table filled by COPY (the bulk
+ * path on PostgreSQL, kopie.ts). Rows that did not change are not touched:
+ *
+ *   INSERT ... ON CONFLICT (pk) DO UPDATE SET c = EXCLUDED.c, ..., bijgewerkt_op = now()
+ *   WHERE (t.c, ...) IS DISTINCT FROM (EXCLUDED.c, ...)
+ *   RETURNING (xmax = 0) AS ingevoegd          -- xmax = 0: the row was inserted, not updated
+ *
+ * Columns a row does not carry are left out of the statement, so a source that lacks a column (the
+ * NLExtract CSV has no pand geometry) does not wipe what another source wrote there.
+ */
+import { type KolomType, type NormaalRij, type TabelNaam, TABELLEN, kolommenVan } from './tabellen.ts';
+
+/** A normalised row ready for the database. */
+export interface BatchItem {
+  tabel: TabelNaam;
+  rij: NormaalRij;
+  /** Bit mask of the columns present (see normaliseerRij). */
+  masker: number;
+  /** Primary key as one string. */
+  sleutel: string;
+  /** Source line (for the report when the database refuses the row). */
+  regel: number;
+}
+
+/** Writes the rows of one statement (one table, one column set) in the caller's transaction. */
+export type Uitvoerder = (
+  tabel: TabelNaam,
+  masker: number,
+  voorwaarde: string | undefined,
+  items: readonly BatchItem[],
+) => Promise<{ ingevoegd: number; bijgewerkt: number }>;
+
+export const q = (naam: string) => `"${naam.replace(/"/g, '""')}"`;
+
+const sqlCache = new Map<string, string>();
+
+/** Element i of a row array, as the column's type. */
+const CAST: Record<KolomType, (i: number) => string> = {
+  text: (i) => `(e->>${i})`,
+  int: (i) => `(e->>${i})::int4`,
+  float: (i) => `(e->>${i})::float8`,
+  date: (i) => `(e->>${i})::date`,
+  json: (i) => `nullif(e->${i}, 'null'::jsonb)`,
+  'text[]': (i) => `(e->>${i})::text[]`,
+};
+
+/** A text[] value as a PostgreSQL array literal ({"a","b"}). */
+export function arrayLiteral(a: readonly string[]): string {
+  let s = '{';
+  for (let i = 0; i < a.length; i++) {
+    if (i) s += ',';
+    s += `"${a[i].replace(/["\\]/g, '\\$&')}"`;
+  }
+  return `${s}}`;
+}
+
+/**
+ * The upsert of `tabel` for the columns in `masker`. Rows come from `staging` (a table with exactly
+ * those columns, in table order) or, without it, from the statement's one parameter: a JSON array of
+ * row arrays in column order, unpacked with `jsonb_array_elements($1::jsonb) AS e`.
+ */
+export function upsertSql(tabel: TabelNaam, masker: number, voorwaarde: string | undefined, staging?: string): string {
+  const cacheSleutel = `${tabel}|${masker}|${voorwaarde ?? ''}|${staging ?? ''}`;
+  const bekend = sqlCache.get(cacheSleutel);
+  if (bekend) return bekend;
+  const def = TABELLEN[tabel];
+  const kolommen = kolommenVan(tabel, masker);
+  const t = q(tabel);
+  const cols = kolommen.map(q);
+  const update = kolommen.filter((c) => !def.sleutel.includes(c)).map(q);
+  let conflict: string;
+  if (update.length === 0) {
+    conflict = 'DO NOTHING';
+  } else {
+    const set = update.map((c) => `${c} = EXCLUDED.${c}`);
+    if (def.bijgewerktOp) set.push(`"bijgewerkt_op" = now()`);
+    const where = `(${update.map((c) => `${t}.${c}`).join(', ')}) IS DISTINCT FROM (${update.map((c) => `EXCLUDED.${c}`).join(', ')})`;
+    conflict = `DO UPDATE SET ${set.join(', ')} WHERE ${where}${voorwaarde ? ` AND (${voorwaarde})` : ''}`;
+  }
+  let bron: string;
+  if (staging) {
+    bron = `SELECT ${cols.join(', ')} FROM ${q(staging)}`;
+  } else {
+    const typen = kolommen.map((c) => def.kolommen.find((k) => k.naam === c)!.type);
+    bron = `SELECT ${typen.map((type, i) => CAST[type](i)).join(', ')} FROM jsonb_array_elements($1::jsonb) AS e`;
+  }
+  const sql =
+    `WITH u AS (INSERT INTO ${t} (${cols.join(', ')}) ${bron} ` +
+    `ON CONFLICT (${def.sleutel.map(q).join(', ')}) ${conflict} RETURNING (xmax = 0) AS ingevoegd) ` +
+    `SELECT (count(*) FILTER (WHERE ingevoegd))::int AS ingevoegd, (count(*) FILTER (WHERE NOT ingevoegd))::int AS bijgewerkt FROM u`;
+  sqlCache.set(cacheSleutel, sql);
+  return sql;
+}
