@@ -249,6 +249,44 @@ describe(`import framework (${dialect})`, () => {
     }
   });
 
+  it.runIf(dialect === 'postgres')('a key another writer inserts while the batch copies it is written through ON CONFLICT instead', async () => {
+    // Another transaction inserts a key the batch also has, and commits only once the batch's COPY
+    // waits for it: the COPY then fails as a unique violation and the batch is redone.
+    const ander = await db.openRawConnection!();
+    try {
+      await ander.query('BEGIN');
+      await ander.query(`INSERT INTO pand (id, bouwjaar, bron) VALUES ('0000100000900002', 1800, 'ander')`);
+      const uitkomsten: BatchUitkomst[] = [];
+      const w = new BatchSchrijver(db, { batchGrootte: 10, parallel: 2, naBatch: (u) => uitkomsten.push(u) });
+      const rijen = [1, 2, 3].map((i) => ({ id: `000010000090000${i}`, bouwjaar: 1990 + i, bron: 't' }));
+      for (const it of items('pand', rijen)) await w.voegToe(it);
+      const klaar = w.sluit();
+      // Wait until the batch's COPY is blocked on the other transaction's row.
+      let geblokkeerd = false;
+      for (let i = 0; i < 100 && !geblokkeerd; i++) {
+        // (Inside a transaction the statistics views keep their first snapshot unless it is cleared.)
+        await ander.query('SELECT pg_stat_clear_snapshot()');
+        const r = await ander.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'COPY%'`);
+        geblokkeerd = r.rows[0].n > 0;
+        if (!geblokkeerd) await new Promise((z) => setTimeout(z, 50));
+      }
+      expect(geblokkeerd).toBe(true);
+      await ander.query('COMMIT');
+      await klaar;
+      expect(uitkomsten).toHaveLength(1);
+      expect(uitkomsten[0].geweigerd).toEqual([]);
+      expect(uitkomsten[0].perTabel.get('pand')).toEqual({ ingevoegd: 2, bijgewerkt: 1, ongewijzigd: 0 });
+      const panden = await db.prisma.pand.findMany({ where: { id: { startsWith: '00001000009' } }, orderBy: { id: 'asc' } });
+      expect(panden.map((p) => [p.id, p.bouwjaar, p.bron])).toEqual([
+        ['0000100000900001', 1991, 't'],
+        ['0000100000900002', 1992, 't'],
+        ['0000100000900003', 1993, 't'],
+      ]);
+    } finally {
+      await ander.end();
+    }
+  });
+
   it('registers the parser modules that exist as kinds', async () => {
     const soorten = await laadSoorten();
     for (const k of ['bag-xml', 'bag-csv', 'bag-gpkg', 'woningtype-afleiden', 'invloeden-afleiden']) expect(soorten.has(k)).toBe(true);

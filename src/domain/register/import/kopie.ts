@@ -32,6 +32,8 @@ interface StagingPlan {
   typen: KolomType[];
   maak: string;
   kopie: string;
+  /** COPY straight into the real table (rows whose keys it does not hold yet). */
+  direct: string;
 }
 
 const plannen = new Map<string, StagingPlan>();
@@ -58,9 +60,33 @@ function stagingPlan(tabel: TabelNaam, masker: number): StagingPlan {
     // Same column types as the real table, no constraints (every value was checked in Node).
     maak: `CREATE TEMP TABLE ${q(naam)} ON COMMIT DELETE ROWS AS SELECT ${lijst} FROM ${q(tabel)} WITH NO DATA`,
     kopie: `COPY ${q(naam)} (${lijst}) FROM STDIN`,
+    direct: `COPY ${q(tabel)} (${lijst}) FROM STDIN`,
   };
   plannen.set(sleutel, p);
   return p;
+}
+
+const PG_TYPE: Record<KolomType, string> = { text: 'text', int: 'int4', float: 'float8', date: 'date', json: 'jsonb', 'text[]': 'text[]' };
+const zoekSqlCache = new Map<TabelNaam, string>();
+
+/**
+ * Which of a list of keys the table holds: one array parameter per key column, the keys back as text
+ * in the form normaliseerRij gives them (dates as jjjj-mm-dd).
+ */
+function zoekSql(tabel: TabelNaam): string {
+  let sql = zoekSqlCache.get(tabel);
+  if (sql) return sql;
+  const def = TABELLEN[tabel];
+  const typen = def.sleutel.map((c) => def.kolommen.find((k) => k.naam === c)!.type);
+  const alsTekst = (c: string, i: number) => (typen[i] === 'date' ? `to_char(t.${q(c)}, 'YYYY-MM-DD')` : `t.${q(c)}::text`);
+  const arrays = def.sleutel.map((c, i) => `$${i + 1}::${PG_TYPE[typen[i]]}[]`).join(', ');
+  const kols = def.sleutel.map(q).join(', ');
+  sql =
+    def.sleutel.length === 1
+      ? `SELECT ${alsTekst(def.sleutel[0], 0)} AS k0 FROM ${q(tabel)} t WHERE t.${q(def.sleutel[0])} = ANY(${arrays})`
+      : `SELECT ${def.sleutel.map((c, i) => `${alsTekst(c, i)} AS k${i}`).join(', ')} FROM ${q(tabel)} t JOIN unnest(${arrays}) AS z(${kols}) USING (${kols})`;
+  zoekSqlCache.set(tabel, sql);
+  return sql;
 }
 
 /**
@@ -102,9 +128,23 @@ export function kopieTekst(plan: Pick<StagingPlan, 'kolommen' | 'typen'>, items:
   return uit;
 }
 
+/** A batch may COPY rows straight into their table, except the keys it shares with a batch in flight. */
+export interface DirectOpties {
+  gedeeld: ReadonlyMap<TabelNaam, ReadonlySet<string>>;
+}
+
 /**
  * One plain PostgreSQL connection of the bulk writer, with the staging tables it has made. Used by
  * one batch transaction at a time.
+ *
+ * Rows whose keys the table does not hold yet are copied straight into the table when the batch is
+ * started with DirectOpties: COPY inserts in bulk (heap pages filled at once, one WAL record per
+ * page), which costs PostgreSQL about half of the INSERT ... SELECT from staging (1,000,000 adres
+ * rows: 8.3 instead of 15.8 s backend CPU). Which keys exist is asked first (one indexed lookup per
+ * key). Keys shared with another batch in flight always take the ON CONFLICT path: that one waits
+ * for the other transaction's row instead of failing. Should another writer insert one of the keys
+ * between the lookup and the COPY, the COPY fails with a unique violation and the caller redoes
+ * the batch without DirectOpties.
  */
 export class KopieVerbinding {
   readonly #client: pg.Client;
@@ -125,7 +165,10 @@ export class KopieVerbinding {
     });
   }
 
-  async begin(txStart?: string): Promise<void> {
+  #direct: DirectOpties | null = null;
+
+  async begin(txStart: string | undefined, direct: DirectOpties | null): Promise<void> {
+    this.#direct = direct;
     await this.#client.query(txStart ? `BEGIN; ${txStart}` : 'BEGIN');
   }
 
@@ -149,9 +192,45 @@ export class KopieVerbinding {
     await this.#client.end().catch(() => {});
   }
 
-  /** Write one statement's rows: COPY into staging, then the upsert from staging. */
-  readonly uitvoerder: Uitvoerder = async (tabel, masker, voorwaarde, items) => {
+  #kopieer(sql: string, tekst: string): Promise<number> {
+    return new Promise<number>((klaar, mislukt) => {
+      const stroom = this.#client.query(copyFrom(sql));
+      stroom.on('error', mislukt);
+      stroom.on('finish', () => klaar(stroom.rowCount));
+      stroom.end(tekst);
+    });
+  }
+
+  /** The items whose keys `tabel` does not hold (and no batch in flight shares), and the others. */
+  async #splits(tabel: TabelNaam, items: readonly BatchItem[], gedeeld: ReadonlySet<string> | undefined): Promise<{ nieuw: BatchItem[]; bestaand: BatchItem[] }> {
+    const sleutel = TABELLEN[tabel].sleutel;
+    const kolommen: string[][] = sleutel.map(() => []);
+    for (const it of items) {
+      if (gedeeld?.has(it.sleutel)) continue;
+      for (let c = 0; c < sleutel.length; c++) kolommen[c].push(String(it.rij[sleutel[c]]));
+    }
+    const gevonden = new Set<string>();
+    if (kolommen[0].length) {
+      const res = await this.#client.query({ text: zoekSql(tabel), values: kolommen.map(arrayLiteral), rowMode: 'array' });
+      for (const r of res.rows as string[][]) gevonden.add(r.length === 1 ? r[0] : r.join('\u0001'));
+    }
+    const nieuw: BatchItem[] = [];
+    const bestaand: BatchItem[] = [];
+    for (const it of items) (gevonden.has(it.sleutel) || gedeeld?.has(it.sleutel) ? bestaand : nieuw).push(it);
+    return { nieuw, bestaand };
+  }
+
+  /** Write one statement's rows: new keys by COPY into the table (when allowed), the rest through staging. */
+  readonly uitvoerder: Uitvoerder = async (tabel, masker, voorwaarde, alle) => {
     const plan = stagingPlan(tabel, masker);
+    let items = alle;
+    let direct = 0;
+    if (this.#direct) {
+      const { nieuw, bestaand } = await this.#splits(tabel, alle, this.#direct.gedeeld.get(tabel));
+      if (nieuw.length) direct = await this.#kopieer(plan.direct, kopieTekst(plan, nieuw));
+      items = bestaand;
+      if (!items.length) return { ingevoegd: direct, bijgewerkt: 0 };
+    }
     if (!this.#staging.has(plan.naam)) {
       await this.#client.query(plan.maak);
       this.#staging.add(plan.naam);
@@ -161,13 +240,8 @@ export class KopieVerbinding {
       await this.#client.query(`TRUNCATE ${q(plan.naam)}`);
     }
     this.#gevuld.add(plan.naam);
-    await new Promise<void>((klaar, mislukt) => {
-      const stroom = this.#client.query(copyFrom(plan.kopie));
-      stroom.on('error', mislukt);
-      stroom.on('finish', () => klaar());
-      stroom.end(kopieTekst(plan, items));
-    });
+    await this.#kopieer(plan.kopie, kopieTekst(plan, items));
     const res = await this.#client.query<{ ingevoegd: number; bijgewerkt: number }>(upsertSql(tabel, masker, voorwaarde, plan.naam));
-    return { ingevoegd: Number(res.rows[0]?.ingevoegd ?? 0), bijgewerkt: Number(res.rows[0]?.bijgewerkt ?? 0) };
+    return { ingevoegd: direct + Number(res.rows[0]?.ingevoegd ?? 0), bijgewerkt: Number(res.rows[0]?.bijgewerkt ?? 0) };
   };
 }

@@ -21,7 +21,7 @@
 import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
 import type { Database } from '../../../db/client.ts';
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
-import { KopieVerbinding } from './kopie.ts';
+import { type DirectOpties, KopieVerbinding } from './kopie.ts';
 import { type NormaalRij, type Rij, type TabelNaam, TABELLEN, normaliseerRij } from './tabellen.ts';
 import { type BatchItem, type Uitvoerder, arrayLiteral, upsertSql } from './upsert-sql.ts';
 
@@ -206,6 +206,10 @@ export function dbFoutTekst(e: unknown): string {
   return regels[regels.length - 1]?.slice(0, 300) ?? c?.kind ?? 'onbekende databasefout';
 }
 
+function isUniekSchending(e: unknown): boolean {
+  return (e as { code?: string })?.code === '23505';
+}
+
 function isDeadlock(e: unknown): boolean {
   const c = (e as { cause?: { originalCode?: string; code?: string } })?.cause;
   const code = (e as { code?: string })?.code;
@@ -339,10 +343,11 @@ export class TabelDeel {
   }
 
   /**
-   * Which keys this batch shares with `ander` (same table): `gedeeld` when any, `botst` when a shared
-   * key has another column set or other values here than there.
+   * Which keys this batch shares with `ander` (same table): `gedeeld` when any (each is added to
+   * `sleutels` when given), `botst` when a shared key has another column set or other values here
+   * than there.
    */
-  vergelijk(ander: TabelDeel): { gedeeld: boolean; botst: boolean } {
+  vergelijk(ander: TabelDeel, sleutels?: Set<string>): { gedeeld: boolean; botst: boolean } {
     let gedeeld = false;
     let botst = false;
     if (this.max < ander.min || ander.max < this.min) return { gedeeld, botst };
@@ -362,6 +367,7 @@ export class TabelDeel {
         else if (y < x) j++;
         else {
           gedeeld = true;
+          sleutels?.add(x);
           if (verschilt(a[i], b[j])) botst = true;
           i++;
           j++;
@@ -376,6 +382,7 @@ export class TabelDeel {
       const ook = groot.get(k);
       if (!ook) continue;
       gedeeld = true;
+      sleutels?.add(k);
       if (verschilt(ook, it)) botst = true;
     }
     return { gedeeld, botst };
@@ -442,7 +449,7 @@ export class BatchSchrijver {
    * Start one batch transaction: on PostgreSQL on a free COPY connection (a new one when none is
    * free: at most `parallel` exist, one per batch in flight), on PGlite through the driver adapter.
    */
-  async #beginTx(): Promise<TxKanaal> {
+  async #beginTx(direct: DirectOpties | null): Promise<TxKanaal> {
     const txStart = this.#opts.txStart;
     const open = this.#db.openRawConnection;
     if (open) {
@@ -464,7 +471,7 @@ export class BatchSchrijver {
         } else this.#vrij.push(verbinding);
       };
       try {
-        await verbinding.begin(txStart);
+        await verbinding.begin(txStart, direct);
       } catch (e) {
         verbinding.fout ??= e as Error;
         vrijgeven();
@@ -523,12 +530,15 @@ export class BatchSchrijver {
     // Only this method starts batches, so the set in flight can only shrink while we wait. Tables
     // that share rows with a batch in flight are written in key order (both lock them in that order).
     const gedeeld = new Set<TabelNaam>();
+    const gedeeldeSleutels = new Map<TabelNaam, Set<string>>();
     const botsend = this.#inVlucht.filter((v) => {
       let botst = false;
       for (const [tabel, mijn] of perTabel) {
         const hun = v.perTabel.get(tabel);
         if (!hun) continue;
-        const r = mijn.vergelijk(hun);
+        let sleutels = gedeeldeSleutels.get(tabel);
+        if (!sleutels) gedeeldeSleutels.set(tabel, (sleutels = new Set()));
+        const r = mijn.vergelijk(hun, sleutels);
         if (r.gedeeld) gedeeld.add(tabel);
         if (r.botst) botst = true;
       }
@@ -541,7 +551,7 @@ export class BatchSchrijver {
     while (this.#inVlucht.length >= this.#opts.parallel) await Promise.race(this.#inVlucht.map((v) => v.klaar));
     if (this.#fout) throw this.#fout;
     const taak: InVlucht = { perTabel, klaar: Promise.resolve() };
-    taak.klaar = this.#schrijf(batch, gedeeld, uniek)
+    taak.klaar = this.#schrijf(batch, gedeeld, uniek, { gedeeld: gedeeldeSleutels })
       .then(
         (u) => this.#opts.naBatch(u),
         (e) => {
@@ -558,6 +568,7 @@ export class BatchSchrijver {
     items: readonly BatchItem[],
     sorteer: ReadonlySet<TabelNaam> | 'alles',
     uniek: ReadonlySet<TabelNaam> = new Set(),
+    direct: DirectOpties | null = null,
   ): Promise<Map<TabelNaam, UpsertTelling>> {
     const perTabel = new Map<TabelNaam, BatchItem[]>();
     for (const it of items) {
@@ -565,7 +576,7 @@ export class BatchSchrijver {
       if (!l) perTabel.set(it.tabel, (l = []));
       l.push(it);
     }
-    const tx = await this.#beginTx();
+    const tx = await this.#beginTx(direct);
     try {
       const uit = new Map<TabelNaam, UpsertTelling>();
       for (const [tabel, lijst] of perTabel) {
@@ -580,14 +591,16 @@ export class BatchSchrijver {
     }
   }
 
-  async #schrijf(batch: BatchItem[], sorteer: ReadonlySet<TabelNaam>, uniek: ReadonlySet<TabelNaam>): Promise<BatchUitkomst> {
+  async #schrijf(batch: BatchItem[], sorteer: ReadonlySet<TabelNaam>, uniek: ReadonlySet<TabelNaam>, direct: DirectOpties): Promise<BatchUitkomst> {
     try {
       try {
-        return { perTabel: await this.#schrijfTx(batch, sorteer, uniek), geweigerd: [] };
+        return { perTabel: await this.#schrijfTx(batch, sorteer, uniek, direct), geweigerd: [] };
       } catch (e) {
         // Two batches in flight that lock the same (identical) rows in another order can deadlock;
-        // PostgreSQL then aborts one of them. Once more, in key order.
-        if (!isDeadlock(e)) throw e;
+        // PostgreSQL then aborts one of them. A key copied straight into its table that another
+        // writer inserted meanwhile fails as a unique violation. Once more, in key order and all
+        // through ON CONFLICT.
+        if (!isDeadlock(e) && !isUniekSchending(e)) throw e;
         return { perTabel: await this.#schrijfTx(batch, 'alles', uniek), geweigerd: [] };
       }
     } catch (batchFout) {
