@@ -8,13 +8,18 @@ import type { Services } from './core/context.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { applyMigrations, migrationNames } from './db/migrate.ts';
 import { maakModelHouder } from './domain/marktwaarde/houder.ts';
+import { herstelUitgesteldeIndexen } from './domain/register/import/indexen.ts';
 
 export async function openMigratedDatabase(config: Config, log?: Logger): Promise<Database> {
   const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
-    if (await isBij(db)) return db;
-    const applied = await applyMigrations(db.migratieAdapterFactory);
-    if (applied.length) log?.info({ applied }, 'migraties toegepast');
+    if (!(await isBij(db))) {
+      const applied = await applyMigrations(db.migratieAdapterFactory);
+      if (applied.length) log?.info({ applied }, 'migraties toegepast');
+    }
+    // Indexes a crashed bulk import left deferred (PostgreSQL only).
+    const gebouwd = await herstelUitgesteldeIndexen(db);
+    if (gebouwd.length) log?.warn({ indexen: gebouwd }, 'uitgestelde indexen van een afgebroken import gebouwd');
     return db;
   } catch (e) {
     await db.close();

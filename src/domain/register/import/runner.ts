@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { Database } from '../../../db/client.ts';
 import { openBron, sha256Van, type Bron } from './bron.ts';
+import { type IndexUitstel, stelIndexenUit } from './indexen.ts';
 import { BatchSchrijver, type UpsertTelling } from './schrijver.ts';
 import { laadSoorten } from './soorten.ts';
 import { type TabelNaam, isTabelNaam, normaliseerRij } from './tabellen.ts';
@@ -129,6 +130,16 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
 
   let fase = 'lezen';
   const extra: Record<string, unknown> = {};
+  // PostgreSQL: an empty table is loaded without its secondary indexes, built once the rows are in
+  // (indexen.ts). Before the after-step, which reads through them.
+  let uitstel: IndexUitstel | null = null;
+  const bouwIndexen = async () => {
+    const u = uitstel;
+    uitstel = null;
+    if (!u) return;
+    fase = 'indexen bouwen';
+    extra.uitgesteldeIndexen = await u.herbouw();
+  };
   voortgang.start(() => ({ fase, gelezenBytes: bron?.gelezenBytes ?? 0, totaalBytes: bron?.totaalBytes ?? 0, rijen: s.gelezen }));
 
   let wachtend: RijRecord[] = [];
@@ -150,6 +161,7 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
   };
 
   try {
+    if (soort.bestandNodig) uitstel = await stelIndexenUit(db, soort.tabellen, run.id);
     const ctx = {
       db,
       fase: (t: string) => {
@@ -182,6 +194,7 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
     }
     if (wachtend.length) await verwerk(wachtend);
     await schrijver.sluit();
+    await bouwIndexen();
     if (soort.na) {
       fase = 'afleiden';
       Object.assign(extra, await soort.na(db, { stil: opts.stil ?? false }));
@@ -189,6 +202,7 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
   } catch (e) {
     voortgang.stop(false);
     await schrijver.afbreken().catch(() => {});
+    await bouwIndexen().catch(() => {}); // else left for the next import or start (uitgestelde_index)
     s.duurSeconden = (Date.now() - t0) / 1000;
     await db.prisma.importRun
       .update({
