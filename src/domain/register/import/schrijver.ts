@@ -403,6 +403,8 @@ export class BatchSchrijver {
   #verbindingen: KopieVerbinding[] = [];
   #vrij: KopieVerbinding[] = [];
   #buffer: BatchItem[] = [];
+  /** Tables whose keys are looked up before a direct COPY (see DirectOpties.zoeken). */
+  readonly #zoeken = new Set<TabelNaam>();
   #inVlucht: InVlucht[] = [];
   #fout: unknown = null;
 
@@ -551,7 +553,7 @@ export class BatchSchrijver {
     while (this.#inVlucht.length >= this.#opts.parallel) await Promise.race(this.#inVlucht.map((v) => v.klaar));
     if (this.#fout) throw this.#fout;
     const taak: InVlucht = { perTabel, klaar: Promise.resolve() };
-    taak.klaar = this.#schrijf(batch, gedeeld, uniek, { gedeeld: gedeeldeSleutels })
+    taak.klaar = this.#schrijf(batch, gedeeld, uniek, { gedeeld: gedeeldeSleutels, zoeken: this.#zoeken })
       .then(
         (u) => this.#opts.naBatch(u),
         (e) => {
@@ -601,6 +603,11 @@ export class BatchSchrijver {
         // writer inserted meanwhile fails as a unique violation. Once more, in key order and all
         // through ON CONFLICT.
         if (!isDeadlock(e) && !isUniekSchending(e)) throw e;
+        if (isUniekSchending(e)) {
+          // From now on look the keys up first: in the table named by the error, else in all of them.
+          const tabel = (e as { table?: string }).table;
+          for (const it of batch) if (!tabel || it.tabel === tabel) this.#zoeken.add(it.tabel);
+        }
         return { perTabel: await this.#schrijfTx(batch, 'alles', uniek), geweigerd: [] };
       }
     } catch (batchFout) {
