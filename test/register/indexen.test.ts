@@ -59,7 +59,11 @@ describe(`deferred indexes while an empty table is loaded (${dialect})`, () => {
     expect(await db.prisma.uitgesteldeIndex.count()).toBe(2);
     // Its process dies: the session ends, the lock goes, the rows stay.
     const ander = await db.openRawConnection!();
-    await ander.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()`);
+    await ander.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks
+        WHERE locktype = 'advisory' AND pid <> pg_backend_pid()
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
     await ander.end();
     await new Promise((r) => setTimeout(r, 200));
     expect((await herstelUitgesteldeIndexen(db)).sort()).toEqual(['adres_pand_id_idx', 'adres_postcode_huisnummer_idx']);
