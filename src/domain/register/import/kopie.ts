@@ -13,8 +13,8 @@
  */
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { type KolomType, type TabelNaam, TABELLEN } from './tabellen.ts';
-import { type BatchItem, type Uitvoerder, arrayLiteral, q, upsertSql } from './upsert-sql.ts';
+import { type KolomType, type TabelNaam, TABELLEN, kolommenVan } from './tabellen.ts';
+import { type BatchItem, type Uitvoerder, PG_TYPE, arrayLiteral, q, upsertSql } from './upsert-sql.ts';
 
 /** Characters COPY's text format gives a meaning (NUL is refused earlier, by normaliseerRij). */
 const BIJZONDER = /[\\\t\n\r]/;
@@ -42,15 +42,9 @@ function stagingPlan(tabel: TabelNaam, masker: number): StagingPlan {
   const sleutel = `${tabel}|${masker}`;
   let p = plannen.get(sleutel);
   if (p) return p;
-  const def = TABELLEN[tabel];
-  const kolommen: string[] = [];
-  const typen: KolomType[] = [];
-  def.kolommen.forEach((c, i) => {
-    if (masker & (1 << i)) {
-      kolommen.push(c.naam);
-      typen.push(c.type);
-    }
-  });
+  const defs = kolommenVan(tabel, masker);
+  const kolommen = defs.map((c) => c.naam);
+  const typen = defs.map((c) => c.type);
   const naam = `_import_${tabel}_${masker}`;
   const lijst = kolommen.map(q).join(', ');
   p = {
@@ -66,7 +60,6 @@ function stagingPlan(tabel: TabelNaam, masker: number): StagingPlan {
   return p;
 }
 
-const PG_TYPE: Record<KolomType, string> = { text: 'text', int: 'int4', float: 'float8', date: 'date', json: 'jsonb', 'text[]': 'text[]' };
 const zoekSqlCache = new Map<TabelNaam, string>();
 
 /**
@@ -93,7 +86,8 @@ function zoekSql(tabel: TabelNaam): string {
 
 type Encoder = (items: readonly BatchItem[]) => string;
 
-const encoders = new Map<string, Encoder>();
+/** The encoder of each plan (staging plans live as long as the process; a plan is one column list). */
+const encoders = new WeakMap<object, Encoder>();
 
 /**
  * The rows as COPY text: one line per row, fields separated by tabs, NULL as \N. Values are already
@@ -105,9 +99,8 @@ const encoders = new Map<string, Encoder>();
  * adres rows, text and its conversion to bytes: ~2.5 µs per row instead of ~4 µs for a generic loop.
  */
 export function kopieTekst(plan: Pick<StagingPlan, 'kolommen' | 'typen'>, items: readonly BatchItem[]): string {
-  const sleutel = plan.kolommen.map((k, i) => `${k}:${plan.typen[i]}`).join(',');
-  let enc = encoders.get(sleutel);
-  if (!enc) encoders.set(sleutel, (enc = maakEncoder(plan.kolommen, plan.typen)));
+  let enc = encoders.get(plan);
+  if (!enc) encoders.set(plan, (enc = maakEncoder(plan.kolommen, plan.typen)));
   return enc(items);
 }
 
@@ -177,7 +170,7 @@ export class KopieVerbinding {
   /** Set when the connection failed: it is then not used again. */
   fout: Error | null = null;
 
-  constructor(client: pg.Client) {
+  private constructor(client: pg.Client) {
     this.#client = client;
     // An idle connection that breaks emits 'error'; without a listener that would end the process.
     client.on('error', (e) => {
@@ -185,22 +178,28 @@ export class KopieVerbinding {
     });
   }
 
-  #direct: DirectOpties | null = null;
-
-  #ingesteld = false;
-
-  async begin(txStart: string | undefined, direct: DirectOpties | null): Promise<void> {
-    this.#direct = direct;
-    if (!this.#ingesteld) {
+  /** A bulk connection on a new plain connection (which it ends in sluit()). */
+  static async open(client: pg.Client): Promise<KopieVerbinding> {
+    const v = new KopieVerbinding(client);
+    try {
       // The key lookup names up to a batch of keys at once. Without fresh statistics (a table that
       // is being loaded has none) the planner then prefers a (parallel) scan of the whole table,
       // which grows with every batch; looked up through the primary key it costs ~1 µs per key.
       // This connection serves only the bulk writer, whose statements have no better plan than
       // through the key index (the staging tables are read whole either way). A disabled plan type
       // only gets a huge cost, which would make every statement look worth JIT compiling: no JIT.
-      await this.#client.query('SET enable_seqscan = off; SET max_parallel_workers_per_gather = 0; SET jit = off');
-      this.#ingesteld = true;
+      await client.query('SET enable_seqscan = off; SET max_parallel_workers_per_gather = 0; SET jit = off');
+    } catch (e) {
+      await v.sluit();
+      throw e;
     }
+    return v;
+  }
+
+  #direct: DirectOpties | null = null;
+
+  async begin(txStart: string | undefined, direct: DirectOpties | null): Promise<void> {
+    this.#direct = direct;
     await this.#client.query(txStart ? `BEGIN; ${txStart}` : 'BEGIN');
   }
 

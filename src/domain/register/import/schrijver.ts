@@ -22,7 +22,7 @@ import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils
 import type { Database } from '../../../db/client.ts';
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
 import { type DirectOpties, KopieVerbinding } from './kopie.ts';
-import { type NormaalRij, type Rij, type TabelNaam, TABELLEN, normaliseerRij } from './tabellen.ts';
+import { type NormaalRij, type Rij, type TabelNaam, kolommenVan, normaliseerRij } from './tabellen.ts';
 import { type BatchItem, type Uitvoerder, arrayLiteral, upsertSql } from './upsert-sql.ts';
 
 export type { BatchItem, Uitvoerder } from './upsert-sql.ts';
@@ -68,17 +68,10 @@ export interface UpsertResultaat extends UpsertTelling {
  * Integers stay numbers: as strings they cost more Node CPU than they saved in PostgreSQL.
  */
 function parameter(tabel: TabelNaam, masker: number, items: readonly BatchItem[]): string {
-  const def = TABELLEN[tabel];
-  const namen: string[] = [];
-  const lijst: boolean[] = [];
-  const getal: boolean[] = [];
-  def.kolommen.forEach((c, i) => {
-    if (masker & (1 << i)) {
-      namen.push(c.naam);
-      lijst.push(c.type === 'text[]');
-      getal.push(c.type === 'float');
-    }
-  });
+  const defs = kolommenVan(tabel, masker);
+  const namen = defs.map((c) => c.naam);
+  const lijst = defs.map((c) => c.type === 'text[]');
+  const getal = defs.map((c) => c.type === 'float');
   const rijen = new Array(items.length);
   for (let r = 0; r < items.length; r++) {
     const rij = items[r].rij;
@@ -462,7 +455,7 @@ export class BatchSchrijver {
         v = this.#vrij.pop();
       }
       if (!v) {
-        v = new KopieVerbinding(await open());
+        v = await KopieVerbinding.open(await open());
         this.#verbindingen.push(v);
       }
       const verbinding = v;

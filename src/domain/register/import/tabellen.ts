@@ -299,7 +299,12 @@ export function normaliseerRij(tabel: TabelNaam, rij: Rij): Normalisatie {
   return { ok: true, rij: rij as NormaalRij, masker, sleutel };
 }
 
-/** The column names of a mask, in table order. */
-export function kolommenVan(tabel: TabelNaam, masker: number): string[] {
-  return TABELLEN[tabel].kolommen.filter((_, i) => (masker & (1 << i)) !== 0).map((c) => c.naam);
+const kolommenCache = new Map<string, readonly KolomDef[]>();
+
+/** The columns of a mask, in table order. */
+export function kolommenVan(tabel: TabelNaam, masker: number): readonly KolomDef[] {
+  const sleutel = `${tabel}|${masker}`;
+  let k = kolommenCache.get(sleutel);
+  if (!k) kolommenCache.set(sleutel, (k = TABELLEN[tabel].kolommen.filter((_, i) => (masker & (1 << i)) !== 0)));
+  return k;
 }

@@ -36,15 +36,14 @@ export const q = (naam: string) => `"${naam.replace(/"/g, '""')}"`;
 
 const sqlCache = new Map<string, string>();
 
+/** The PostgreSQL type of each column type. */
+export const PG_TYPE: Record<KolomType, string> = { text: 'text', int: 'int4', float: 'float8', date: 'date', json: 'jsonb', 'text[]': 'text[]' };
+
 /** Element i of a row array, as the column's type. */
-const CAST: Record<KolomType, (i: number) => string> = {
-  text: (i) => `(e->>${i})`,
-  int: (i) => `(e->>${i})::int4`,
-  float: (i) => `(e->>${i})::float8`,
-  date: (i) => `(e->>${i})::date`,
-  json: (i) => `nullif(e->${i}, 'null'::jsonb)`,
-  'text[]': (i) => `(e->>${i})::text[]`,
-};
+function cast(type: KolomType, i: number): string {
+  if (type === 'json') return `nullif(e->${i}, 'null'::jsonb)`;
+  return type === 'text' ? `(e->>${i})` : `(e->>${i})::${PG_TYPE[type]}`;
+}
 
 /** A text[] value as a PostgreSQL array literal ({"a","b"}). */
 export function arrayLiteral(a: readonly string[]): string {
@@ -66,7 +65,8 @@ export function upsertSql(tabel: TabelNaam, masker: number, voorwaarde: string |
   const bekend = sqlCache.get(cacheSleutel);
   if (bekend) return bekend;
   const def = TABELLEN[tabel];
-  const kolommen = kolommenVan(tabel, masker);
+  const defs = kolommenVan(tabel, masker);
+  const kolommen = defs.map((c) => c.naam);
   const t = q(tabel);
   const cols = kolommen.map(q);
   const update = kolommen.filter((c) => !def.sleutel.includes(c)).map(q);
@@ -83,8 +83,7 @@ export function upsertSql(tabel: TabelNaam, masker: number, voorwaarde: string |
   if (staging) {
     bron = `SELECT ${cols.join(', ')} FROM ${q(staging)}`;
   } else {
-    const typen = kolommen.map((c) => def.kolommen.find((k) => k.naam === c)!.type);
-    bron = `SELECT ${typen.map((type, i) => CAST[type](i)).join(', ')} FROM jsonb_array_elements($1::jsonb) AS e`;
+    bron = `SELECT ${defs.map((c, i) => cast(c.type, i)).join(', ')} FROM jsonb_array_elements($1::jsonb) AS e`;
   }
   const sql =
     `WITH u AS (INSERT INTO ${t} (${cols.join(', ')}) ${bron} ` +
