@@ -30,6 +30,11 @@ export interface IndexUitstel {
   herbouw(): Promise<{ naam: string; seconden: number }[]>;
 }
 
+/** Take the lock for this session, unless another session holds it. */
+async function neemSlot(c: pg.Client): Promise<boolean> {
+  return (await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [SLOT])).rows[0].ok;
+}
+
 /** Build every index recorded in uitgestelde_index (the caller holds the lock). */
 async function bouwOpgeslagen(c: pg.Client): Promise<{ naam: string; seconden: number }[]> {
   const { rows } = await c.query<{ naam: string; tabel: string; definitie: string }>('SELECT naam, tabel, definitie FROM uitgestelde_index ORDER BY naam');
@@ -50,13 +55,12 @@ async function bouwOpgeslagen(c: pg.Client): Promise<{ naam: string; seconden: n
  * Build indexes a crashed import left deferred, unless an import is deferring them right now.
  * Returns the names built. No-op on PGlite.
  */
-export async function herstelUitgesteldeIndexen(db: Pick<Database, 'openRawConnection'>): Promise<string[]> {
-  if (!db.openRawConnection) return [];
+export async function herstelUitgesteldeIndexen(db: Pick<Database, 'openRawConnection' | 'prisma'>): Promise<string[]> {
+  // Nearly always nothing is recorded: then no connection of its own is opened (every start asks).
+  if (!db.openRawConnection || (await db.prisma.uitgesteldeIndex.count()) === 0) return [];
   const c = await db.openRawConnection();
   try {
-    const [{ n }] = (await c.query<{ n: number }>('SELECT count(*)::int AS n FROM uitgestelde_index')).rows;
-    if (n === 0) return [];
-    if (!(await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [SLOT])).rows[0].ok) return [];
+    if (!(await neemSlot(c))) return [];
     return (await bouwOpgeslagen(c)).map((r) => r.naam);
   } finally {
     await c.end().catch(() => {});
@@ -67,12 +71,12 @@ export async function herstelUitgesteldeIndexen(db: Pick<Database, 'openRawConne
  * Defer the secondary indexes of those `tabellen` that are empty. Returns null when there is nothing
  * to defer, on PGlite, or when another import holds the lock.
  */
-export async function stelIndexenUit(db: Pick<Database, 'openRawConnection'>, tabellen: readonly TabelNaam[], importRunId: string | null): Promise<IndexUitstel | null> {
+export async function stelIndexenUit(db: Pick<Database, 'openRawConnection' | 'prisma'>, tabellen: readonly TabelNaam[], importRunId: string | null): Promise<IndexUitstel | null> {
   if (!db.openRawConnection) return null;
   const c = await db.openRawConnection();
   let vrijgeven = true;
   try {
-    if (!(await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [SLOT])).rows[0].ok) return null;
+    if (!(await neemSlot(c))) return null;
     // Left behind by an import that died: build them first (the table may hold rows by now).
     await bouwOpgeslagen(c);
     const uitgesteld: { tabel: string; naam: string }[] = [];
