@@ -7,7 +7,7 @@ import type { Config } from './config/env.ts';
 import type { Services } from './core/context.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { applyMigrations, migrationNames } from './db/migrate.ts';
-import { maakModelHouder } from './domain/marktwaarde/houder.ts';
+import { maakModelHouder } from './domain/valuation/houder.ts';
 import { herstelUitgesteldeIndexen } from './domain/register/import/indexen.ts';
 
 export async function openMigratedDatabase(config: Config, log?: Logger): Promise<Database> {

@@ -1,6 +1,6 @@
 /** Data held in the database, for `insight backtest` without a file. */
 import { loadConfig } from '../config/env.ts';
-import { laadPrijsindex, laadVerkopen } from '../domain/marktwaarde/gegevens.ts';
+import { laadPrijsindex, laadVerkopen } from '../domain/valuation/gegevens.ts';
 import type { PriceIndexPoint, SaleRecord } from '../domain/valuation/index.ts';
 import { withDatabase } from './db.ts';
 

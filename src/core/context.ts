@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/env.ts';
 import type { Db } from '../db/client.ts';
 import type { Principal } from '../domain/keys/sleutels.ts';
-import type { ModelHouder } from '../domain/marktwaarde/houder.ts';
+import type { ModelHouder } from '../domain/valuation/houder.ts';
 
 export interface Services {
   db: Db;
@@ -32,6 +32,13 @@ export interface ContextInput {
   ongeldigeJson?: boolean;
   /** MCP only: the tool name, for the idempotency fingerprint. */
   mcpTool?: string;
+  /**
+   * MCP only: the principal `/mcp` already authenticated for this HTTP request, so a tool call looks
+   * the key up once. For `tools/call` the gate skips the protocol bucket: the tool's own bucket counts it.
+   */
+  principal?: Principal;
+  /** MCP only: the HTTP request carries a tools/call message (rate limited by the tools bucket, not the protocol one). */
+  mcpToolCall?: boolean;
   requestId?: string;
   /** Where procedures put response headers (RateLimit, Idempotent-Replayed, ...). */
   setHeader?: (name: string, value: string) => void;
@@ -42,7 +49,13 @@ export interface Context extends Required<Pick<ContextInput, 'services' | 'kanaa
   idempotencyKey?: string;
   ongeldigeJson: boolean;
   mcpTool?: string;
+  mcpToolCall: boolean;
   principal?: Principal;
+}
+
+/** The context after authentication: every procedure behind `sleutelProcedure` sees this. */
+export interface AuthContext extends Context {
+  principal: Principal;
 }
 
 export function createContextInner(input: ContextInput): Context {
@@ -53,6 +66,8 @@ export function createContextInner(input: ContextInput): Context {
     idempotencyKey: input.idempotencyKey,
     ongeldigeJson: input.ongeldigeJson ?? false,
     mcpTool: input.mcpTool,
+    mcpToolCall: input.mcpToolCall ?? false,
+    principal: input.principal,
     requestId: input.requestId ?? randomUUID(),
     setHeader: input.setHeader ?? (() => {}),
   };

@@ -3,9 +3,9 @@
  * balance check (402 before any work), the lookup itself, and settling it (debit + ledger + usage +
  * webhook event + stored answer in one transaction). Procedures only say what to look up.
  */
-import type { Context } from './context.ts';
+import type { AuthContext } from './context.ts';
 import { InsightFout, type FoutSoort } from './errors.ts';
-import { PRIJZEN, type Voorziening } from './prijzen.ts';
+import { PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
 import { SCHEMA_INZICHT, SCHEMA_VERSIE } from './schema.ts';
 import { EENHEID_CENT, getBalance } from '../domain/billing/tegoed.ts';
 import { meldOnvoldoendeTegoed, rekenAf } from '../domain/billing/afrekenen.ts';
@@ -16,7 +16,10 @@ export interface Bron {
   datum: string | null;
 }
 
-/** What a lookup found. `gefactureerd: false` for an answer that holds nothing (empty WOZ, no label). */
+/**
+ * What a lookup found: the one result type of every lookup. `gefactureerd: false` for an answer that
+ * holds nothing (empty WOZ, no label). 404 (unknown address) is never charged; 422 by default is.
+ */
 export type Uitkomst<D> =
   | { status: 200; data: D; bron: Bron | null; gefactureerd: boolean; extraMeta?: Record<string, unknown> }
   | { status: 404; fout: string }
@@ -26,7 +29,7 @@ export interface LookupEnvelope<D> {
   data: D;
   meta: {
     schema: string;
-    schema_versie: string;
+    schema_versie: typeof SCHEMA_VERSIE;
     voorziening: Voorziening;
     cached: boolean;
     gefactureerd_cent: number;
@@ -37,22 +40,19 @@ export interface LookupEnvelope<D> {
 
 const statusSoort: Record<number, FoutSoort> = { 404: 'niet_gevonden', 422: 'onverwerkbaar' };
 
-function prijsTekst(credits: number): string {
-  return `€ ${((credits * EENHEID_CENT) / 100).toFixed(2).replace('.', ',')}`;
-}
 
+/** `adres` is the address as asked, for the usage record. */
 export async function voerLookupUit<D>(
-  ctx: Context,
+  ctx: AuthContext,
   voorziening: Voorziening,
   input: unknown,
-  adresVoorLog: (input: never) => unknown,
+  adres: string,
   zoek: () => Promise<Uitkomst<D>>,
 ): Promise<LookupEnvelope<D>> {
   const { db } = ctx.services;
   const now = ctx.services.now();
-  const p = ctx.principal!;
+  const p = ctx.principal;
   const prijs = PRIJZEN[voorziening];
-  const adres = adresVoorLog(input as never);
 
   // 5. Idempotency: REST by header per voorziening; MCP by a fingerprint of tool + arguments.
   let claimId: string | undefined;

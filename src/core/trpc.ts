@@ -4,13 +4,28 @@
  * 401 -> 403 -> 429 -> 400 (input) -> idempotency -> 402 -> the lookup itself.
  */
 import { initTRPC } from '@trpc/server';
+import type { z } from 'zod';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { Context } from './context.ts';
+import type { AuthContext, Context } from './context.ts';
 import { InsightFout, naarFout } from './errors.ts';
 import { authenticate } from '../domain/keys/sleutels.ts';
 import { controleerLimiet, limietHeaders, type Emmer } from '../domain/limits/snelheid.ts';
 
+/** What an MCP tool needs beyond the procedure itself (contract 4.3: English tool names). */
+export interface McpMeta {
+  tool: string;
+  titel: string;
+  beschrijving: string;
+  /**
+   * The tool's flat arguments besides the address (postcode, huisnummer, toevoeging). Loose types on
+   * purpose: the procedure validates, with the REST messages.
+   */
+  extraArgumenten: z.ZodRawShape;
+}
+
 export interface Meta extends OpenApiMeta {
+  /** This procedure is also an MCP tool (flat arguments, see gateways/mcp/tools.ts). */
+  mcp?: McpMeta;
   /** Extra rate-limit bucket on top of the channel's own (REST invloeden: 30/min). */
   extraEmmer?: 'invloeden';
   /** MCP protocol messages (initialize, tools/list, ...): their own, looser bucket. */
@@ -34,19 +49,23 @@ export const publicProcedure = t.procedure;
 
 const WWW_AUTH = { 'WWW-Authenticate': 'Bearer' };
 
-/** Any valid key of either family (whoami). */
+/**
+ * Any valid key of either family (whoami). A principal the MCP gateway already authenticated for this
+ * HTTP request is used as it is: one key lookup per tool call.
+ */
 export const sleutelProcedure = t.procedure.use(async ({ ctx, next }) => {
-  const principal = await authenticate(ctx.services.db, ctx.authorization, ctx.services.now());
+  const principal = ctx.principal ?? (await authenticate(ctx.services.db, ctx.authorization, ctx.services.now()));
   if (!principal) throw new InsightFout('ongeldige_sleutel', undefined, { headers: WWW_AUTH });
-  return next({ ctx: { ...ctx, principal } });
+  const authCtx: AuthContext = { ...ctx, principal };
+  return next({ ctx: authCtx });
 });
 
 function emmersVoor(ctx: Context, meta: Meta | undefined): Emmer[] {
   const c = ctx.services.config;
   if (ctx.kanaal === 'mcp') {
-    return meta?.mcpProtocol
-      ? [{ naam: 'mcp:protocol', limiet: c.RATE_LIMIT_MCP_PROTOCOL_PER_MIN }]
-      : [{ naam: 'mcp', limiet: c.RATE_LIMIT_MCP_TOOLS_PER_MIN }];
+    // The gate of a tools/call message counts nothing: the tool itself is counted in the tools bucket.
+    if (meta?.mcpProtocol) return ctx.mcpToolCall ? [] : [{ naam: 'mcp:protocol', limiet: c.RATE_LIMIT_MCP_PROTOCOL_PER_MIN }];
+    return [{ naam: 'mcp', limiet: c.RATE_LIMIT_MCP_TOOLS_PER_MIN }];
   }
   const emmers: Emmer[] = [{ naam: 'rest', limiet: c.RATE_LIMIT_REST_PER_MIN }];
   if (meta?.extraEmmer === 'invloeden') emmers.push({ naam: 'rest:invloeden', limiet: c.RATE_LIMIT_INVLOEDEN_PER_MIN });
@@ -54,9 +73,10 @@ function emmersVoor(ctx: Context, meta: Meta | undefined): Emmer[] {
 }
 
 /** Rate limit per key; runs after auth and rights, before input validation. */
-const metLimiet = t.middleware(async ({ ctx, meta, next }) => {
-  const principal = ctx.principal!;
-  const uitslag = await controleerLimiet(ctx.services.db, principal.keyId, emmersVoor(ctx, meta), ctx.services.now());
+async function pasLimietToe(ctx: AuthContext, meta: Meta | undefined): Promise<void> {
+  const emmers = emmersVoor(ctx, meta);
+  if (emmers.length === 0) return;
+  const uitslag = await controleerLimiet(ctx.services.db, ctx.principal.keyId, emmers, ctx.services.now());
   const headers = limietHeaders(uitslag.standen);
   for (const [k, v] of Object.entries(headers)) ctx.setHeader(k, v);
   if (!uitslag.toegestaan) {
@@ -64,8 +84,7 @@ const metLimiet = t.middleware(async ({ ctx, meta, next }) => {
       headers: { ...headers, 'Retry-After': String(uitslag.retryAfter) },
     });
   }
-  return next();
-});
+}
 
 /** Malformed JSON is reported only now, after auth and rate limits (decisions section 3, step 4). */
 const metGeldigeJson = t.middleware(({ ctx, next }) => {
@@ -74,19 +93,24 @@ const metGeldigeJson = t.middleware(({ ctx, next }) => {
 });
 
 /** whoami: any family, rate limited like every REST call. */
-export const accountProcedure = sleutelProcedure.use(metLimiet).use(metGeldigeJson);
+export const accountProcedure = sleutelProcedure
+  .use(async ({ ctx, meta, next }) => {
+    await pasLimietToe(ctx, meta);
+    return next();
+  })
+  .use(metGeldigeJson);
 
 /** Every insight lookup: family `inzicht` with right `inzicht:lezen`, then rate limits. */
 export const inzichtProcedure = sleutelProcedure
-  .use(({ ctx, next }) => {
-    const p = ctx.principal!;
+  .use(async ({ ctx, meta, next }) => {
+    const p = ctx.principal;
     if (p.familie !== 'inzicht') {
       throw new InsightFout('geen_toegang', `Deze sleutel hoort bij de familie '${p.familie}'; gebruik een inzichtsleutel (familie 'inzicht').`);
     }
     if (!p.rechten.includes('inzicht:lezen')) {
       throw new InsightFout('geen_toegang', "Deze sleutel mist het recht 'inzicht:lezen'.");
     }
+    await pasLimietToe(ctx, meta);
     return next();
   })
-  .use(metLimiet)
   .use(metGeldigeJson);

@@ -52,6 +52,16 @@ export interface OpenOptions {
   dataDir: string;
   /** PGlite only: keep everything in memory (tests). */
   memory?: boolean;
+  /** Called with every SQL statement Prisma sends (tests count statements per request). */
+  onQuery?: (sql: string) => void;
+}
+
+/** A PrismaClient on the adapter; with `onQuery`, Prisma's query events feed it. */
+function maakClient(adapter: SqlMigrationAwareDriverAdapterFactory, onQuery?: (sql: string) => void): PrismaClient {
+  if (!onQuery) return new PrismaClient({ adapter });
+  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  prisma.$on('query', (e) => onQuery(e.query));
+  return prisma;
 }
 
 export class DatabaseLockedError extends Error {
@@ -98,7 +108,7 @@ function takeLock(dataDir: string): () => void {
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     const adapterFactory = new PrismaPg({ connectionString: opts.databaseUrl, max: 10 });
-    const prisma = new PrismaClient({ adapter: adapterFactory });
+    const prisma = maakClient(adapterFactory, opts.onQuery);
     const url = new URL(opts.databaseUrl);
     return {
       prisma,
@@ -134,7 +144,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     location = `PGlite (${path.join(dataDir, 'pgdata')})`;
   }
   const adapterFactory = new PrismaPGlite(pglite);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const prisma = maakClient(adapterFactory, opts.onQuery);
   return {
     prisma,
     kind: 'pglite',

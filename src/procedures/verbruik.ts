@@ -64,7 +64,7 @@ export const verbruik = inzichtProcedure
     const cursor = input.na ? leesCursor(input.na) : null;
     const rows = await db.usageRecord.findMany({
       where: {
-        accountId: ctx.principal!.accountId,
+        accountId: ctx.principal.accountId,
         ...(cursor ? { OR: [{ aangemaaktOp: { lt: cursor.t } }, { aangemaaktOp: cursor.t, id: { lt: cursor.id } }] } : {}),
       },
       orderBy: [{ aangemaaktOp: 'desc' }, { id: 'desc' }],

@@ -11,7 +11,7 @@ export const whoami = accountProcedure
   .input(z.void())
   .output(whoamiOutput)
   .query(async ({ ctx }) => {
-    const p = ctx.principal!;
+    const p = ctx.principal;
     const credits = await getBalance(ctx.services.db, p.accountId);
     return {
       data: {

@@ -12,7 +12,7 @@ import { createCallerFactory } from '../../src/core/trpc.ts';
 import { createAccount } from '../../src/domain/billing/tegoed.ts';
 import { createKey, type Familie } from '../../src/domain/keys/sleutels.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
-import { maakModelHouder } from '../../src/domain/marktwaarde/houder.ts';
+import { maakModelHouder } from '../../src/domain/valuation/houder.ts';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -29,8 +29,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(overrides: Partial<Record<keyof Config, string>> = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
+export async function createTestApp(
+  overrides: Partial<Record<keyof Config, string>> = {},
+  opts: { onQuery?: (sql: string) => void } = {},
+): Promise<TestApp> {
+  const db = await createTestDatabase(opts);
   const config = loadConfig({}, { LOG_LEVEL: 'silent', DEMO_SEED: 'false', WEBHOOK_ALLOW_INSECURE: 'true', ...overrides });
   const clock = {
     now: new Date('2026-11-22T10:00:00+01:00'),

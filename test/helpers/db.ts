@@ -16,9 +16,9 @@ export interface TestDatabase extends Database {
   url: string;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(opts: { onQuery?: (sql: string) => void } = {}): Promise<TestDatabase> {
   if (!testDatabaseUrl) {
-    const db = await openDatabase({ databaseUrl: '', dataDir: '', memory: true });
+    const db = await openDatabase({ databaseUrl: '', dataDir: '', memory: true, onQuery: opts.onQuery });
     await applyMigrations(db.migratieAdapterFactory);
     return { ...db, url: '' };
   }
@@ -29,7 +29,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.toString(), dataDir: '' });
+  const db = await openDatabase({ databaseUrl: url.toString(), dataDir: '', onQuery: opts.onQuery });
   await applyMigrations(db.migratieAdapterFactory);
   return {
     ...db,

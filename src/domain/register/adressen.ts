@@ -65,21 +65,26 @@ export function huisnummerTekst(a: Pick<AdresRij, 'huisnummer' | 'huisletter' | 
   return `${a.huisnummer}${a.huisletter ?? ''}${a.toevoeging ? `-${a.toevoeging}` : ''}`;
 }
 
-export type AdresUitkomst =
-  | { soort: 'gevonden'; adres: Adres }
+export type AdresUitkomst<R extends AdresRij = Adres> =
+  | { soort: 'gevonden'; adres: R }
   | { soort: 'onbekend' }
   | { soort: 'dubbelzinnig'; opties: string[] };
+
+/** Every address at a postcode and number, the whole row: the lookups answer from it. */
+export function adresKandidaten(db: Db, postcode: string, huisnummer: number): Promise<Adres[]> {
+  return db.adres.findMany({ where: { postcode, huisnummer }, orderBy: [{ huisletter: 'asc' }, { toevoeging: 'asc' }] });
+}
 
 /**
  * Resolve a validated address. Without a toevoeging: the one address at that number, or the one
  * without any addition when several exist (it is then exactly what was asked); otherwise ambiguous.
  */
 export async function zoekAdres(db: Db, postcode: string, huisnummer: number, toevoeging: string | null | undefined): Promise<AdresUitkomst> {
-  const kandidaten = await db.adres.findMany({
-    where: { postcode, huisnummer },
-    // The whole row: the lookups answer from it, so nothing reads the address a second time.
-    orderBy: [{ huisletter: 'asc' }, { toevoeging: 'asc' }],
-  });
+  return kiesAdres(await adresKandidaten(db, postcode, huisnummer), toevoeging);
+}
+
+/** The choice of `zoekAdres` among the candidates at one postcode and number (sorted by huisletter, toevoeging). */
+export function kiesAdres<R extends AdresRij>(kandidaten: R[], toevoeging: string | null | undefined): AdresUitkomst<R> {
   if (kandidaten.length === 0) return { soort: 'onbekend' };
   const gezocht = normaliseerToevoeging(toevoeging);
   const treffers = kandidaten.filter((k) => toevoegingSleutel(k.huisletter, k.toevoeging) === gezocht);

@@ -58,8 +58,8 @@ export async function woningtype(db: Db, adresId: string) {
   return { woningtype: r ? { woningtype: r.woningtype, afgeleid_uit: r.afgeleidUit } : null, bron: r ? { naam: r.bron, datum: null } : null };
 }
 
-export async function invloeden(db: Db, adresId: string, types: string[]) {
-  const rows = await db.adresInvloed.findMany({ where: { adresId, type: { in: types } } });
+export async function invloeden<T extends string>(db: Db, adresId: string, types: readonly T[]) {
+  const rows = await db.adresInvloed.findMany({ where: { adresId, type: { in: [...types] } } });
   const perType = new Map(rows.map((r) => [r.type, r]));
   return {
     invloeden: types.map((type) => {

@@ -103,7 +103,7 @@ function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -
     y: subj.lat * t.projection.ky,
     segment: seg,
     exclude: subj.uitsluiten?.length ? new Set(subj.uitsluiten) : null,
-    excludeObject: -1,
+    excludeObject: subj.objectId ? (t.objectNummers.get(subj.objectId) ?? -1) : -1,
   };
 }
 

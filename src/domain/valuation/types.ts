@@ -48,6 +48,8 @@ export interface Subject {
   energielabel?: string | null;
   /** sale ids never used as comparables (the subject's own sales) */
   uitsluiten?: string[];
+  /** The subject's dwelling id (SaleRecord.objectId): its own held sales are never comparables. */
+  objectId?: string | null;
 }
 
 export type Betrouwbaarheid = 'hoog' | 'normaal' | 'laag';

@@ -1,7 +1,7 @@
 /**
  * POST /mcp: the MCP server over streamable HTTP, stateless (one server and transport per request).
  * Thin: every request first passes the core's `mcp.toegang` (auth, family, protocol rate limit); every
- * tool calls the same procedure REST calls, on the channel 'mcp' (its own rate limit and argument-hash
+ * tool calls the same procedure REST calls, with the principal the gate authenticated (one key lookup), on the channel 'mcp' (its own rate limit and argument-hash
  * idempotency are core rules). Expected failures are tool results with isError and `{"fout": ...}`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -11,9 +11,14 @@ import { createContextInner, type Services } from '../../core/context.ts';
 import { naarFout } from '../../core/errors.ts';
 import { createCaller, MCP_TOOLS } from './tools.ts';
 import { stuurFout } from '../fout-antwoord.ts';
+import type { Principal } from '../../domain/keys/sleutels.ts';
 
+/** One JSON-RPC tools/call message (a batch or anything else is a protocol message). */
+function isToolCall(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === 'tools/call';
+}
 
-function bouwServer(services: Services, req: FastifyRequest, reply: FastifyReply): McpServer {
+function bouwServer(services: Services, principal: Principal, req: FastifyRequest, reply: FastifyReply): McpServer {
   const server = new McpServer({ name: 'insight-api', version: '1.0.0' }, { capabilities: { tools: {} } });
   for (const tool of MCP_TOOLS) {
     server.registerTool(
@@ -24,6 +29,7 @@ function bouwServer(services: Services, req: FastifyRequest, reply: FastifyReply
           services,
           kanaal: 'mcp',
           authorization: req.headers.authorization,
+          principal,
           mcpTool: tool.name,
           requestId: String(req.id),
           setHeader: (k, v) => {
@@ -47,8 +53,13 @@ function bouwServer(services: Services, req: FastifyRequest, reply: FastifyReply
 
 export async function registerMcp(app: FastifyInstance, services: Services) {
   app.post('/mcp', async (req, reply) => {
+    let principal: Principal;
     try {
-      await createCaller(createContextInner({ services, kanaal: 'mcp', authorization: req.headers.authorization, requestId: String(req.id), setHeader: (k, v) => void reply.header(k, v) })).mcp.toegang();
+      // A tools/call message is counted by the tool's own bucket, so the gate counts it in no other.
+      const mcpToolCall = isToolCall(req.body);
+      principal = await createCaller(
+        createContextInner({ services, kanaal: 'mcp', authorization: req.headers.authorization, mcpToolCall, requestId: String(req.id), setHeader: (k, v) => void reply.header(k, v) }),
+      ).mcp.toegang();
     } catch (err) {
       const f = naarFout(err);
       return stuurFout(reply, f.status, f.fout, f.headers);
@@ -56,7 +67,7 @@ export async function registerMcp(app: FastifyInstance, services: Services) {
     if (req.body === undefined || typeof req.body !== 'object') {
       return stuurFout(reply, 400, 'De body is geen geldige JSON-RPC-boodschap.');
     }
-    const server = bouwServer(services, req, reply);
+    const server = bouwServer(services, principal, req, reply);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v as string);

@@ -1,11 +1,11 @@
 /**
- * The MCP tools: a registry that maps flat tool arguments onto the same tRPC procedures REST uses.
- * Tool names are English (contract 4.3); the data they return is the REST answer, in Dutch.
+ * The MCP tools, built in a loop over the router: every procedure whose meta has `mcp` is a tool.
+ * Tool names are English (contract 4.3); the data they return is the REST answer, in Dutch. A tool
+ * call maps its flat arguments onto the procedure's REST body `{adres: {...}, ...extra}`.
  */
 import { z } from 'zod';
 import { appRouter } from '../../core/router.ts';
-import { createCallerFactory } from '../../core/trpc.ts';
-import { INVLOED_TYPES, KERN_TYPES } from '../../procedures/inzicht/invloeden.ts';
+import { createCallerFactory, type Meta } from '../../core/trpc.ts';
 
 export const createCaller = createCallerFactory(appRouter);
 export type Caller = ReturnType<typeof createCaller>;
@@ -17,13 +17,16 @@ const adresArgs = {
   toevoeging: z.string().nullable().optional().describe('Huisletter en/of toevoeging: A, 2, A-2'),
 };
 
-type AdresArgs = { postcode: string; huisnummer: string | number; toevoeging?: string | null };
-
-function adres(a: AdresArgs) {
+/** Flat tool arguments -> the REST body: the address nested, the other arguments as they are. */
+function restBody(args: Record<string, unknown>): Record<string, unknown> {
+  const { postcode, huisnummer, toevoeging, ...extra } = args;
   return {
-    postcode: a.postcode,
-    huisnummer: typeof a.huisnummer === 'number' ? String(a.huisnummer) : a.huisnummer,
-    ...(a.toevoeging !== undefined ? { toevoeging: a.toevoeging } : {}),
+    adres: {
+      postcode,
+      huisnummer: typeof huisnummer === 'number' ? String(huisnummer) : huisnummer,
+      ...(toevoeging !== undefined ? { toevoeging } : {}),
+    },
+    ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
   };
 }
 
@@ -35,46 +38,25 @@ export interface McpTool {
   call(caller: Caller, args: Record<string, unknown>): Promise<unknown>;
 }
 
-export const MCP_TOOLS: McpTool[] = [
-  {
-    name: 'property_value',
-    title: 'Marktwaarde',
-    description:
-      'Geschatte marktwaarde (hele euro) met bandbreedte min/max (80%-interval) en betrouwbaarheid (hoog/normaal/laag) voor één Nederlands adres. ' +
-      'Indicatief, geen taxatie. Kost € 0,90; te weinig vergelijkbare verkopen geeft een fout zonder getal (wel in rekening gebracht).',
-    inputShape: {
-      ...adresArgs,
-      peildatum: z.string().optional().describe('Peildatum JJJJ-MM-DD; standaard vandaag'),
-      woonoppervlakte: z.number().optional().describe('Woonoppervlakte in m², 20 tot en met 2000'),
+type Procedure = (input: unknown) => Promise<unknown>;
+
+/** The procedure at a router path ('inzicht.waarde') on a caller. */
+function procedureOp(caller: Caller, pad: string): Procedure {
+  let o: unknown = caller;
+  for (const deel of pad.split('.')) o = (o as Record<string, unknown>)[deel];
+  return o as Procedure;
+}
+
+export const MCP_TOOLS: McpTool[] = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>).flatMap(([pad, proc]) => {
+  const m = proc._def.meta?.mcp;
+  if (!m) return [];
+  return [
+    {
+      name: m.tool,
+      title: m.titel,
+      description: m.beschrijving,
+      inputShape: { ...adresArgs, ...m.extraArgumenten },
+      call: (caller: Caller, args: Record<string, unknown>) => procedureOp(caller, pad)(restBody(args)),
     },
-    call: (c, a) =>
-      c.inzicht.waarde({
-        adres: adres(a as AdresArgs),
-        ...(a.peildatum !== undefined ? { peildatum: a.peildatum as string } : {}),
-        ...(a.woonoppervlakte !== undefined ? { woonoppervlakte: a.woonoppervlakte as number } : {}),
-      }),
-  },
-  {
-    name: 'property_address',
-    title: 'Adres- en BAG-kenmerken',
-    description: 'Kenmerken uit de BAG voor één adres: oppervlakte, bouwjaar, gebruiksdoelen, status, buurt, coördinaten. Kost € 0,05.',
-    inputShape: adresArgs,
-    call: (c, a) => c.inzicht.adres({ adres: adres(a as AdresArgs) }),
-  },
-  {
-    name: 'woz',
-    title: 'WOZ-waarden',
-    description: 'De WOZ-waarden van één adres per peildatum, nieuwste eerst. Kost € 0,05; een lege reeks is gratis.',
-    inputShape: adresArgs,
-    call: (c, a) => c.inzicht.woz({ adres: adres(a as AdresArgs) }),
-  },
-  {
-    name: 'influences',
-    title: 'Omgevingsinvloeden',
-    description:
-      `Stoplicht-indicatoren (rood/oranje/groen, afstand in meters) voor één adres, per type: ${INVLOED_TYPES.join(', ')}. ` +
-      `Zonder types de kernset ${KERN_TYPES.join(' en ')}. Kost € 0,80. De eerste aanroep kan enkele seconden duren.`,
-    inputShape: { ...adresArgs, types: z.array(z.string()).optional().describe(`Typen: ${INVLOED_TYPES.join(', ')}`) },
-    call: (c, a) => c.inzicht.invloeden({ adres: adres(a as AdresArgs), ...(a.types !== undefined ? { types: a.types as never } : {}) }),
-  },
-];
+  ];
+});

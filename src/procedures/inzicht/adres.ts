@@ -10,8 +10,14 @@ export const adres = maakLookup({
   pad: '/inzicht/adres',
   schemaId: 'AdresKenmerken',
   samenvatting: 'Adres- en BAG-kenmerken',
-  beschrijving: 'Kenmerken uit de Basisregistratie Adressen en Gebouwen. Kost 1 credit (€ 0,05). Onbekende velden zijn null.',
+  beschrijving: 'Kenmerken uit de Basisregistratie Adressen en Gebouwen. Kost {prijs}. Onbekende velden zijn null.',
   extraInvoer: {},
+  mcp: {
+    tool: 'property_address',
+    titel: 'Adres- en BAG-kenmerken',
+    beschrijving: 'Kenmerken uit de BAG voor één adres: oppervlakte, bouwjaar, gebruiksdoelen, status, buurt, coördinaten. Kost {prijs}.',
+    extraArgumenten: {},
+  },
   data: z.object({
     bag_nummeraanduiding_id: z.string(),
     bag_verblijfsobject_id: z.string().nullable(),

@@ -10,7 +10,7 @@ export const energielabel = maakLookup({
   pad: '/inzicht/energielabel',
   schemaId: 'Energielabel',
   samenvatting: 'Energielabel',
-  beschrijving: 'Het geregistreerde energielabel (EP-Online). Kost 1 credit (€ 0,05); zonder label zijn de velden null en wordt niets in rekening gebracht.',
+  beschrijving: 'Het geregistreerde energielabel (EP-Online). Kost {prijs}; zonder label zijn de velden null en wordt niets in rekening gebracht.',
   extraInvoer: {},
   data: z.object({
     label: z.enum(LABELS).nullable(),

@@ -14,7 +14,7 @@ export const invloeden = maakLookup({
   samenvatting: 'Omgevingsinvloeden (stoplicht)',
   beschrijving:
     'Per type een indicator rood/oranje/groen met de afstand in meters tot het dichtstbijzijnde object (0 = erin). ' +
-    'Zonder `types` de kernset natura2000 en hoogspanning. Kost 16 credits (€ 0,80); als voor geen enkel gevraagd type gegevens zijn, niets. ' +
+    'Zonder `types` de kernset natura2000 en hoogspanning. Kost {prijs}; als voor geen enkel gevraagd type gegevens zijn, niets. ' +
     'Extra limiet: 30 verzoeken per minuut per sleutel.',
   extraInvoer: {
     types: z
@@ -23,6 +23,14 @@ export const invloeden = maakLookup({
       .max(INVLOED_TYPES.length)
       .optional()
       .describe(`Gevraagde typen: ${INVLOED_TYPES.join(', ')}. Standaard: ${KERN_TYPES.join(', ')}.`),
+  },
+  mcp: {
+    tool: 'influences',
+    titel: 'Omgevingsinvloeden',
+    beschrijving:
+      `Stoplicht-indicatoren (rood/oranje/groen, afstand in meters) voor één adres, per type: ${INVLOED_TYPES.join(', ')}. ` +
+      `Zonder types de kernset ${KERN_TYPES.join(' en ')}. Kost {prijs}. De eerste aanroep kan enkele seconden duren.`,
+    extraArgumenten: { types: z.array(z.string()).optional().describe(`Typen: ${INVLOED_TYPES.join(', ')}`) },
   },
   extraEmmer: 'invloeden',
   extraFouten: { 429: 'Te veel verzoeken (algemeen 60/min, invloeden 30/min); zie Retry-After.' },
@@ -39,6 +47,6 @@ export const invloeden = maakLookup({
   async vind(ctx, a, input) {
     const types = [...new Set(input.types ?? KERN_TYPES)];
     const r = await leesInvloeden(ctx.services.db, a.id, types);
-    return { status: 200, data: { invloeden: r.invloeden as never }, bron: r.bron, gefactureerd: r.gehouden > 0 };
+    return { status: 200, data: { invloeden: r.invloeden }, bron: r.bron, gefactureerd: r.gehouden > 0 };
   },
 });

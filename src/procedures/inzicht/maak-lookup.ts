@@ -1,25 +1,24 @@
 /**
  * Builds one insight lookup procedure: POST /api/v1/inzicht/<pad>, body `{adres, ...extra}`, answer
  * `{data: {adres, ...}, meta}`. Address resolution (404 unknown / ambiguous, never charged) and the
- * shared charging path live here and in core/lookup.ts; a lookup only says what it finds.
+ * shared charging path live here and in core/lookup.ts; a lookup only says what it finds, through
+ * domain functions (a procedure reads no table itself). With `mcp`, the procedure is also an MCP tool.
  */
 import { z } from 'zod';
-import type { Context } from '../../core/context.ts';
-import { voerLookupUit, type Bron } from '../../core/lookup.ts';
-import type { Voorziening } from '../../core/prijzen.ts';
-import { inzichtProcedure } from '../../core/trpc.ts';
-import { toonToevoeging, weergave, zoekAdres, type AdresRij } from '../../domain/register/adressen.ts';
+import type { AuthContext } from '../../core/context.ts';
+import { voerLookupUit, type Uitkomst } from '../../core/lookup.ts';
+import { kostTekst, PRIJZEN, prijsTekst, type Voorziening } from '../../core/prijzen.ts';
+import { inzichtProcedure, type McpMeta } from '../../core/trpc.ts';
+import type { Db } from '../../db/client.ts';
+import { adresKandidaten, kiesAdres, toonToevoeging, weergave, type AdresRij } from '../../domain/register/adressen.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
 import { adresUitvoerSchema, envelope, foutResponses, idempotencyHeaders, lookupInvoer, rateLimitHeaders, type AdresInvoer } from './gedeeld.ts';
 
-export type Vondst<D> =
-  | { status: 200; data: D; bron: Bron | null; gefactureerd: boolean; extraMeta?: Record<string, unknown> }
-  | { status: 422; fout: string; extraMeta?: Record<string, unknown>; gefactureerd?: boolean };
-
-export interface LookupDef<S extends z.ZodRawShape, D extends z.ZodType> {
+export interface LookupDef<S extends z.ZodRawShape, D extends z.ZodObject, R extends AdresRij> {
   voorziening: Voorziening;
   pad: `/inzicht/${string}`;
   samenvatting: string;
+  /** The description; `{prijs}` is replaced by the price from core/prijzen.ts (`18 credits (€ 0,90)`). */
   beschrijving: string;
   extraInvoer: S;
   /** Schema of `data` without the shared `adres` block. */
@@ -27,9 +26,13 @@ export interface LookupDef<S extends z.ZodRawShape, D extends z.ZodType> {
   schemaId: string;
   extraEmmer?: 'invloeden';
   extraFouten?: Record<number, string>;
+  /** The MCP tool of this lookup (contract 4.3); `{prijs}` in its description as above. */
+  mcp?: McpMeta;
   /** Input checks that need the context (the clock): run before anything else of the lookup, answer 400. */
-  valideer?: (ctx: Context, input: z.output<z.ZodObject<S>>) => void;
-  vind: (ctx: Context, adres: Adres, input: z.output<z.ZodObject<S>>) => Promise<Vondst<z.output<D>>>;
+  valideer?: (ctx: AuthContext, input: z.output<z.ZodObject<S>>) => void;
+  /** The address rows at a postcode and number, with what `vind` needs; default the whole BAG row. */
+  kandidaten?: (db: Db, postcode: string, huisnummer: number) => Promise<R[]>;
+  vind: (ctx: AuthContext, adres: R, input: z.output<z.ZodObject<S>>) => Promise<Uitkomst<z.output<D>>>;
 }
 
 export function adresBlok(a: AdresRij) {
@@ -40,10 +43,12 @@ function adresTekst(a: AdresInvoer): string {
   return `${a.postcode} ${a.huisnummer}${a.toevoeging ? ` ${a.toevoeging}` : ''}`;
 }
 
-export function maakLookup<S extends z.ZodRawShape, D extends z.ZodObject>(def: LookupDef<S, D>) {
+export function maakLookup<S extends z.ZodRawShape, D extends z.ZodObject, R extends AdresRij = Adres>(def: LookupDef<S, D, R>) {
   const invoer = lookupInvoer(def.extraInvoer);
   // `adres` first: every lookup's data starts with the same address block.
   const dataMetAdres = z.object({ adres: adresUitvoerSchema }).extend(def.data.shape);
+  const kandidaten = def.kandidaten ?? (adresKandidaten as unknown as NonNullable<typeof def.kandidaten>);
+  const prijs = kostTekst(def.voorziening);
   return inzichtProcedure
     .meta({
       openapi: {
@@ -52,33 +57,36 @@ export function maakLookup<S extends z.ZodRawShape, D extends z.ZodObject>(def: 
         protect: true,
         tags: ['inzicht'],
         summary: def.samenvatting,
-        description: def.beschrijving,
+        description: def.beschrijving.replace('{prijs}', prijs),
         requestHeaders: idempotencyHeaders,
         responseHeaders: rateLimitHeaders,
         errorResponses: foutResponses(def.extraFouten),
         successDescription: 'Het oordeel over het adres, met meta (kosten, bron, cached).',
       },
       extraEmmer: def.extraEmmer,
+      mcp: def.mcp && { ...def.mcp, beschrijving: def.mcp.beschrijving.replace('{prijs}', prijsTekst(PRIJZEN[def.voorziening])) },
     })
     .input(invoer)
     .output(envelope(def.schemaId, def.voorziening, dataMetAdres))
     .mutation(async ({ ctx, input }) => {
-      const i = input as { adres: AdresInvoer } & Record<string, unknown>;
-      def.valideer?.(ctx, input as z.output<z.ZodObject<S>>);
-      return voerLookupUit(ctx, def.voorziening, input, () => adresTekst(i.adres), async () => {
-        const r = await zoekAdres(ctx.services.db, i.adres.postcode, i.adres.huisnummer, i.adres.toevoeging);
+      // The input schema is `{adres, ...extraInvoer}` (lookupInvoer); tRPC cannot see through the generic.
+      const extra = input as z.output<z.ZodObject<S>> & { adres: AdresInvoer };
+      const gevraagd = extra.adres;
+      def.valideer?.(ctx, extra);
+      return voerLookupUit<z.output<typeof dataMetAdres>>(ctx, def.voorziening, input, adresTekst(gevraagd), async () => {
+        const r = kiesAdres(await kandidaten(ctx.services.db, gevraagd.postcode, gevraagd.huisnummer), gevraagd.toevoeging);
         if (r.soort === 'onbekend') {
-          return { status: 404 as const, fout: `Adres niet gevonden: ${adresTekst(i.adres)}.` };
+          return { status: 404, fout: `Adres niet gevonden: ${adresTekst(gevraagd)}.` };
         }
         if (r.soort === 'dubbelzinnig') {
           return {
-            status: 404 as const,
-            fout: `Op ${i.adres.postcode} ${i.adres.huisnummer} staan meerdere adressen; geef een toevoeging. Geldige huisnummers: ${r.opties.join(', ')} (een huisnummertoevoeging zonder huisletter schrijf je met een streepje ervoor, zoals -A).`,
+            status: 404,
+            fout: `Op ${gevraagd.postcode} ${gevraagd.huisnummer} staan meerdere adressen; geef een toevoeging. Geldige huisnummers: ${r.opties.join(', ')} (een huisnummertoevoeging zonder huisletter schrijf je met een streepje ervoor, zoals -A).`,
           };
         }
-        const v = await def.vind(ctx, r.adres, input as z.output<z.ZodObject<S>>);
-        if (v.status === 422) return v;
-        return { ...v, data: { adres: adresBlok(r.adres), ...(v.data as object) } };
-      }) as never;
+        const v = await def.vind(ctx, r.adres, extra);
+        if (v.status !== 200) return v;
+        return { ...v, data: { adres: adresBlok(r.adres), ...v.data } };
+      });
     });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
 import { datumAmsterdam } from '../../core/tijd.ts';
-import type { Subject } from '../../domain/valuation/index.ts';
+import { waardeerAdres, waarderingsKandidaten } from '../../domain/valuation/adres-waarde.ts';
 import { maakLookup } from './maak-lookup.ts';
 
 const DATUM_RE = /^\d{4}-\d{2}-\d{2}$/;
@@ -23,7 +23,7 @@ export const waarde = maakLookup({
   beschrijving:
     'Geschatte marktwaarde in hele euro met een bandbreedte (min, max: een 80%-interval, gekalibreerd op gemeten fouten) en een betrouwbaarheidslabel ' +
     '(hoog, normaal, laag; de definitie staat in de README). Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. ' +
-    'Kost 18 credits (€ 0,90). Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht.',
+    'Kost {prijs}. Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht.',
   extraInvoer: {
     peildatum: z
       .string({ error: 'verwacht een datum als tekst, JJJJ-MM-DD' })
@@ -40,6 +40,17 @@ export const waarde = maakLookup({
       .optional()
       .describe('Woonoppervlakte in m², 20 tot en met 2000; vervangt de oppervlakte uit de BAG.'),
   },
+  mcp: {
+    tool: 'property_value',
+    titel: 'Marktwaarde',
+    beschrijving:
+      'Geschatte marktwaarde (hele euro) met bandbreedte min/max (80%-interval) en betrouwbaarheid (hoog/normaal/laag) voor één Nederlands adres. ' +
+      'Indicatief, geen taxatie. Kost {prijs}; te weinig vergelijkbare verkopen geeft een fout zonder getal (wel in rekening gebracht).',
+    extraArgumenten: {
+      peildatum: z.string().optional().describe('Peildatum JJJJ-MM-DD; standaard vandaag'),
+      woonoppervlakte: z.number().optional().describe('Woonoppervlakte in m², 20 tot en met 2000'),
+    },
+  },
   extraFouten: { 422: 'Te weinig vergelijkbare verkopen voor een waarde (in rekening gebracht), of onvoldoende gegevens over het adres.' },
   data: z.object({
     marktwaarde: z.int().describe('Geschatte marktwaarde, hele euro'),
@@ -55,41 +66,17 @@ export const waarde = maakLookup({
       throw new InsightFout('ongeldige_invoer', `Ongeldige invoer: peildatum: ${input.peildatum} ligt in de toekomst (vandaag is ${vandaag}).`);
     }
   },
+  kandidaten: waarderingsKandidaten,
   async vind(ctx, a, input) {
-    const { db, now, waardemodel } = ctx.services;
-    const peildatum = input.peildatum ?? datumAmsterdam(now());
-    const [label, type, eigen] = await Promise.all([
-      db.energielabel.findUnique({ where: { adresId: a.id }, select: { label: true } }),
-      db.woningtype.findUnique({ where: { adresId: a.id }, select: { woningtype: true } }),
-      db.verkoop.findMany({ where: { adresId: a.id }, select: { id: true } }),
-    ]);
-    const oppervlakte = input.woonoppervlakte ?? a.oppervlakte;
-    if (a.lat == null || a.lon == null || !oppervlakte) {
-      return {
-        status: 422,
-        fout: !oppervlakte
-          ? 'De woonoppervlakte van dit adres is onbekend; geef woonoppervlakte mee (20 tot en met 2000 m²).'
-          : 'De ligging van dit adres is onbekend; een waarde is niet te bepalen.',
-        gefactureerd: false,
-      };
-    }
-    const model = await waardemodel.model();
-    const subject: Subject = {
-      lat: a.lat,
-      lon: a.lon,
-      oppervlakte,
-      bouwjaar: a.bouwjaar,
-      woningtype: type?.woningtype ?? null,
-      energielabel: label?.label ?? null,
-      uitsluiten: eigen.map((e) => e.id),
-    };
-    const w = model.waardeer(subject, peildatum);
-    const extraMeta = { model_versie: model.info.versie, data_vintage: model.info.nieuwsteVerkoop, index_bron: model.info.indexBron };
+    const peildatum = input.peildatum ?? datumAmsterdam(ctx.services.now());
+    const w = waardeerAdres(await ctx.services.waardemodel.model(), a, peildatum, input.woonoppervlakte);
+    if (w.soort === 'onvoldoende_gegevens') return { status: 422, fout: w.reden, gefactureerd: false };
+    const extraMeta = { model_versie: w.info.versie, data_vintage: w.info.nieuwsteVerkoop, index_bron: w.info.indexBron };
     if (w.soort === 'te_weinig') return { status: 422, fout: w.reden, extraMeta };
     return {
       status: 200,
       data: { marktwaarde: w.marktwaarde, min: w.min, max: w.max, betrouwbaarheid: w.betrouwbaarheid, peildatum, valuta: 'EUR' as const },
-      bron: { naam: `verkopen (${model.info.verkopen})`, datum: model.info.nieuwsteVerkoop },
+      bron: { naam: `verkopen (${w.info.verkopen})`, datum: w.info.nieuwsteVerkoop },
       gefactureerd: true,
       extraMeta,
     };

@@ -10,7 +10,7 @@ export const woningtype = maakLookup({
   pad: '/inzicht/woningtype',
   schemaId: 'Woningtype',
   samenvatting: 'Woningtype',
-  beschrijving: 'Het woningtype, afgeleid uit de BAG of geïmporteerd; `afgeleid_uit` zegt hoe. Kost 1 credit (€ 0,05); onbekend (null) wordt niet in rekening gebracht.',
+  beschrijving: 'Het woningtype, afgeleid uit de BAG of geïmporteerd; `afgeleid_uit` zegt hoe. Kost {prijs}; onbekend (null) wordt niet in rekening gebracht.',
   extraInvoer: {},
   data: z.object({
     woningtype: z.enum(WONINGTYPES).nullable(),

@@ -8,8 +8,14 @@ export const woz = maakLookup({
   pad: '/inzicht/woz',
   schemaId: 'Woz',
   samenvatting: 'WOZ-waarden',
-  beschrijving: 'De WOZ-waarden per peildatum, nieuwste eerst. Kost 1 credit (€ 0,05); een lege reeks wordt niet in rekening gebracht.',
+  beschrijving: 'De WOZ-waarden per peildatum, nieuwste eerst. Kost {prijs}; een lege reeks wordt niet in rekening gebracht.',
   extraInvoer: {},
+  mcp: {
+    tool: 'woz',
+    titel: 'WOZ-waarden',
+    beschrijving: 'De WOZ-waarden van één adres per peildatum, nieuwste eerst. Kost {prijs}; een lege reeks is gratis.',
+    extraArgumenten: {},
+  },
   data: z.object({
     waarden: z.array(z.object({ peildatum: z.string().describe('Y-m-d'), waarde: z.int().describe('euro') })),
   }),

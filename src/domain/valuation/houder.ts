@@ -1,12 +1,12 @@
 /**
  * Holds the fitted valuation model of this process. It is built at start-up and rebuilt when the
  * held data changes (an import by the CLI, possibly in another process, finishes): a cheap vintage
- * query at most every `controleMs` decides. Nothing is fitted per request; a rebuild runs in the
- * background while the previous model keeps answering.
+ * query at most every `controleMs` decides, in the background: a request never waits for it. Nothing
+ * is fitted per request; a rebuild runs in the background while the previous model keeps answering.
  */
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
-import { buildModel, type ValuationModel } from '../valuation/index.ts';
+import { buildModel, type ValuationModel } from './index.ts';
 import { laadPrijsindex, laadVerkopen } from './gegevens.ts';
 
 export interface ModelHouder {
@@ -52,6 +52,16 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
     return p;
   }
 
+  /** Compare the vintage in the background; a changed one starts a rebuild. Never awaited by a request. */
+  function controleer(): void {
+    laatsteControle = now();
+    vintage(db)
+      .then((v) => {
+        if (v !== huidigeVintage) void herbouw();
+      })
+      .catch((err) => log.error({ err }, 'controle op nieuwe verkopen mislukt'));
+  }
+
   return {
     async model() {
       if (!huidig) {
@@ -59,11 +69,7 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
         laatsteControle = now();
         return huidig;
       }
-      if (now() - laatsteControle >= controleMs) {
-        laatsteControle = now();
-        const v = await vintage(db);
-        if (v !== huidigeVintage) void herbouw();
-      }
+      if (now() - laatsteControle >= controleMs) controleer();
       return huidig;
     },
     vernieuw: () => herbouw(),

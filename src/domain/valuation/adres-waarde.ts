@@ -1,0 +1,54 @@
+/**
+ * The market value of one held address: its row read together with its energy label and house type
+ * (one statement), then valued by the process's fitted model. The address's own held sales are
+ * never comparables; the model finds them by the address id it indexed the sales by, without a query.
+ */
+import type { Db } from '../../db/client.ts';
+import type { AdresRij } from '../register/adressen.ts';
+import type { Betrouwbaarheid, ModelInfo, ValuationModel } from './index.ts';
+
+/** An address candidate with what a valuation reads of it. */
+export interface WaarderingsAdres extends AdresRij {
+  oppervlakte: number | null;
+  bouwjaar: number | null;
+  lat: number | null;
+  lon: number | null;
+  energielabel: string | null;
+  woningtype: string | null;
+}
+
+/** Every address at a postcode and number with label and house type, ordered like `adresKandidaten`. */
+export function waarderingsKandidaten(db: Db, postcode: string, huisnummer: number): Promise<WaarderingsAdres[]> {
+  return db.$queryRaw<WaarderingsAdres[]>`
+    SELECT a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats,
+           a.oppervlakte, a.bouwjaar, a.lat, a.lon, e.label AS energielabel, w.woningtype
+    FROM adres a
+    LEFT JOIN energielabel e ON e.adres_id = a.id
+    LEFT JOIN woningtype w ON w.adres_id = a.id
+    WHERE a.postcode = ${postcode} AND a.huisnummer = ${huisnummer}
+    ORDER BY a.huisletter ASC NULLS LAST, a.toevoeging ASC NULLS LAST`;
+}
+
+export type AdresWaarde =
+  | { soort: 'waarde'; marktwaarde: number; min: number; max: number; betrouwbaarheid: Betrouwbaarheid; info: ModelInfo }
+  /** The model refuses: too few or too scattered comparables. */
+  | { soort: 'te_weinig'; reden: string; info: ModelInfo }
+  /** The address lacks what any valuation needs (area or location); not the model's refusal. */
+  | { soort: 'onvoldoende_gegevens'; reden: string };
+
+/** Value the address at `peildatum` (Y-m-d); `woonoppervlakte` replaces the BAG area when given. */
+export function waardeerAdres(model: ValuationModel, a: WaarderingsAdres, peildatum: string, woonoppervlakte?: number): AdresWaarde {
+  const oppervlakte = woonoppervlakte ?? a.oppervlakte;
+  if (!oppervlakte) {
+    return { soort: 'onvoldoende_gegevens', reden: 'De woonoppervlakte van dit adres is onbekend; geef woonoppervlakte mee (20 tot en met 2000 m²).' };
+  }
+  if (a.lat == null || a.lon == null) {
+    return { soort: 'onvoldoende_gegevens', reden: 'De ligging van dit adres is onbekend; een waarde is niet te bepalen.' };
+  }
+  const w = model.waardeer(
+    { lat: a.lat, lon: a.lon, oppervlakte, bouwjaar: a.bouwjaar, woningtype: a.woningtype, energielabel: a.energielabel, objectId: a.id },
+    peildatum,
+  );
+  if (w.soort === 'te_weinig') return { soort: 'te_weinig', reden: w.reden, info: model.info };
+  return { soort: 'waarde', marktwaarde: w.marktwaarde, min: w.min, max: w.max, betrouwbaarheid: w.betrouwbaarheid, info: model.info };
+}

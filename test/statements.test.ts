@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createTestApp, type TestApp } from './helpers/app.ts';
+import { dialect } from './helpers/db.ts';
+import { maakVolledigAdres } from './helpers/register.ts';
+import { maakVerkopen } from './helpers/verkopen.ts';
+import { maakModelHouder } from '../src/domain/valuation/houder.ts';
+
+/**
+ * SQL statements per request, counted from Prisma's query events (every statement Prisma sends,
+ * COMMIT included). REST `waarde` and MCP `property_value` run the same procedure on the same
+ * address, so they must cost the same number of statements. REST sends an Idempotency-Key because
+ * an MCP tool call is always idempotent (argument fingerprint): both then claim and settle the same way.
+ */
+describe(`SQL statements per request (${dialect})`, () => {
+  let t: TestApp;
+  let base: string;
+  const statements: string[] = [];
+  let adres: Awaited<ReturnType<typeof maakVolledigAdres>>;
+  beforeAll(async () => {
+    t = await createTestApp({ RATE_LIMIT_REST_PER_MIN: '1000', RATE_LIMIT_MCP_TOOLS_PER_MIN: '1000' }, { onQuery: (sql) => statements.push(sql) });
+    await maakVerkopen(t.db.prisma, { lat: 52.1, lon: 5.1, n: 400, van: '2020-01-01', tot: '2026-10-31' });
+    adres = await maakVolledigAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: 110 });
+    // The production holder (checks for changed sales at most every 30 s), not the test apps' eager one.
+    t.services.waardemodel = maakModelHouder(t.db.prisma, t.services.log);
+    await t.services.waardemodel.model();
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => t?.close());
+
+  async function tel(fn: () => Promise<void>): Promise<string[]> {
+    statements.length = 0;
+    await fn();
+    return [...statements];
+  }
+
+  it('REST waarde and MCP property_value issue the same number of statements', async () => {
+    const { key } = await t.klant(1000);
+    const rest = await tel(async () => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/inzicht/waarde',
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'telling-1' },
+        payload: { adres: { postcode: adres.postcode, huisnummer: '12' } },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    });
+    const c = new Client({ name: 'test', version: '1.0.0' });
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    const mcp = await tel(async () => {
+      const r = await c.callTool({ name: 'property_value', arguments: { postcode: adres.postcode, huisnummer: 12 } });
+      expect(r.isError, JSON.stringify(r.structuredContent)).toBeFalsy();
+    });
+    await c.close();
+    console.log(`statements: REST waarde ${rest.length}, MCP property_value ${mcp.length}`);
+    // Before issue 9: REST 18, MCP 24 (a second key lookup and rate-limit transaction per tool call,
+    // label, house type and the address's own sales read one by one).
+    expect(rest.length).toBeLessThanOrEqual(15);
+    expect(mcp.length, `REST:\n${rest.join('\n')}\n\nMCP:\n${mcp.join('\n')}`).toBe(rest.length);
+  });
+});
