@@ -3,6 +3,7 @@ import { inzichtProcedure } from '../core/trpc.ts';
 import { accountMetaSchema, accountMeta } from '../core/schema.ts';
 import { isoMetOffset } from '../core/tijd.ts';
 import { InsightFout } from '../core/errors.ts';
+import { verbruikPagina, type VerbruikCursor } from '../domain/billing/verbruik.ts';
 import { foutResponses, rateLimitHeaders } from './inzicht/gedeeld.ts';
 
 const regel = z
@@ -20,7 +21,7 @@ const regel = z
   .meta({ id: 'VerbruikRegel' });
 
 /** Cursor: the timestamp and id of the last row of the previous page, base64url. */
-function leesCursor(c: string): { t: Date; id: string } {
+function leesCursor(c: string): VerbruikCursor {
   try {
     const [t, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
     const d = new Date(t);
@@ -59,23 +60,10 @@ export const verbruik = inzichtProcedure
     }).meta({ id: 'Verbruik' }),
   )
   .query(async ({ ctx, input }) => {
-    const { db } = ctx.services;
     const limiet = input.limiet ? Number(input.limiet) : 50;
-    const cursor = input.na ? leesCursor(input.na) : null;
-    const rows = await db.usageRecord.findMany({
-      where: {
-        accountId: ctx.principal.accountId,
-        ...(cursor ? { OR: [{ aangemaaktOp: { lt: cursor.t } }, { aangemaaktOp: cursor.t, id: { lt: cursor.id } }] } : {}),
-      },
-      orderBy: [{ aangemaaktOp: 'desc' }, { id: 'desc' }],
-      take: limiet + 1,
-    });
-    const pagina = rows.slice(0, limiet);
-    const sleutels = await db.apiKey.findMany({ where: { id: { in: [...new Set(pagina.map((r) => r.keyId))] } }, select: { id: true, voorvoegsel: true } });
-    const prefix = new Map(sleutels.map((s) => [s.id, s.voorvoegsel]));
-    const laatste = pagina[pagina.length - 1];
+    const p = await verbruikPagina(ctx.services.db, ctx.principal.accountId, limiet, input.na ? leesCursor(input.na) : null);
     return {
-      data: pagina.map((r) => ({
+      data: p.regels.map((r) => ({
         verzoek_id: r.id,
         tijdstip: isoMetOffset(r.aangemaaktOp),
         kanaal: r.kanaal as 'rest' | 'mcp' | 'intern',
@@ -84,11 +72,11 @@ export const verbruik = inzichtProcedure
         credits: r.credits,
         gefactureerd_cent: r.gefactureerdCent,
         adres: r.adres,
-        sleutel_voorvoegsel: prefix.get(r.keyId) ?? null,
+        sleutel_voorvoegsel: r.sleutelVoorvoegsel,
       })),
       meta: {
         ...accountMeta(),
-        volgende: rows.length > limiet && laatste ? Buffer.from(`${laatste.aangemaaktOp.toISOString()}|${laatste.id}`).toString('base64url') : null,
+        volgende: p.volgende ? Buffer.from(`${p.volgende.t.toISOString()}|${p.volgende.id}`).toString('base64url') : null,
       },
     };
   });
