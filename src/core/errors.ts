@@ -7,28 +7,75 @@ import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/unstable-core-do-not-import';
 import { z } from 'zod';
 
+/** A response header that carries part of an error's meaning, as the OpenAPI document describes it. */
+interface FoutHeader {
+  beschrijving: string;
+  type?: 'string' | 'integer';
+  /** The header's value when it never varies (sent with every error of this kind). */
+  vast?: string;
+}
+
 interface FoutSoortDef {
   status: number;
   code: TRPC_ERROR_CODE_KEY;
   /** Default Dutch message; most kinds take a specific one at the throw site. */
   fout: string;
+  /** The OpenAPI description of this status, unless an operation documents a more specific one. */
+  beschrijving: string;
+  headers?: Record<string, FoutHeader>;
 }
 
+/**
+ * The one error table: per kind its HTTP status, tRPC code, default message, OpenAPI description and
+ * headers. The first kind of a status is the one a bare HTTP status (404 route, 413 body) answers with.
+ */
 export const FOUT_SOORTEN = {
-  ongeldige_invoer: { status: 400, code: 'BAD_REQUEST', fout: 'Ongeldige invoer.' },
-  ongeldige_json: { status: 400, code: 'PARSE_ERROR', fout: 'De body is geen geldige JSON.' },
-  ongeldige_sleutel: { status: 401, code: 'UNAUTHORIZED', fout: 'Ongeldige of ontbrekende sleutel.' },
-  onvoldoende_tegoed: { status: 402, code: 'PAYMENT_REQUIRED', fout: 'Onvoldoende tegoed.' },
-  geen_toegang: { status: 403, code: 'FORBIDDEN', fout: 'Deze sleutel heeft geen toegang tot deze voorziening.' },
-  niet_gevonden: { status: 404, code: 'NOT_FOUND', fout: 'Niet gevonden.' },
-  methode_niet_toegestaan: { status: 405, code: 'METHOD_NOT_SUPPORTED', fout: 'Deze methode is hier niet toegestaan.' },
-  conflict: { status: 409, code: 'CONFLICT', fout: 'Conflict.' },
-  te_groot: { status: 413, code: 'PAYLOAD_TOO_LARGE', fout: 'De body is te groot.' },
-  media_type: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', fout: 'Stuur de body als application/json.' },
-  onverwerkbaar: { status: 422, code: 'UNPROCESSABLE_CONTENT', fout: 'Het verzoek kan niet worden verwerkt.' },
-  te_veel_verzoeken: { status: 429, code: 'TOO_MANY_REQUESTS', fout: 'Te veel verzoeken; probeer het later opnieuw.' },
-  intern: { status: 500, code: 'INTERNAL_SERVER_ERROR', fout: 'Er ging iets mis aan onze kant. Probeer het later opnieuw.' },
-  niet_beschikbaar: { status: 503, code: 'SERVICE_UNAVAILABLE', fout: 'De dienst is tijdelijk niet beschikbaar.' },
+  ongeldige_invoer: { status: 400, code: 'BAD_REQUEST', fout: 'Ongeldige invoer.', beschrijving: 'Ongeldige invoer.' },
+  ongeldige_json: { status: 400, code: 'PARSE_ERROR', fout: 'De body is geen geldige JSON.', beschrijving: 'De body is geen geldige JSON.' },
+  ongeldige_sleutel: {
+    status: 401,
+    code: 'UNAUTHORIZED',
+    fout: 'Ongeldige of ontbrekende sleutel.',
+    beschrijving: 'Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`).',
+    headers: { 'WWW-Authenticate': { beschrijving: 'Altijd `Bearer`.', vast: 'Bearer' } },
+  },
+  onvoldoende_tegoed: { status: 402, code: 'PAYMENT_REQUIRED', fout: 'Onvoldoende tegoed.', beschrijving: 'Onvoldoende tegoed voor deze opvraging.' },
+  geen_toegang: {
+    status: 403,
+    code: 'FORBIDDEN',
+    fout: 'Deze sleutel heeft geen toegang tot deze voorziening.',
+    beschrijving: "Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'.",
+  },
+  niet_gevonden: { status: 404, code: 'NOT_FOUND', fout: 'Niet gevonden.', beschrijving: 'Niet gevonden.' },
+  methode_niet_toegestaan: { status: 405, code: 'METHOD_NOT_SUPPORTED', fout: 'Deze methode is hier niet toegestaan.', beschrijving: 'Methode niet toegestaan; zie `Allow`.' },
+  conflict: {
+    status: 409,
+    code: 'CONFLICT',
+    fout: 'Conflict.',
+    beschrijving: 'Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog.',
+    headers: { 'Retry-After': { beschrijving: 'Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt.', type: 'integer' } },
+  },
+  te_groot: { status: 413, code: 'PAYLOAD_TOO_LARGE', fout: 'De body is te groot.', beschrijving: 'De body is te groot.' },
+  media_type: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', fout: 'Stuur de body als application/json.', beschrijving: 'Stuur de body als application/json.' },
+  onverwerkbaar: { status: 422, code: 'UNPROCESSABLE_CONTENT', fout: 'Het verzoek kan niet worden verwerkt.', beschrijving: 'Het verzoek kan niet worden verwerkt.' },
+  te_veel_verzoeken: {
+    status: 429,
+    code: 'TOO_MANY_REQUESTS',
+    fout: 'Te veel verzoeken; probeer het later opnieuw.',
+    beschrijving: 'Te veel verzoeken; zie `Retry-After`.',
+    headers: {
+      'Retry-After': { beschrijving: 'Seconden tot er weer ruimte is in het venster.', type: 'integer' },
+      RateLimit: { beschrijving: 'Stand per beleid (IETF ratelimit-headers).' },
+      'RateLimit-Policy': { beschrijving: 'Het geldende beleid.' },
+    },
+  },
+  intern: {
+    status: 500,
+    code: 'INTERNAL_SERVER_ERROR',
+    fout: 'Er ging iets mis aan onze kant. Probeer het later opnieuw.',
+    beschrijving: 'Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`).',
+  },
+  niet_beschikbaar: { status: 503, code: 'SERVICE_UNAVAILABLE', fout: 'De dienst is tijdelijk niet beschikbaar.', beschrijving: 'De dienst is tijdelijk niet beschikbaar.' },
 } as const satisfies Record<string, FoutSoortDef>;
 
 export type FoutSoort = keyof typeof FOUT_SOORTEN;
@@ -45,14 +92,32 @@ export class InsightFout extends TRPCError {
     this.name = 'InsightFout';
     this.soort = soort;
     this.status = def.status;
-    this.headers = opts.headers ?? {};
+    this.headers = { ...vasteHeaders(def), ...opts.headers };
   }
 }
 
-const statusByCode = new Map<string, number>(Object.values(FOUT_SOORTEN).map((d) => [d.code, d.status]));
-const soortByStatus = new Map<number, FoutSoort>(
-  (Object.entries(FOUT_SOORTEN) as [FoutSoort, FoutSoortDef][]).map(([k, d]) => [d.status, k]),
-);
+function vasteHeaders(def: FoutSoortDef): Record<string, string> {
+  const uit: Record<string, string> = {};
+  for (const [naam, h] of Object.entries(def.headers ?? {})) if (h.vast !== undefined) uit[naam] = h.vast;
+  return uit;
+}
+
+const SOORTEN = Object.entries(FOUT_SOORTEN) as [FoutSoort, FoutSoortDef][];
+const soortByCode = new Map<string, FoutSoort>(SOORTEN.map(([k, d]) => [d.code, k]));
+/** The first kind of each status: a bare 400 is invalid input, not invalid JSON. */
+const soortByStatus = new Map<number, FoutSoort>();
+for (const [k, d] of SOORTEN) if (!soortByStatus.has(d.status)) soortByStatus.set(d.status, k);
+
+/** The table's OpenAPI descriptions of these statuses. */
+export function foutBeschrijvingen(statussen: number[]): Record<number, string> {
+  return Object.fromEntries(statussen.flatMap((s) => (soortByStatus.has(s) ? [[s, FOUT_SOORTEN[soortByStatus.get(s) as FoutSoort].beschrijving]] : [])));
+}
+
+/** The table's entry for an HTTP status (OpenAPI descriptions and headers). */
+export function foutSoortVoorStatus(status: number): FoutSoortDef | undefined {
+  const soort = soortByStatus.get(status);
+  return soort ? FOUT_SOORTEN[soort] : undefined;
+}
 
 export interface FoutAntwoord {
   status: number;
@@ -67,15 +132,29 @@ export interface FoutAntwoord {
  * errors become a generic 500 (the caller never sees a stack trace or an internal message).
  */
 export function naarFout(err: unknown): FoutAntwoord {
+  // One translation per error: the error formatter, the REST response meta and the log all ask.
+  if (typeof err === 'object' && err !== null) {
+    const bekend = vertaald.get(err);
+    if (bekend) return bekend;
+    const f = vertaal(err);
+    vertaald.set(err, f);
+    return f;
+  }
+  return vertaal(err);
+}
+
+const vertaald = new WeakMap<object, FoutAntwoord>();
+
+function vertaal(err: unknown): FoutAntwoord {
   const e = err instanceof TRPCError && !(err instanceof InsightFout) && err.cause instanceof InsightFout ? err.cause : err;
   if (e instanceof InsightFout) return { status: e.status, fout: e.message, headers: e.headers, intern: e.status >= 500 };
   if (e instanceof TRPCError) {
     if (e.cause instanceof z.ZodError) {
       return { status: 400, fout: zodNaarFout(e.cause), headers: {}, intern: false };
     }
-    const status = statusByCode.get(e.code) ?? 500;
-    const soort = soortByStatus.get(status) ?? 'intern';
-    return { status, fout: FOUT_SOORTEN[soort].fout, headers: {}, intern: status >= 500 };
+    const soort = soortByCode.get(e.code) ?? 'intern';
+    const def: FoutSoortDef = FOUT_SOORTEN[soort];
+    return { status: def.status, fout: def.fout, headers: vasteHeaders(def), intern: def.status >= 500 };
   }
   if (e instanceof z.ZodError) return { status: 400, fout: zodNaarFout(e), headers: {}, intern: false };
   return { status: 500, fout: FOUT_SOORTEN.intern.fout, headers: {}, intern: true };

@@ -47,15 +47,13 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure;
 
-const WWW_AUTH = { 'WWW-Authenticate': 'Bearer' };
-
 /**
  * Any valid key of either family (whoami). A principal the MCP gateway already authenticated for this
  * HTTP request is used as it is: one key lookup per tool call.
  */
 export const sleutelProcedure = t.procedure.use(async ({ ctx, next }) => {
   const principal = ctx.principal ?? (await authenticate(ctx.services.db, ctx.authorization, ctx.services.now()));
-  if (!principal) throw new InsightFout('ongeldige_sleutel', undefined, { headers: WWW_AUTH });
+  if (!principal) throw new InsightFout('ongeldige_sleutel');
   const authCtx: AuthContext = { ...ctx, principal };
   return next({ ctx: authCtx });
 });

@@ -7,28 +7,21 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { Config } from '../config/env.ts';
 import { appRouter } from '../core/router.ts';
 import type { Meta } from '../core/trpc.ts';
+import { foutSoortVoorStatus } from '../core/errors.ts';
 
-const kop = (description: string, type: 'string' | 'integer' = 'string') => ({ description, schema: { type } });
+/** Statuses every protected operation can answer, whatever it does; texts and headers from core/errors.ts. */
+const STANDAARD_STATUSSEN = [401, 429, 500];
 
-/** Headers that carry part of an error's meaning. */
-const FOUT_HEADERS: Record<number, Record<string, unknown>> = {
-  401: { 'WWW-Authenticate': kop('Altijd `Bearer`.') },
-  409: { 'Retry-After': kop('Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt.', 'integer') },
-  429: {
-    'Retry-After': kop('Seconden tot er weer ruimte is in het venster.', 'integer'),
-    RateLimit: kop('Stand per beleid (IETF ratelimit-headers).'),
-    'RateLimit-Policy': kop('Het geldende beleid.'),
-  },
-};
+/** The documented headers of an error status, from the error table. */
+function foutHeaders(status: number): Record<string, unknown> | undefined {
+  const h = foutSoortVoorStatus(status)?.headers;
+  if (!h) return undefined;
+  return Object.fromEntries(Object.entries(h).map(([naam, d]) => [naam, { description: d.beschrijving, schema: { type: d.type ?? 'string' } }]));
+}
 
-/** Statuses every protected operation can answer, whatever it does. */
-const STANDAARD_FOUTEN: Record<number, string> = {
-  401: 'Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`).',
-  429: 'Te veel verzoeken; zie `Retry-After`.',
-  500: 'Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`).',
-};
+type Schema = NonNullable<NonNullable<OpenAPIObject['components']>['schemas']>[string];
 
-const FOUT_SCHEMA = {
+const FOUT_SCHEMA: Schema = {
   type: 'object',
   description: 'Foutantwoord: één Nederlandstalige melding.',
   properties: { fout: { type: 'string', description: 'De melding, in het Nederlands.', examples: ['Ongeldige of ontbrekende sleutel.'] } },
@@ -52,7 +45,7 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
   for (const naam of Object.keys(doc.components.schemas)) {
     if (naam.startsWith('error.')) delete doc.components.schemas[naam];
   }
-  doc.components.schemas.Fout = FOUT_SCHEMA as never;
+  doc.components.schemas.Fout = FOUT_SCHEMA;
   // trpc-to-openapi shares one error response object per status across operations (first description
   // wins); rebuild each operation's error responses from its own meta, each pointing at `Fout`.
   for (const proc of Object.values(appRouter._def.procedures) as { _def: { meta?: Meta } }[]) {
@@ -60,12 +53,14 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
     if (!o) continue;
     const op = (doc.paths?.[o.path] as Record<string, { responses?: Record<string, unknown> }> | undefined)?.[o.method.toLowerCase()];
     if (!op?.responses) continue;
-    const beschrijvingen = { ...STANDAARD_FOUTEN, ...(o.errorResponses as Record<number, string> | undefined) };
+    const eigen = (o.errorResponses ?? {}) as Record<number, string>;
+    const statussen = [...new Set([...STANDAARD_STATUSSEN, ...Object.keys(eigen).map(Number)])].sort((a, b) => a - b);
     for (const status of Object.keys(op.responses)) if (Number(status) >= 400) delete op.responses[status];
-    for (const [status, description] of Object.entries(beschrijvingen)) {
+    for (const status of statussen) {
+      const headers = foutHeaders(status);
       op.responses[status] = {
-        description,
-        ...(FOUT_HEADERS[Number(status)] ? { headers: FOUT_HEADERS[Number(status)] } : {}),
+        description: eigen[status] ?? foutSoortVoorStatus(status)?.beschrijving,
+        ...(headers ? { headers } : {}),
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Fout' } } },
       };
     }

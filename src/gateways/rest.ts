@@ -8,7 +8,7 @@ import { fastifyTRPCOpenApiPlugin, generateOpenApiDocument, type OpenAPIObject }
 import { appRouter } from '../core/router.ts';
 import { createCallerFactory } from '../core/trpc.ts';
 import { createContextInner, type Services } from '../core/context.ts';
-import { foutVoorStatus, naarFout, FOUT_SOORTEN } from '../core/errors.ts';
+import { foutVoorStatus, naarFout } from '../core/errors.ts';
 import { ONGELDIGE_JSON } from './json-body.ts';
 import { stuurFout } from './fout-antwoord.ts';
 import { bouwOpenApiDocument } from './openapi.ts';
@@ -99,10 +99,8 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
         const f = naarFout(error);
         if (f.intern) req.log.error({ err: error }, 'interne fout bij REST-verzoek');
       },
-    } as never);
+    });
   }, { prefix: REST_PREFIX });
 
   return doc;
 }
-
-export { FOUT_SOORTEN };

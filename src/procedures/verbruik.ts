@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { inzichtProcedure } from '../core/trpc.ts';
 import { accountMetaSchema, accountMeta } from '../core/schema.ts';
 import { isoMetOffset } from '../core/tijd.ts';
-import { InsightFout } from '../core/errors.ts';
+import { foutBeschrijvingen, InsightFout } from '../core/errors.ts';
 import { verbruikPagina, type VerbruikCursor } from '../domain/billing/verbruik.ts';
-import { foutResponses, rateLimitHeaders } from './inzicht/gedeeld.ts';
+import { rateLimitHeaders } from './inzicht/gedeeld.ts';
 
 const regel = z
   .object({
@@ -43,7 +43,7 @@ export const verbruik = inzichtProcedure
       summary: 'Verbruik van het account, nieuwste eerst',
       description: 'Alle opvragingen van alle sleutels van het account, met status en kosten. Gratis. Blader met `na` = `meta.volgende`.',
       responseHeaders: rateLimitHeaders,
-      errorResponses: { 400: 'Ongeldige limiet of cursor.', 403: foutResponses()[403] },
+      errorResponses: { 400: 'Ongeldige limiet of cursor.', ...foutBeschrijvingen([403]) },
     },
   })
   .input(

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_RE, TOEVOEGING_MAX } from '../../domain/register/adressen.ts';
 import { SCHEMA_VERSIE } from '../../core/schema.ts';
+import { foutBeschrijvingen } from '../../core/errors.ts';
 
 export const postcodeSchema = z
   .string({ error: 'verwacht tekst, zoals "1234AB"' })
@@ -78,15 +79,16 @@ export const rateLimitHeaders = z.object({
   'RateLimit-Policy': z.string().describe('Het geldende beleid: aantal per venster van 60 seconden.'),
 });
 
+/**
+ * The error statuses a lookup documents. Texts that are the same for every operation come from the
+ * error table (core/errors.ts); only what is particular to a lookup is written here.
+ */
 export function foutResponses(extra: Record<number, string> = {}): Record<number, string> {
   return {
     400: 'Ongeldige invoer (postcode, huisnummer, JSON).',
-    401: 'Ongeldige of ontbrekende sleutel.',
-    402: 'Onvoldoende tegoed voor deze opvraging.',
-    403: "Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'.",
+    ...foutBeschrijvingen([401, 402, 403]),
     404: 'Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht.',
-    409: 'Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog.',
-    429: 'Te veel verzoeken; zie Retry-After.',
+    ...foutBeschrijvingen([409, 429]),
     ...extra,
   };
 }
