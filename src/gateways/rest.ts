@@ -4,7 +4,7 @@
  * every error body into the contract's `{"fout": "..."}` (the messages come from core/errors.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fastifyTRPCOpenApiPlugin, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { fastifyTRPCOpenApiPlugin, type OpenAPIObject } from 'trpc-to-openapi';
 import { appRouter } from '../core/router.ts';
 import { createCallerFactory } from '../core/trpc.ts';
 import { createContextInner, type Services } from '../core/context.ts';

@@ -34,7 +34,7 @@ export const adres = maakLookup({
     wijk: code,
     coordinaten: z.object({ lat: z.number(), lon: z.number() }).nullable().describe('WGS84-punt, geen geometrie'),
   }),
-  async vind(ctx, a) {
+  async vind(_ctx, a) {
     const r = adresKenmerken(a);
     return { status: 200, data: r.kenmerken, bron: r.bron, gefactureerd: true };
   },

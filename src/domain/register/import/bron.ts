@@ -45,7 +45,7 @@ const ZIP_LEEG = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
 /** Friendly Dutch errors for a path that cannot be read. */
 export async function openBron(pad: string): Promise<Bron> {
   const abs = path.resolve(pad);
-  let st;
+  let st: Awaited<ReturnType<typeof stat>>;
   try {
     st = await stat(abs);
   } catch {
