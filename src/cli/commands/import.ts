@@ -1,7 +1,7 @@
 /**
  * `insight import <soort> [bestand] [--json]`: load register data. Kinds: bag-xml, bag-csv, bag-gpkg,
- * woningtype-afleiden, invloeden-afleiden (no file), and energielabels, prijsindex, woz, verkopen,
- * invloeden when their parsers are present. The file is checked before the database is opened. Progress goes to stdout (a bar on a terminal, a line every few seconds otherwise); with
+ * woningtype-afleiden, invloeden-afleiden (no file), energielabels, prijsindex, woz, verkopen and
+ * invloeden. The file is opened and checked once, before the database is opened. Progress goes to stdout (a bar on a terminal, a line every few seconds otherwise); with
  * --json progress goes to stderr and stdout carries only the final summary as one JSON line.
  */
 import type { Command } from 'commander';
@@ -27,16 +27,17 @@ export function registerImportCommand(program: Command, deps: { openDb: () => Pr
       () =>
         '\nSoorten:\n' +
         soortenOverzicht()
-          .map((s) => `  ${s.naam.padEnd(20)} ${s.omschrijving}${s.beschikbaar ? '' : ' (niet beschikbaar: parser ontbreekt)'}`)
+          .map((s) => `  ${s.naam.padEnd(20)} ${s.omschrijving}`)
           .join('\n'),
     )
     .action(async (soort: string, bestand: string | undefined, opts: { json?: boolean; batch?: number }) => {
       const json = opts.json ?? false;
       const stroom = json ? process.stderr : process.stdout;
-      await controleerInvoer(soort, bestand); // a wrong file fails before the database is opened
+      const bron = await controleerInvoer(soort, bestand); // a wrong file fails before the database is opened
       const db = await deps.openDb();
       try {
         const s = await voerImportUit(db, soort, bestand ?? null, {
+          gecontroleerd: bron,
           batchGrootte: opts.batch,
           voortgang: maakVoortgang({ stroom, label: `import ${soort}` }),
         });

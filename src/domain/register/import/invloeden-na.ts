@@ -6,25 +6,15 @@
  * in pages of 5,000 and written with the generic upsert, so a second run changes nothing.
  * Rows of types that no longer have any object are removed.
  */
-import { existsSync } from 'node:fs';
 import type { Database } from '../../../db/client.ts';
+import type { Geometry } from 'geojson';
+import { InvloedIndex } from '../invloeden.ts';
 import { upsertBatch } from './schrijver.ts';
 import type { ImportSoort } from './types.ts';
 
-interface InvloedModule {
-  InvloedIndex: new (features: { id: string; type: string; naam?: string | null; geometrie: unknown; bron?: string }[]) => {
-    types: string[];
-    beoordeel(type: string, lon: number, lat: number): { indicator: string; afstandM: number; omschrijving: string; bron: string } | null;
-  };
-}
-
-const MODULE = new URL('../invloeden.ts', import.meta.url);
-
-export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>): Promise<Record<string, number> | null> {
-  if (!existsSync(MODULE)) return null;
-  const { InvloedIndex } = (await import(MODULE.href)) as InvloedModule;
+export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>): Promise<Record<string, number>> {
   const objecten = await db.prisma.invloedObject.findMany({ orderBy: { id: 'asc' } });
-  const index = new InvloedIndex(objecten.map((o) => ({ id: o.id, type: o.type, naam: o.naam, geometrie: o.geometrie, bron: o.bron })));
+  const index = new InvloedIndex(objecten.map((o) => ({ id: o.id, type: o.type, naam: o.naam, geometrie: o.geometrie as unknown as Geometry, bron: o.bron })));
   const types = index.types;
   const telling = { ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 0, verwijderd: 0, adressen: 0 };
   telling.verwijderd += Number(await db.prisma.adresInvloed.deleteMany({ where: { type: { notIn: types } } }).then((r) => r.count));
@@ -57,8 +47,7 @@ export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>): Promis
 /** After-step for BAG imports: only when influence objects exist. */
 export async function invloedenNaBag(db: Database): Promise<Record<string, unknown>> {
   if ((await db.prisma.invloedObject.count()) === 0) return {};
-  const r = await leidAdresInvloedenAf(db);
-  return r ? { adresInvloed: r } : {};
+  return { adresInvloed: await leidAdresInvloedenAf(db) };
 }
 
 export const invloedenAfleiden: ImportSoort = {

@@ -25,6 +25,8 @@ export interface ImportOpties {
   parallel?: number;
   /** No progress output from the after-step either. */
   stil?: boolean;
+  /** The source as `controleerInvoer` opened and checked it: its header is not read again. */
+  gecontroleerd?: Bron | null;
 }
 
 export class ImportFout extends Error {
@@ -47,14 +49,16 @@ export async function kiesSoort(naam: string): Promise<ImportSoort> {
  * Check kind and input without a database (the CLI calls this before it opens one): unknown kind,
  * missing file or a file of another kind fail here with a Dutch message.
  */
-export async function controleerInvoer(soortNaam: string, bestand: string | null | undefined): Promise<void> {
+export async function controleerInvoer(soortNaam: string, bestand: string | null | undefined): Promise<Bron | null> {
   const soort = await kiesSoort(soortNaam);
   if (!soort.bestandNodig) {
     if (bestand) throw new ImportFout(`insight import ${soort.naam} neemt geen bestand.`);
-    return;
+    return null;
   }
   if (!bestand) throw new ImportFout(`insight import ${soort.naam} heeft een bestand nodig: ${soort.verwacht}.`);
-  await soort.controleer?.(await openBron(bestand));
+  const bron = await openBron(bestand);
+  await soort.controleer?.(bron);
+  return bron;
 }
 
 export async function voerImportUit(db: Database, soortNaam: string, bestand: string | null | undefined, opts: ImportOpties = {}): Promise<ImportSamenvatting> {
@@ -62,8 +66,12 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
   let bron: Bron | null = null;
   if (soort.bestandNodig) {
     if (!bestand) throw new ImportFout(`insight import ${soort.naam} heeft een bestand nodig: ${soort.verwacht}.`);
-    bron = await openBron(bestand);
-    await soort.controleer?.(bron);
+    // A source the caller checked already (controleerInvoer) is not read and checked a second time.
+    if (opts.gecontroleerd?.pad === path.resolve(bestand)) bron = opts.gecontroleerd;
+    else {
+      bron = await openBron(bestand);
+      await soort.controleer?.(bron);
+    }
   } else if (bestand) {
     throw new ImportFout(`insight import ${soort.naam} neemt geen bestand.`);
   }

@@ -42,6 +42,7 @@ import {
   normaliseerToevoeging,
   veld,
 } from './gedeeld.ts';
+import { bestandSoort } from '../import/bestand-soort.ts';
 
 export { resolveAdresId, resolveAdresIds, kiesAdres } from './gedeeld.ts';
 export type { AdresResolutie, AdresSleutel, EnergielabelRij } from './gedeeld.ts';
@@ -224,3 +225,13 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
   }
   if (!kolommen) throw new Error(`Geen kopregel gevonden: dit is geen ${VERWACHT}.`);
 }
+
+/** `insight import energielabels`: this parser as an import kind (registered in import/soorten.ts). */
+export const energielabelsSoort = bestandSoort({
+  naam: 'energielabels',
+  omschrijving: 'EP-Online energielabels (open-data CSV)',
+  verwacht: 'een EP-Online-energielabelbestand (CSV, los of gezipt)',
+  tabellen: ['energielabel'],
+  parse: (input) => parseEnergielabels(input),
+  voorwaarden: { energielabel: ENERGIELABEL_UPSERT_VOORWAARDE },
+});

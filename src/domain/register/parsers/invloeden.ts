@@ -20,6 +20,8 @@ import { StringDecoder } from 'node:string_decoder';
 import proj4 from 'proj4';
 import type { Geometry, Position } from 'geojson';
 import { type InvloedObjectRij, type ParseFout, type ParseOk, controleerTekstbestand } from './gedeeld.ts';
+import { bestandSoort } from '../import/bestand-soort.ts';
+import { leidAdresInvloedenAf } from '../import/invloeden-na.ts';
 
 export type { InvloedObjectRij } from './gedeeld.ts';
 
@@ -384,3 +386,14 @@ export async function* parseInvloeden(input: NodeJS.ReadableStream, opts: Invloe
   scanner.voer(decoder.end());
   scanner.einde();
 }
+
+/** `insight import invloeden`: this parser as an import kind (registered in import/soorten.ts). */
+export const invloedenSoort = bestandSoort({
+  naam: 'invloeden',
+  omschrijving: 'omgevingsinvloeden (Natura 2000, hoogspanning, ...)',
+  verwacht: 'een bestand met invloedobjecten',
+  tabellen: ['invloed_object', 'adres_invloed'],
+  parse: (input) => parseInvloeden(input),
+  // The parser writes the objects; the rows per address are derived from them afterwards.
+  na: async (db) => ({ adresInvloed: await leidAdresInvloedenAf(db) }),
+});

@@ -15,6 +15,7 @@
  * A missing value ('.', '', 'x') is reported as a refused row.
  */
 import { type ParseFout, type ParseOk, type PrijsindexRij, datumUtc, kolomIndex, leesCsv, leesGetal, veld } from './gedeeld.ts';
+import { bestandSoort } from '../import/bestand-soort.ts';
 
 export type { PrijsindexRij } from './gedeeld.ts';
 
@@ -104,3 +105,12 @@ export async function* parsePrijsindex(input: NodeJS.ReadableStream, opts: Prijs
   }
   if (!kop) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
+
+/** `insight import prijsindex`: this parser as an import kind (registered in import/soorten.ts). */
+export const prijsindexSoort = bestandSoort({
+  naam: 'prijsindex',
+  omschrijving: 'CBS prijsindex bestaande koopwoningen (StatLine CSV)',
+  verwacht: 'een CBS StatLine-CSV van de prijsindex bestaande koopwoningen',
+  tabellen: ['prijsindex'],
+  parse: (input) => parsePrijsindex(input),
+});

@@ -31,6 +31,7 @@ import {
   normaliseerToevoeging,
   veld,
 } from './gedeeld.ts';
+import { bestandSoort } from '../import/bestand-soort.ts';
 
 export type { VerkoopRij } from './gedeeld.ts';
 
@@ -198,3 +199,12 @@ export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: Verkoop
   }
   if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
+
+/** `insight import verkopen`: this parser as an import kind (registered in import/soorten.ts). */
+export const verkopenSoort = bestandSoort({
+  naam: 'verkopen',
+  omschrijving: 'verkooptransacties (CSV)',
+  verwacht: 'een verkopenbestand (CSV)',
+  tabellen: ['verkoop'],
+  parse: (input) => parseVerkopen(input),
+});

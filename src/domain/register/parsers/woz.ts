@@ -25,6 +25,7 @@ import {
   normaliseerToevoeging,
   veld,
 } from './gedeeld.ts';
+import { bestandSoort } from '../import/bestand-soort.ts';
 
 export type { WozRij } from './gedeeld.ts';
 
@@ -99,3 +100,12 @@ export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = 
   }
   if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
+
+/** `insight import woz`: this parser as an import kind (registered in import/soorten.ts). */
+export const wozSoort = bestandSoort({
+  naam: 'woz',
+  omschrijving: 'WOZ-waarden (CSV)',
+  verwacht: 'een WOZ-bestand (CSV)',
+  tabellen: ['woz_waarde'],
+  parse: (input) => parseWoz(input),
+});

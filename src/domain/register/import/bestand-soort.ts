@@ -1,0 +1,108 @@
+/**
+ * An import kind that reads files with one of the parsers in ../parsers/: each parser module exports
+ * its kind built here (`energielabelsSoort`, ...), and soorten.ts lists them. A parser is an async
+ * generator `(input) => { ok: true, tabel, rij [, adres] } | { ok: false, regel, reden }`.
+ * Rows with `adres` get their adres_id resolved here (resolveAdresIds from parsers/gedeeld.ts); a row
+ * whose table needs adres_id (woz_waarde, energielabel) is refused when the address is unknown or
+ * ambiguous, a verkoop keeps adres_id null. `voorwaarden` decides per table which of two rows with the
+ * same key wins (energy labels: the newest registration). Rows without `regel` are reported by record
+ * number. The parser's header check (on its first record) runs in `controleer`, so a file of another
+ * kind is refused before anything is recorded.
+ */
+import type { Readable } from 'node:stream';
+import { resolveAdresIds } from '../parsers/gedeeld.ts';
+import { bestanden, beschrijfKop, type Bron } from './bron.ts';
+import { TABELLEN, type TabelNaam } from './tabellen.ts';
+import { type FoutRecord, type ImportRecord, type ImportSoort, type RijRecord, VerkeerdFormaatFout } from './types.ts';
+
+/** What a parser yields: an ImportRecord whose row is the parser's own typed row interface. */
+export type ParserRecord = (Omit<RijRecord, 'rij'> & { rij: object }) | FoutRecord;
+
+export interface BestandSoortDef {
+  naam: string;
+  omschrijving: string;
+  /** What the input must be, in Dutch. */
+  verwacht: string;
+  tabellen: TabelNaam[];
+  parse: (input: NodeJS.ReadableStream) => AsyncIterable<ParserRecord>;
+  voorwaarden?: Partial<Record<TabelNaam, string>>;
+  na?: ImportSoort['na'];
+}
+
+function adresTekst(a: NonNullable<RijRecord['adres']>): string {
+  const extra = [a.huisletter, a.toevoeging].filter(Boolean).join(a.gecombineerd ? '' : '-');
+  return `${a.postcode} ${a.huisnummer}${extra ? ` ${extra}` : ''}`;
+}
+
+export function bestandSoort(def: BestandSoortDef): ImportSoort {
+  const { parse } = def;
+  return {
+    naam: def.naam,
+    omschrijving: def.omschrijving,
+    verwacht: def.verwacht,
+    tabellen: def.tabellen,
+    bestandNodig: true,
+    voorwaarden: def.voorwaarden ?? {},
+    ...(def.na ? { na: def.na } : {}),
+    async controleer(bron: Bron) {
+      if (bron.soort === 'bestand') {
+        const b = beschrijfKop(bron.kop);
+        if (b.soort === 'sqlite' || b.soort === 'binair' || b.soort === 'gzip' || b.soort === 'leeg') {
+          throw new VerkeerdFormaatFout(`Dit is ${b.tekst}. Verwacht: ${def.verwacht}.`);
+        }
+      }
+      // The parsers check the header on their first record: read up to there, so that a file of
+      // another kind is refused before anything is recorded or written.
+      const voor = bron.gelezenBytes;
+      try {
+        for await (const b of bestanden(bron, { filter: (i) => i.isZip || !/(^|\/)(\.|__MACOSX)/.test(i.naam) })) {
+          const stroom = (await b.open()) as Readable;
+          const it = parse(stroom)[Symbol.asyncIterator]();
+          try {
+            await it.next();
+          } catch (e) {
+            throw new VerkeerdFormaatFout(e instanceof Error ? e.message : String(e));
+          } finally {
+            await it.return?.(undefined);
+            stroom.destroy();
+          }
+          break;
+        }
+      } finally {
+        bron.gelezenBytes = voor;
+      }
+    },
+    async *lees(bron) {
+      // One file: the parser reads it. A zip or folder: each file in it (not hidden ones).
+      const meer = bron!.soort !== 'bestand';
+      for await (const b of bestanden(bron!, { filter: (i) => i.isZip || !/(^|\/)(\.|__MACOSX)/.test(i.naam) })) {
+        for await (const r of parse((await b.open()) as Readable)) {
+          // A parser's row interface is a plain record keyed by column name: the row the writer takes.
+          yield (r.ok || !meer ? r : { ...r, reden: `${b.naam}: ${r.reden}` }) as ImportRecord;
+        }
+      }
+    },
+    async voorbereid(items, db) {
+      const metAdres = items.filter((i) => i.adres && (i.rij.adres_id === null || i.rij.adres_id === undefined));
+      if (metAdres.length === 0) return items;
+      const uitkomst = await resolveAdresIds(db.prisma, metAdres.map((i) => i.adres!));
+      const perItem = new Map(metAdres.map((it, i) => [it, uitkomst[i]]));
+      return items.map((it): RijRecord | FoutRecord => {
+        const u = perItem.get(it);
+        if (!u) return it;
+        if (u.adresId !== null) return { ...it, rij: { ...it.rij, adres_id: u.adresId } };
+        const nodig = TABELLEN[it.tabel].kolommen.find((c) => c.naam === 'adres_id')?.verplicht ?? false;
+        if (!nodig) return it;
+        const waar = it.regelIsRecordnummer ? ` (record ${it.regel})` : '';
+        return {
+          ok: false,
+          regel: it.regel ?? 0,
+          reden:
+            u.reden === 'meerduidig'
+              ? `adres ${adresTekst(it.adres!)} is meerduidig (meer dan één BAG-adres past)${waar}`
+              : `adres ${adresTekst(it.adres!)} niet gevonden in de adrestabel (importeer eerst de BAG)${waar}`,
+        };
+      });
+    },
+  };
+}
