@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createTestApp, type TestApp } from './helpers/app.ts';
 import { dialect } from './helpers/db.ts';
 import { adresBody, maakVolledigAdres } from './helpers/register.ts';
-import { appRouter } from '../src/core/router.ts';
+import { appRouter } from '../src/procedures/router.ts';
 import { naarFout } from '../src/core/errors.ts';
 import { expectFout, lookup, LOOKUPS, saldo } from './support/http.ts';
 

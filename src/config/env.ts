@@ -29,9 +29,9 @@ export const configSchema = z.object({
   DEMO_CREDITS: z.coerce.number().int().min(0).default(10_000),
   /** Load the demo account, key and synthetic dataset into an empty database at start. */
   DEMO_SEED: bool.default(true),
-  /** Allow http:// and loopback/private webhook targets (local development and tests only). */
+  /** Reserved for webhook delivery: allow http:// and loopback/private targets (development and tests only). */
   WEBHOOK_ALLOW_INSECURE: bool.default(false),
-  /** Bearer token required for GET /metrics; empty: /metrics is open. */
+  /** Reserved for GET /metrics: the bearer token it will require; empty: open. */
   METRICS_TOKEN: z.string().default(''),
 });
 

@@ -5,7 +5,7 @@
  */
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { Config } from '../config/env.ts';
-import { appRouter } from '../core/router.ts';
+import { appRouter } from '../procedures/router.ts';
 import type { Meta } from '../core/trpc.ts';
 import { foutSoortVoorStatus } from '../core/errors.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyTRPCOpenApiPlugin, type OpenAPIObject } from 'trpc-to-openapi';
-import { appRouter } from '../core/router.ts';
+import { appRouter } from '../procedures/router.ts';
 import { createCallerFactory } from '../core/trpc.ts';
 import { createContextInner, type Services } from '../core/context.ts';
 import { foutVoorStatus, naarFout } from '../core/errors.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { inzichtProcedure } from '../core/trpc.ts';
 import { accountMetaSchema, accountMeta } from '../core/schema.ts';
-import { isoMetOffset } from '../core/tijd.ts';
+import { isoMetOffset } from '../domain/begrippen.ts';
 import { foutBeschrijvingen, InsightFout } from '../core/errors.ts';
 import { verbruikPagina, type VerbruikCursor } from '../domain/billing/verbruik.ts';
 import { rateLimitHeaders } from './inzicht/gedeeld.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { accountProcedure } from '../core/trpc.ts';
 import { accountMeta } from '../core/schema.ts';
-import { isoMetOffset } from '../core/tijd.ts';
+import { isoMetOffset } from '../domain/begrippen.ts';
 import { getBalance, saldoVan } from '../domain/billing/tegoed.ts';
 import { whoamiMeta, whoamiOutput } from './whoami.types.ts';
 

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/env.ts';
 import { createContextInner, type Kanaal, type Services } from '../../src/core/context.ts';
-import { appRouter } from '../../src/core/router.ts';
+import { appRouter } from '../../src/procedures/router.ts';
 import { createCallerFactory } from '../../src/core/trpc.ts';
 import { createAccount } from '../../src/domain/billing/tegoed.ts';
 import { createKey, type Familie } from '../../src/domain/keys/sleutels.ts';

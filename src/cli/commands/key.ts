@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/env.ts';
-import { isoMetOffset } from '../../core/tijd.ts';
+import { isoMetOffset } from '../../domain/begrippen.ts';
 import { createKey, listKeys, revokeKey, rotateKey, type Familie } from '../../domain/keys/sleutels.ts';
 import { datum, uuid } from '../args.ts';
 import { print, withDatabase } from '../db.ts';

@@ -5,24 +5,7 @@
  */
 import type { Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
-
-export const POSTCODE_RE = /^[1-9][0-9]{3}[A-Z]{2}$/;
-export const HUISNUMMER_RE = /^[1-9][0-9]{0,4}$/;
-export const TOEVOEGING_MAX = 6;
-
-export function normaliseerPostcode(v: string): string {
-  return v.replace(/\s+/g, '').toUpperCase();
-}
-
-/** The comparable form of an addition: upper case, letters and digits only. */
-export function normaliseerToevoeging(v: string | null | undefined): string {
-  return (v ?? '').toUpperCase().replace(/[^0-9A-Z]/g, '');
-}
-
-/** The comparison key of a BAG address's addition: huisletter and toevoeging together ('A-2', 'a 2' -> 'A2'). */
-export function toevoegingSleutel(huisletter: string | null | undefined, toevoeging: string | null | undefined): string {
-  return normaliseerToevoeging(`${huisletter ?? ''}${toevoeging ?? ''}`);
-}
+import { toevoegingSleutel, toevoegingVergelijkvorm } from '../begrippen.ts';
 
 export interface AdresRij {
   id: string;
@@ -86,13 +69,13 @@ export async function zoekAdres(db: Db, postcode: string, huisnummer: number, to
 /** The choice of `zoekAdres` among the candidates at one postcode and number (sorted by huisletter, toevoeging). */
 export function kiesAdres<R extends AdresRij>(kandidaten: R[], toevoeging: string | null | undefined): AdresUitkomst<R> {
   if (kandidaten.length === 0) return { soort: 'onbekend' };
-  const gezocht = normaliseerToevoeging(toevoeging);
+  const gezocht = toevoegingVergelijkvorm(toevoeging);
   const treffers = kandidaten.filter((k) => toevoegingSleutel(k.huisletter, k.toevoeging) === gezocht);
   if (treffers.length === 1) return { soort: 'gevonden', adres: treffers[0] };
   if (treffers.length > 1 && toevoeging) {
     // `A` as huisletter and `A` as toevoeging both exist: the way it was written decides.
     const s = structuur(toevoeging);
-    const exact = treffers.filter((k) => (k.huisletter ?? null) === s.huisletter && normaliseerToevoeging(k.toevoeging) === (s.toevoeging ?? ''));
+    const exact = treffers.filter((k) => (k.huisletter ?? null) === s.huisletter && toevoegingVergelijkvorm(k.toevoeging) === (s.toevoeging ?? ''));
     if (exact.length === 1) return { soort: 'gevonden', adres: exact[0] };
   }
   if (!gezocht && kandidaten.length === 1) return { soort: 'gevonden', adres: kandidaten[0] };

@@ -23,6 +23,7 @@
  */
 import Flatbush from 'flatbush';
 import type { Geometry, Position } from 'geojson';
+import { KERN_INVLOED_TYPES } from '../begrippen.ts';
 
 export type Indicator = 'rood' | 'oranje' | 'groen';
 
@@ -98,8 +99,8 @@ export function drempelVoor(type: string): InvloedDrempel {
   return INVLOED_DREMPELS[type] ?? { ...STANDAARD_DREMPEL, naam: `${type}-gebied` };
 }
 
-/** The types an API client gets when it asks for none. */
-export const KERN_INVLOED_TYPES: readonly string[] = ['natura2000', 'hoogspanning'];
+/** The core set (the vocabulary's), for callers of this module. */
+export { KERN_INVLOED_TYPES };
 
 /** Earth radius of turf's spherical model, metres. */
 export const AARDSTRAAL_M = 6_371_008.8;

@@ -4,7 +4,7 @@
  */
 import type { Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
-import { datumKolom } from '../../core/tijd.ts';
+import { datumKolom } from '../begrippen.ts';
 
 /** The BAG characteristics of an address row already resolved by the lookup. */
 export function adresKenmerken(a: Adres) {

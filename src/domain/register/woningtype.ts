@@ -23,6 +23,7 @@
  * in pages and written in batches.
  */
 import Flatbush from 'flatbush';
+import type { Woningtype } from '../begrippen.ts';
 import type { Database } from '../../db/client.ts';
 import { lonLatNaarRd } from './import/geo.ts';
 import { type UpsertTelling, upsertBatch } from './import/schrijver.ts';
@@ -30,7 +31,7 @@ import { type UpsertTelling, upsertBatch } from './import/schrijver.ts';
 export const AFGELEID_BRON = 'BAG-afleiding';
 export const AANRAAK_TOLERANTIE_M = 0.3;
 
-export type Woningtype = 'vrijstaand' | 'twee-onder-een-kap' | 'hoekwoning' | 'tussenwoning' | 'appartement' | 'overig';
+export type { Woningtype };
 
 export interface WoningtypeRij {
   adres_id: string;

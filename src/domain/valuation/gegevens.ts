@@ -1,6 +1,6 @@
 /** Loading what the valuation model needs from the register: the held sales and the price index. */
 import type { Db } from '../../db/client.ts';
-import { datumKolom } from '../../core/tijd.ts';
+import { datumKolom } from '../begrippen.ts';
 import type { PriceIndexPoint, SaleRecord } from './index.ts';
 
 /** Every held sale with a location, as the model's SaleRecord. Streams in pages to bound peak memory. */

@@ -2,6 +2,7 @@
  * Column store of the held sales. A million SaleRecord objects cost ~300 MB and scatter over the
  * heap; typed columns cost ~60 MB and keep the per-request loop cache-friendly.
  */
+import { WONINGTYPEN } from '../begrippen.ts';
 import { dayNumber } from './dates.ts';
 import type { SaleRecord } from './types.ts';
 
@@ -9,8 +10,8 @@ import type { SaleRecord } from './types.ts';
 export const SEGMENT_HOUSE = 0;
 export const SEGMENT_APARTMENT = 1;
 
-/** House types in a fixed order; code 0 is "unknown". */
-export const WONINGTYPES = ['vrijstaand', 'twee-onder-een-kap', 'hoekwoning', 'tussenwoning', 'appartement', 'overig'] as const;
+/** House types in a fixed order (the vocabulary's); code 0 is "unknown". */
+export const WONINGTYPES = WONINGTYPEN;
 
 /** Energy-label classes in a fixed order (A+ and better pooled: too rare to estimate apart); 0 = unknown. */
 export const LABEL_CLASSES = ['A+', 'A', 'B', 'C', 'D', 'E', 'F', 'G'] as const;

@@ -4,7 +4,7 @@
  * call maps its flat arguments onto the procedure's REST body `{adres: {...}, ...extra}`.
  */
 import { z } from 'zod';
-import { appRouter } from '../../core/router.ts';
+import { appRouter } from '../../procedures/router.ts';
 import { createCallerFactory, type Meta } from '../../core/trpc.ts';
 
 export const createCaller = createCallerFactory(appRouter);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { energielabel as leesLabel } from '../../domain/register/opvragen.ts';
+import { ENERGIELABELS, type Energielabel } from '../../domain/begrippen.ts';
 import { maakLookup } from './maak-lookup.ts';
 
-const LABELS = ['A++++', 'A+++', 'A++', 'A+', 'A', 'B', 'C', 'D', 'E', 'F', 'G'] as const;
 
 /** POST /api/v1/inzicht/energielabel: the registered energy label (REST only). 1 credit; no label is free. */
 export const energielabel = maakLookup({
@@ -13,7 +13,7 @@ export const energielabel = maakLookup({
   beschrijving: 'Het geregistreerde energielabel (EP-Online). Kost {prijs}; zonder label zijn de velden null en wordt niets in rekening gebracht.',
   extraInvoer: {},
   data: z.object({
-    label: z.enum(LABELS).nullable(),
+    label: z.enum(ENERGIELABELS).nullable(),
     registratiedatum: z.string().nullable(),
     geldig_tot: z.string().nullable(),
     opnametype: z.string().nullable(),
@@ -23,7 +23,7 @@ export const energielabel = maakLookup({
     const r = await leesLabel(ctx.services.db, a.id);
     const l = r.label;
     const data = {
-      label: (l?.label ?? null) as (typeof LABELS)[number] | null,
+      label: (l?.label ?? null) as Energielabel | null,
       registratiedatum: l?.registratiedatum ?? null,
       geldig_tot: l?.geldig_tot ?? null,
       opnametype: l?.opnametype ?? null,

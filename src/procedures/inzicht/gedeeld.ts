@@ -5,7 +5,7 @@
  * `coerce` on for those at runtime (see test/validatie.test.ts, which guards this).
  */
 import { z } from 'zod';
-import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_RE, TOEVOEGING_MAX } from '../../domain/register/adressen.ts';
+import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_RE, TOEVOEGING_MAX } from '../../domain/begrippen.ts';
 import { SCHEMA_VERSIE } from '../../core/schema.ts';
 import { foutBeschrijvingen } from '../../core/errors.ts';
 

@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { invloeden as leesInvloeden } from '../../domain/register/opvragen.ts';
+import { INVLOED_TYPES, KERN_INVLOED_TYPES } from '../../domain/begrippen.ts';
 import { maakLookup } from './maak-lookup.ts';
 
-/** Influence types the service knows; data is held per type where imported. */
-export const INVLOED_TYPES = ['natura2000', 'hoogspanning', 'geluid', 'overstroming'] as const;
-export const KERN_TYPES = ['natura2000', 'hoogspanning'] as const;
 
 /** POST /api/v1/inzicht/invloeden: traffic-light indicators per influence type. 16 credits; nothing held is free. */
 export const invloeden = maakLookup({
@@ -22,14 +20,14 @@ export const invloeden = maakLookup({
       .min(1, 'geef minstens één type, of laat types weg voor de kernset')
       .max(INVLOED_TYPES.length)
       .optional()
-      .describe(`Gevraagde typen: ${INVLOED_TYPES.join(', ')}. Standaard: ${KERN_TYPES.join(', ')}.`),
+      .describe(`Gevraagde typen: ${INVLOED_TYPES.join(', ')}. Standaard: ${KERN_INVLOED_TYPES.join(', ')}.`),
   },
   mcp: {
     tool: 'influences',
     titel: 'Omgevingsinvloeden',
     beschrijving:
       `Stoplicht-indicatoren (rood/oranje/groen, afstand in meters) voor één adres, per type: ${INVLOED_TYPES.join(', ')}. ` +
-      `Zonder types de kernset ${KERN_TYPES.join(' en ')}. Kost {prijs}. De eerste aanroep kan enkele seconden duren.`,
+      `Zonder types de kernset ${KERN_INVLOED_TYPES.join(' en ')}. Kost {prijs}. De eerste aanroep kan enkele seconden duren.`,
     extraArgumenten: { types: z.array(z.string()).optional().describe(`Typen: ${INVLOED_TYPES.join(', ')}`) },
   },
   extraEmmer: 'invloeden',
@@ -45,7 +43,7 @@ export const invloeden = maakLookup({
     ),
   }),
   async vind(ctx, a, input) {
-    const types = [...new Set(input.types ?? KERN_TYPES)];
+    const types = [...new Set(input.types ?? KERN_INVLOED_TYPES)];
     const r = await leesInvloeden(ctx.services.db, a.id, types);
     return { status: 200, data: { invloeden: r.invloeden }, bron: r.bron, gefactureerd: r.gehouden > 0 };
   },

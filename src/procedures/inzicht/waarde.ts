@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
-import { datumAmsterdam } from '../../core/tijd.ts';
+import { datumAmsterdam } from '../../domain/begrippen.ts';
 import { waardeerAdres, waarderingsKandidaten } from '../../domain/valuation/adres-waarde.ts';
 import { maakLookup } from './maak-lookup.ts';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { woningtype as leesType } from '../../domain/register/opvragen.ts';
+import { WONINGTYPEN, type Woningtype } from '../../domain/begrippen.ts';
 import { maakLookup } from './maak-lookup.ts';
 
-export const WONINGTYPES = ['vrijstaand', 'twee-onder-een-kap', 'hoekwoning', 'tussenwoning', 'appartement', 'overig'] as const;
 
 /** POST /api/v1/inzicht/woningtype: the house type and how it was derived (REST only). 1 credit; unknown is free. */
 export const woningtype = maakLookup({
@@ -13,13 +13,13 @@ export const woningtype = maakLookup({
   beschrijving: 'Het woningtype, afgeleid uit de BAG of geïmporteerd; `afgeleid_uit` zegt hoe. Kost {prijs}; onbekend (null) wordt niet in rekening gebracht.',
   extraInvoer: {},
   data: z.object({
-    woningtype: z.enum(WONINGTYPES).nullable(),
+    woningtype: z.enum(WONINGTYPEN).nullable(),
     afgeleid_uit: z.string().nullable(),
   }),
   async vind(ctx, a) {
     const r = await leesType(ctx.services.db, a.id);
     const data = {
-      woningtype: (r.woningtype?.woningtype ?? null) as (typeof WONINGTYPES)[number] | null,
+      woningtype: (r.woningtype?.woningtype ?? null) as Woningtype | null,
       afgeleid_uit: r.woningtype?.afgeleid_uit ?? null,
     };
     return { status: 200, data, bron: r.bron, gefactureerd: data.woningtype !== null };

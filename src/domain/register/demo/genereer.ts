@@ -15,8 +15,9 @@ import { type AdresInvloedRij, computeInvloeden } from '../invloeden.ts';
 import { type AppStijl, type Bouwsoort, type BuurtDef, BUURTEN, CENTRUM_RD, DEMO_BRON, GEHUCHT, GEMEENTE, INVLOED_DEFS } from './opzet.ts';
 import { CBS_CSV_PAD, DEMO_PRIJSMODEL, bouwjaarEffect, indexOp, leesDemoPrijsindex, ruimtelijkVeld } from './prijsmodel.ts';
 import { type Rng, stroom } from './rng.ts';
+import { ENERGIELABELS, type Woningtype } from '../../begrippen.ts';
 
-export type Woningtype = 'vrijstaand' | 'twee-onder-een-kap' | 'hoekwoning' | 'tussenwoning' | 'appartement' | 'overig';
+export type { Woningtype };
 
 /** adres row by column name. */
 export interface AdresRij {
@@ -389,7 +390,7 @@ function planStraatzijde(rng: Rng, b: BuurtDef, straat: string, yStraat: number,
 
 // ------------------------------------------------------------------------------------------ energy labels
 
-const KLASSEN = ['A++++', 'A+++', 'A++', 'A+', 'A', 'B', 'C', 'D', 'E', 'F', 'G'] as const;
+const KLASSEN = ENERGIELABELS;
 
 /** The home's real energy class (latent; a registered label shows it). */
 function latenteKlasse(rng: Rng, bouwjaar: number): string {

@@ -18,6 +18,7 @@ import { eersteRegel, leesCsvRecords } from './csv.ts';
 import { geldigLonLat, geldigRd, rdNaarLonLat } from './geo.ts';
 import { invloedenNaBag } from './invloeden-na.ts';
 import { type ImportRecord, type ImportSoort, type LeesContext, VerkeerdFormaatFout } from './types.ts';
+import { geldigePostcode } from '../../begrippen.ts';
 
 const VERWACHT =
   "een NLExtract-adresbestand bagadres-full.csv (';'-gescheiden, kopregel openbareruimte;huisnummer;huisletter;huisnummertoevoeging;postcode;woonplaats;gemeente;provincie;nummeraanduiding;verblijfsobjectgebruiksdoel;...;x;y;lon;lat), los of gezipt";
@@ -159,7 +160,6 @@ async function controleer(bron: Bron): Promise<void> {
 }
 
 const NUMMERAANDUIDING = /^\d{16}$/;
-const POSTCODE = /^[1-9]\d{3}[A-Z]{2}$/;
 
 function getal(v: string | null): number | null | undefined {
   if (v === null) return null;
@@ -208,8 +208,8 @@ function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[
     return;
   }
   const pcRuw = veld(v, i.postcode);
-  const postcode = pcRuw ? pcRuw.replace(/\s+/g, '').toUpperCase() : null;
-  if (!postcode || !POSTCODE.test(postcode)) {
+  const postcode = geldigePostcode(pcRuw);
+  if (!postcode) {
     uit.push(fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt'));
     return;
   }

@@ -25,6 +25,7 @@ import { beschrijfKop, type Bron } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesGpkgGeometrie } from './geo.ts';
 import { type ImportRecord, type ImportSoort, type LeesContext, VerkeerdFormaatFout } from './types.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
+import { geldigePostcode } from '../../begrippen.ts';
 
 const VERWACHT = 'PDOK bag-light.gpkg (GeoPackage met de lagen pand, verblijfsobject, ligplaats en standplaats)';
 
@@ -257,8 +258,8 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           continue;
         }
         const pcRuw = tekst(r.postcode);
-        const postcode = pcRuw ? pcRuw.replace(/\s+/g, '').toUpperCase() : null;
-        if (!postcode || !/^[1-9]\d{3}[A-Z]{2}$/.test(postcode)) {
+        const postcode = geldigePostcode(pcRuw);
+        if (!postcode) {
           yield fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt');
           continue;
         }

@@ -35,6 +35,7 @@ import { beschrijfKop, bestanden, kopVanEerste, lijstItems, type Bron, type Bron
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesPosList } from './geo.ts';
 import { type FoutRecord, type ImportRecord, type ImportSoort, type LeesContext, VerkeerdFormaatFout } from './types.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
+import { normaliseerPostcode, POSTCODE_RE } from '../../begrippen.ts';
 
 const VERWACHT =
   'een LVBAG 2.0-extract (BAG 2.0 Extract, standlevering): een zip of map met XML-bestanden als 9999NUM08012021-000001.xml, ...VBO..., ...PND..., ...OPR..., ...WPL..., ...LIG..., ...STA... (bij het landelijke extract zips in een zip)';
@@ -428,10 +429,10 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
       case 'NUM': {
         const hn = o.velden.huisnummer;
         const huisnummer = hn && /^\d{1,5}$/.test(hn) && Number(hn) >= 1 ? Number(hn) : null;
-        const pc = o.velden.postcode ? o.velden.postcode.replace(/\s+/g, '').toUpperCase() : null;
+        const pc = o.velden.postcode ? normaliseerPostcode(o.velden.postcode) : null;
         let fout: string | null = null;
         if (huisnummer === null) fout = hn ? `ongeldig huisnummer "${hn}"` : 'huisnummer ontbreekt';
-        else if (pc !== null && !/^[1-9]\d{3}[A-Z]{2}$/.test(pc)) fout = `ongeldige postcode "${o.velden.postcode}"`;
+        else if (pc !== null && !POSTCODE_RE.test(pc)) fout = `ongeldige postcode "${o.velden.postcode}"`;
         else if (!o.opr) fout = 'openbare ruimte (ligtAan) ontbreekt';
         staging.st.num.run(o.id, pc, huisnummer, o.velden.huisletter ?? null, o.velden.huisnummertoevoeging ?? null, o.opr, o.wpl, fout, begin, o.vk);
         break;

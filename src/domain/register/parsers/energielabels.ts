@@ -38,8 +38,8 @@ import {
   leesDatumCompact,
   leesGetal,
   leesHuisnummer,
-  normaliseerPostcode,
-  normaliseerToevoeging,
+  geldigePostcode,
+  schoneToevoeging,
   veld,
 } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
@@ -163,7 +163,7 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
     const v = item.velden;
     const fout = (reden: string): ParseFout => ({ ok: false, regel: item.regel, reden });
     const pcRuw = veld(v, c.postcode);
-    const postcode = normaliseerPostcode(pcRuw);
+    const postcode = geldigePostcode(pcRuw);
     if (!postcode) {
       yield fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt');
       continue;
@@ -202,10 +202,10 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
     let toevoeging: string | null;
     if (gecombineerd) {
       huisletter = null;
-      toevoeging = normaliseerToevoeging(veld(v, c.toev));
+      toevoeging = schoneToevoeging(veld(v, c.toev));
     } else {
-      huisletter = normaliseerToevoeging(veld(v, c.huisletter));
-      toevoeging = normaliseerToevoeging(veld(v, c.toevoeging));
+      huisletter = schoneToevoeging(veld(v, c.huisletter));
+      toevoeging = schoneToevoeging(veld(v, c.toevoeging));
     }
     const adres: AdresSleutel = { postcode, huisnummer, huisletter, toevoeging, gecombineerd, verblijfsobjectId: veld(v, c.vbo) };
     yield {

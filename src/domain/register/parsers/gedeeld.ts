@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { Geometry } from 'geojson';
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
-import { toevoegingSleutel } from '../adressen.ts';
+import { datumKolom, datumUtc, geldigePostcode, schoneToevoeging, toevoegingSleutel } from '../../begrippen.ts';
 
 // ------------------------------------------------------------------------------------------ results
 
@@ -258,15 +258,6 @@ export function veld(velden: readonly string[], i: number | undefined): string |
 
 // ------------------------------------------------------------------------------------------ values
 
-const POSTCODE = /^[1-9][0-9]{3}[A-Z]{2}$/;
-
-/** '1234 ab' -> '1234AB'; null when not a Dutch postcode. */
-export function normaliseerPostcode(v: string | null): string | null {
-  if (!v) return null;
-  const p = v.replace(/\s+/g, '').toUpperCase();
-  return POSTCODE.test(p) ? p : null;
-}
-
 /** Whole number 1..99999 or null. */
 export function leesHuisnummer(v: string | null): number | null {
   if (!v || !/^\d{1,5}$/.test(v)) return null;
@@ -274,23 +265,8 @@ export function leesHuisnummer(v: string | null): number | null {
   return n >= 1 ? n : null;
 }
 
-/** Upper-cased addition without surrounding spaces, or null. */
-export function normaliseerToevoeging(v: string | null): string | null {
-  if (v === null) return null;
-  const t = v.trim().toUpperCase();
-  return t === '' ? null : t;
-}
-
-/** The same matching rule as the API's address resolution: one definition, in ../adressen.ts. */
-export { toevoegingSleutel };
-
-/** Date at 00:00 UTC, or null when the parts do not form a real calendar date. */
-export function datumUtc(j: number, m: number, d: number): Date | null {
-  if (!Number.isInteger(j) || !Number.isInteger(m) || !Number.isInteger(d)) return null;
-  if (j < 1800 || j > 2200 || m < 1 || m > 12 || d < 1 || d > 31) return null;
-  const t = new Date(Date.UTC(j, m - 1, d));
-  return t.getUTCFullYear() === j && t.getUTCMonth() === m - 1 && t.getUTCDate() === d ? t : null;
-}
+/** The vocabulary's normalisers and date helpers, for the parsers that import them from here. */
+export { datumKolom, datumUtc, geldigePostcode, schoneToevoeging, toevoegingSleutel };
 
 /** 'yyyymmdd' (EP-Online) -> Date, also accepting 'yyyy-mm-dd'. */
 export function leesDatumCompact(v: string | null): Date | null {
@@ -323,9 +299,6 @@ export function leesGeheelGetal(v: string | null): number | null {
   return Number.isSafeInteger(n) && n <= 2_147_483_647 ? n : null;
 }
 
-export function isoDatum(d: Date): string {
-  return d.toISOString().slice(0, 10);
-}
 
 // ------------------------------------------------------------------------------------------ address resolution
 
@@ -354,11 +327,11 @@ interface Kandidaat {
  */
 export function kiesAdres(sleutel: AdresSleutel, kandidaten: readonly Kandidaat[]): AdresResolutie {
   if (kandidaten.length === 0) return { adresId: null, reden: 'onbekend' };
-  const hl = normaliseerToevoeging(sleutel.huisletter);
-  const tv = normaliseerToevoeging(sleutel.toevoeging);
+  const hl = schoneToevoeging(sleutel.huisletter);
+  const tv = schoneToevoeging(sleutel.toevoeging);
   let meerduidig = false;
   if (!sleutel.gecombineerd || (hl === null && tv === null)) {
-    const exact = kandidaten.filter((k) => normaliseerToevoeging(k.huisletter) === hl && normaliseerToevoeging(k.toevoeging) === tv);
+    const exact = kandidaten.filter((k) => schoneToevoeging(k.huisletter) === hl && schoneToevoeging(k.toevoeging) === tv);
     if (exact.length === 1) return { adresId: exact[0].id };
     if (exact.length > 1) meerduidig = true;
   }
@@ -414,7 +387,7 @@ export async function resolveAdresId(
   huisletter: string | null,
   toevoeging: string | null,
 ): Promise<string | null> {
-  const pc = normaliseerPostcode(postcode);
+  const pc = geldigePostcode(postcode);
   if (!pc) return null;
   const [r] = await resolveAdresIds(prisma, [{ postcode: pc, huisnummer, huisletter, toevoeging, gecombineerd: false, verblijfsobjectId: null }]);
   return r.adresId;

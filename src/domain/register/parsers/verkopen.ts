@@ -20,18 +20,19 @@ import {
   type ParseFout,
   type ParseOkMetAdres,
   type VerkoopRij,
-  isoDatum,
+  datumKolom,
   kolomIndex,
   leesCsv,
   leesDatumIso,
   leesGeheelGetal,
   leesGetal,
   leesHuisnummer,
-  normaliseerPostcode,
-  normaliseerToevoeging,
+  geldigePostcode,
+  schoneToevoeging,
   veld,
 } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
+import { WONINGTYPEN } from '../../begrippen.ts';
 
 export type { VerkoopRij } from './gedeeld.ts';
 
@@ -45,7 +46,6 @@ export interface VerkoopOpties {
 export const VERKOPEN_KOPREGEL = 'postcode;huisnummer;toevoeging;transactiedatum;koopsom';
 export const VERKOPEN_OPTIONELE_KOLOMMEN = ['oppervlakte', 'perceel', 'bouwjaar', 'woningtype', 'energielabel', 'lat', 'lon'] as const;
 
-export const WONINGTYPEN = ['vrijstaand', 'twee-onder-een-kap', 'hoekwoning', 'tussenwoning', 'appartement', 'overig'] as const;
 
 const WONINGTYPE_ALIAS: Record<string, string> = {
   'vrijstaande woning': 'vrijstaand',
@@ -64,7 +64,7 @@ const VERWACHT = `verkopenbestand (CSV met kopregel ${VERKOPEN_KOPREGEL} en even
 
 /** Deterministic id of a sale: the same sale in a later file gets the same id. */
 export function verkoopId(postcode: string, huisnummer: number, toevoeging: string | null, transactiedatum: Date, koopsom: number): string {
-  const h = createHash('sha256').update(`${postcode}|${huisnummer}|${toevoeging ?? ''}|${isoDatum(transactiedatum)}|${koopsom}`).digest('hex');
+  const h = createHash('sha256').update(`${postcode}|${huisnummer}|${toevoeging ?? ''}|${datumKolom(transactiedatum)}|${koopsom}`).digest('hex');
   return `vk-${h.slice(0, 24)}`;
 }
 
@@ -93,7 +93,7 @@ export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: Verkoop
     const fout = (reden: string): ParseFout => ({ ok: false, regel: item.regel, reden });
 
     const pcRuw = get('postcode');
-    const postcode = normaliseerPostcode(pcRuw);
+    const postcode = geldigePostcode(pcRuw);
     if (!postcode) {
       yield fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt');
       continue;
@@ -104,7 +104,7 @@ export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: Verkoop
       yield fout(hnRuw ? `ongeldig huisnummer "${hnRuw}" (alleen cijfers; letter of toevoeging in kolom toevoeging)` : 'huisnummer ontbreekt');
       continue;
     }
-    const toevoeging = normaliseerToevoeging(get('toevoeging'));
+    const toevoeging = schoneToevoeging(get('toevoeging'));
     const tdRuw = get('transactiedatum');
     const transactiedatum = leesDatumIso(tdRuw);
     if (!transactiedatum) {

@@ -21,8 +21,8 @@ import {
   leesDatumIso,
   leesGeheelGetal,
   leesHuisnummer,
-  normaliseerPostcode,
-  normaliseerToevoeging,
+  geldigePostcode,
+  schoneToevoeging,
   veld,
 } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
@@ -65,7 +65,7 @@ export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = 
     const v = item.velden;
     const fout = (reden: string): ParseFout => ({ ok: false, regel: item.regel, reden });
     const pcRuw = veld(v, k.get('postcode'));
-    const postcode = normaliseerPostcode(pcRuw);
+    const postcode = geldigePostcode(pcRuw);
     if (!postcode) {
       yield fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt');
       continue;
@@ -91,8 +91,8 @@ export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = 
     const adres: AdresSleutel = {
       postcode,
       huisnummer,
-      huisletter: gecombineerd ? null : normaliseerToevoeging(veld(v, k.get('huisletter'))),
-      toevoeging: normaliseerToevoeging(veld(v, k.get('toevoeging'))),
+      huisletter: gecombineerd ? null : schoneToevoeging(veld(v, k.get('huisletter'))),
+      toevoeging: schoneToevoeging(veld(v, k.get('toevoeging'))),
       gecombineerd,
       verblijfsobjectId: null,
     };

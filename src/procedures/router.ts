@@ -1,0 +1,22 @@
+/** The one router: every procedure of every gateway, assembled here beside the procedures it lists. */
+import { router } from '../core/trpc.ts';
+import { whoami } from './whoami.ts';
+import { verbruik } from './verbruik.ts';
+import { mcpToegang } from './mcp/toegang.ts';
+import { beheerToegang } from './beheer-toegang.ts';
+import { adres } from './inzicht/adres.ts';
+import { woz } from './inzicht/woz.ts';
+import { energielabel } from './inzicht/energielabel.ts';
+import { woningtype } from './inzicht/woningtype.ts';
+import { invloeden } from './inzicht/invloeden.ts';
+import { waarde } from './inzicht/waarde.ts';
+
+export const appRouter = router({
+  whoami,
+  verbruik,
+  mcp: router({ toegang: mcpToegang }),
+  beheer: router({ toegang: beheerToegang }),
+  inzicht: router({ waarde, adres, woz, energielabel, woningtype, invloeden }),
+});
+
+export type AppRouter = typeof appRouter;
