@@ -25,7 +25,8 @@ export const huisnummerSchema = z
 export const toevoegingSchema = z
   .string({ error: 'verwacht tekst of null' })
   .max(TOEVOEGING_MAX, `ongeldige toevoeging: hoogstens ${TOEVOEGING_MAX} tekens`)
-  .regex(/^[0-9A-Za-z -]*$/, 'ongeldige toevoeging: alleen letters, cijfers, spatie en streepje')
+  // biome-ignore lint/complexity/noUselessEscapeInRegex: the published OpenAPI pattern carries this escape
+  .regex(/^[0-9A-Za-z \-]*$/, 'ongeldige toevoeging: alleen letters, cijfers, spatie en streepje')
   .nullable()
   .optional()
   .meta({ description: 'Huisletter en/of huisnummertoevoeging: `A`, `2`, `A-2`, `A 2`.', examples: ['A'] });
