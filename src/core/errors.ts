@@ -29,46 +29,27 @@ interface FoutSoortDef {
  * The one error table: per kind its HTTP status, tRPC code, default message, OpenAPI description and
  * headers. The first kind of a status is the one a bare HTTP status (404 route, 413 body) answers with.
  */
+const WWW_AUTHENTICATE = { 'WWW-Authenticate': { beschrijving: 'Altijd `Bearer`.', vast: 'Bearer' } };
+const TE_VEEL_HEADERS = {
+  'Retry-After': { beschrijving: 'Seconden tot er weer ruimte is in het venster.', type: 'integer' },
+  RateLimit: { beschrijving: 'Stand per beleid (IETF ratelimit-headers).' },
+  'RateLimit-Policy': { beschrijving: 'Het geldende beleid.' },
+} as const;
+const CONFLICT_HEADERS = { 'Retry-After': { beschrijving: 'Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt.', type: 'integer' } } as const;
+
 export const FOUT_SOORTEN = {
   ongeldige_invoer: { status: 400, code: 'BAD_REQUEST', fout: 'Ongeldige invoer.', beschrijving: 'Ongeldige invoer.' },
   ongeldige_json: { status: 400, code: 'PARSE_ERROR', fout: 'De body is geen geldige JSON.', beschrijving: 'De body is geen geldige JSON.' },
-  ongeldige_sleutel: {
-    status: 401,
-    code: 'UNAUTHORIZED',
-    fout: 'Ongeldige of ontbrekende sleutel.',
-    beschrijving: 'Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`).',
-    headers: { 'WWW-Authenticate': { beschrijving: 'Altijd `Bearer`.', vast: 'Bearer' } },
-  },
+  ongeldige_sleutel: { status: 401, code: 'UNAUTHORIZED', fout: 'Ongeldige of ontbrekende sleutel.', beschrijving: 'Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`).', headers: WWW_AUTHENTICATE },
   onvoldoende_tegoed: { status: 402, code: 'PAYMENT_REQUIRED', fout: 'Onvoldoende tegoed.', beschrijving: 'Onvoldoende tegoed voor deze opvraging.' },
-  geen_toegang: {
-    status: 403,
-    code: 'FORBIDDEN',
-    fout: 'Deze sleutel heeft geen toegang tot deze voorziening.',
-    beschrijving: "Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'.",
-  },
+  geen_toegang: { status: 403, code: 'FORBIDDEN', fout: 'Deze sleutel heeft geen toegang tot deze voorziening.', beschrijving: "Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'." },
   niet_gevonden: { status: 404, code: 'NOT_FOUND', fout: 'Niet gevonden.', beschrijving: 'Niet gevonden.' },
   methode_niet_toegestaan: { status: 405, code: 'METHOD_NOT_SUPPORTED', fout: 'Deze methode is hier niet toegestaan.', beschrijving: 'Methode niet toegestaan; zie `Allow`.' },
-  conflict: {
-    status: 409,
-    code: 'CONFLICT',
-    fout: 'Conflict.',
-    beschrijving: 'Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog.',
-    headers: { 'Retry-After': { beschrijving: 'Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt.', type: 'integer' } },
-  },
+  conflict: { status: 409, code: 'CONFLICT', fout: 'Conflict.', beschrijving: 'Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog.', headers: CONFLICT_HEADERS },
   te_groot: { status: 413, code: 'PAYLOAD_TOO_LARGE', fout: 'De body is te groot.', beschrijving: 'De body is te groot.' },
   media_type: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', fout: 'Stuur de body als application/json.', beschrijving: 'Stuur de body als application/json.' },
   onverwerkbaar: { status: 422, code: 'UNPROCESSABLE_CONTENT', fout: 'Het verzoek kan niet worden verwerkt.', beschrijving: 'Het verzoek kan niet worden verwerkt.' },
-  te_veel_verzoeken: {
-    status: 429,
-    code: 'TOO_MANY_REQUESTS',
-    fout: 'Te veel verzoeken; probeer het later opnieuw.',
-    beschrijving: 'Te veel verzoeken; zie `Retry-After`.',
-    headers: {
-      'Retry-After': { beschrijving: 'Seconden tot er weer ruimte is in het venster.', type: 'integer' },
-      RateLimit: { beschrijving: 'Stand per beleid (IETF ratelimit-headers).' },
-      'RateLimit-Policy': { beschrijving: 'Het geldende beleid.' },
-    },
-  },
+  te_veel_verzoeken: { status: 429, code: 'TOO_MANY_REQUESTS', fout: 'Te veel verzoeken; probeer het later opnieuw.', beschrijving: 'Te veel verzoeken; zie `Retry-After`.', headers: TE_VEEL_HEADERS },
   intern: {
     status: 500,
     code: 'INTERNAL_SERVER_ERROR',

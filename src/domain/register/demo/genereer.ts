@@ -16,18 +16,12 @@ import { type AppStijl, type Bouwsoort, type BuurtDef, BUURTEN, CENTRUM_RD, DEMO
 import { CBS_CSV_PAD, DEMO_PRIJSMODEL, bouwjaarEffect, indexOp, leesDemoPrijsindex, ruimtelijkVeld } from './prijsmodel.ts';
 import { type Rng, stroom } from './rng.ts';
 import { ENERGIELABELS, type Woningtype } from '../../begrippen.ts';
+import type { AdresRij as RegisterAdresRij } from '../adressen.ts';
 
 export type { Woningtype };
 
-/** adres row by column name. */
-export interface AdresRij {
-  id: string;
-  postcode: string;
-  huisnummer: number;
-  huisletter: string | null;
-  toevoeging: string | null;
-  straat: string;
-  woonplaats: string;
+/** adres row by column name (the API's address fields, then the rest). */
+export interface AdresRij extends RegisterAdresRij {
   gemeente: string | null;
   gemeente_code: string | null;
   buurt_code: string | null;

@@ -212,19 +212,7 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
     await schrijver.afbreken().catch(() => {});
     await bouwIndexen().catch(() => {}); // else left for the next import or start (uitgestelde_index)
     s.duurSeconden = (Date.now() - t0) / 1000;
-    await db.prisma.importRun
-      .update({
-        where: { id: run.id },
-        data: {
-          gelezen: s.gelezen,
-          ingevoegd: s.ingevoegd,
-          bijgewerkt: s.bijgewerkt,
-          afgewezen: s.afgewezen,
-          sha256: (await hash.catch(() => null)) ?? '',
-          samenvatting: JSON.parse(JSON.stringify({ ...s, fout: e instanceof Error ? e.message : String(e) })),
-        },
-      })
-      .catch(() => {});
+    await legRunVast(db, run.id, s, (await hash.catch(() => null)) ?? '', { fout: e instanceof Error ? e.message : String(e) }).catch(() => {});
     throw e;
   }
   voortgang.stop();
@@ -233,19 +221,24 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
   s.duurSeconden = Math.round((Date.now() - t0) / 10) / 100;
   s.rijenPerSeconde = s.duurSeconden > 0 ? Math.round(s.gelezen / s.duurSeconden) : s.gelezen;
   Object.assign(s, extra);
-  await db.prisma.importRun.update({
-    where: { id: run.id },
+  await legRunVast(db, run.id, s, s.sha256 ?? '', {}, new Date());
+  return s;
+}
+
+/** The import_run row at the end of an import: the counts and the summary (with `fout` when it failed). */
+function legRunVast(db: Database, id: string, s: ImportSamenvatting, sha256: string, extra: Record<string, unknown>, klaarOp?: Date) {
+  return db.prisma.importRun.update({
+    where: { id },
     data: {
       gelezen: s.gelezen,
       ingevoegd: s.ingevoegd,
       bijgewerkt: s.bijgewerkt,
       afgewezen: s.afgewezen,
-      sha256: s.sha256 ?? '',
-      samenvatting: JSON.parse(JSON.stringify(s)),
-      klaarOp: new Date(),
+      sha256,
+      samenvatting: JSON.parse(JSON.stringify({ ...s, ...extra })),
+      ...(klaarOp ? { klaarOp } : {}),
     },
   });
-  return s;
 }
 
 /** The summary as a few Dutch lines (the CLI without --json). */

@@ -8,6 +8,7 @@
  * `adres` for rows whose adres_id the framework must look up); they plug in without an adapter.
  */
 import type { Database } from '../../../db/client.ts';
+import type { AdresSleutel } from '../parsers/gedeeld.ts';
 import type { Bron } from './bron.ts';
 import type { UpsertTelling } from './schrijver.ts';
 import type { TabelNaam } from './tabellen.ts';
@@ -26,14 +27,7 @@ export interface RijRecord {
    */
   bijproduct?: boolean;
   /** Address to resolve into rij.adres_id (parsers of energy labels, WOZ, sales). */
-  adres?: {
-    postcode: string;
-    huisnummer: number;
-    huisletter: string | null;
-    toevoeging: string | null;
-    gecombineerd: boolean;
-    verblijfsobjectId: string | null;
-  };
+  adres?: AdresSleutel;
 }
 
 export interface FoutRecord {

@@ -228,10 +228,6 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
 
 /** `insight import energielabels`: this parser as an import kind (registered in import/soorten.ts). */
 export const energielabelsSoort = bestandSoort({
-  naam: 'energielabels',
-  omschrijving: 'EP-Online energielabels (open-data CSV)',
-  verwacht: 'een EP-Online-energielabelbestand (CSV, los of gezipt)',
-  tabellen: ['energielabel'],
-  parse: (input) => parseEnergielabels(input),
+  naam: 'energielabels', omschrijving: 'EP-Online energielabels (open-data CSV)', verwacht: 'een EP-Online-energielabelbestand (CSV, los of gezipt)', tabellen: ['energielabel'], parse: (input) => parseEnergielabels(input),
   voorwaarden: { energielabel: ENERGIELABEL_UPSERT_VOORWAARDE },
 });

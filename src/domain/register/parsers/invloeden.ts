@@ -389,11 +389,7 @@ export async function* parseInvloeden(input: NodeJS.ReadableStream, opts: Invloe
 
 /** `insight import invloeden`: this parser as an import kind (registered in import/soorten.ts). */
 export const invloedenSoort = bestandSoort({
-  naam: 'invloeden',
-  omschrijving: 'omgevingsinvloeden (Natura 2000, hoogspanning, ...)',
-  verwacht: 'een bestand met invloedobjecten',
-  tabellen: ['invloed_object', 'adres_invloed'],
-  parse: (input) => parseInvloeden(input),
+  naam: 'invloeden', omschrijving: 'omgevingsinvloeden (Natura 2000, hoogspanning, ...)', verwacht: 'een bestand met invloedobjecten', tabellen: ['invloed_object', 'adres_invloed'], parse: (input) => parseInvloeden(input),
   // The parser writes the objects; the rows per address are derived from them afterwards.
   na: async (db) => ({ adresInvloed: await leidAdresInvloedenAf(db) }),
 });

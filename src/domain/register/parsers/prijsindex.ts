@@ -108,9 +108,5 @@ export async function* parsePrijsindex(input: NodeJS.ReadableStream, opts: Prijs
 
 /** `insight import prijsindex`: this parser as an import kind (registered in import/soorten.ts). */
 export const prijsindexSoort = bestandSoort({
-  naam: 'prijsindex',
-  omschrijving: 'CBS prijsindex bestaande koopwoningen (StatLine CSV)',
-  verwacht: 'een CBS StatLine-CSV van de prijsindex bestaande koopwoningen',
-  tabellen: ['prijsindex'],
-  parse: (input) => parsePrijsindex(input),
+  naam: 'prijsindex', omschrijving: 'CBS prijsindex bestaande koopwoningen (StatLine CSV)', verwacht: 'een CBS StatLine-CSV van de prijsindex bestaande koopwoningen', tabellen: ['prijsindex'], parse: (input) => parsePrijsindex(input),
 });

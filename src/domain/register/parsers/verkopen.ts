@@ -202,9 +202,5 @@ export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: Verkoop
 
 /** `insight import verkopen`: this parser as an import kind (registered in import/soorten.ts). */
 export const verkopenSoort = bestandSoort({
-  naam: 'verkopen',
-  omschrijving: 'verkooptransacties (CSV)',
-  verwacht: 'een verkopenbestand (CSV)',
-  tabellen: ['verkoop'],
-  parse: (input) => parseVerkopen(input),
+  naam: 'verkopen', omschrijving: 'verkooptransacties (CSV)', verwacht: 'een verkopenbestand (CSV)', tabellen: ['verkoop'], parse: (input) => parseVerkopen(input),
 });

@@ -103,9 +103,5 @@ export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = 
 
 /** `insight import woz`: this parser as an import kind (registered in import/soorten.ts). */
 export const wozSoort = bestandSoort({
-  naam: 'woz',
-  omschrijving: 'WOZ-waarden (CSV)',
-  verwacht: 'een WOZ-bestand (CSV)',
-  tabellen: ['woz_waarde'],
-  parse: (input) => parseWoz(input),
+  naam: 'woz', omschrijving: 'WOZ-waarden (CSV)', verwacht: 'een WOZ-bestand (CSV)', tabellen: ['woz_waarde'], parse: (input) => parseWoz(input),
 });
