@@ -5,7 +5,7 @@
  *   { ok: true, tabel, rij }           a row for `tabel`, keyed by column (@map) name
  *   { ok: false, regel, reden }        a source record that is refused (line number, Dutch reason)
  * The parsers in src/domain/register/parsers/<soort>.ts yield exactly this (plus, optionally,
- * `adres` for rows whose adres_id the framework must look up); they plug in without an adapter.
+ * `adres` for rows whose adres_id the framework must look up); each module exports its kind (import/bestand-soort.ts).
  */
 import type { Database } from '../../../db/client.ts';
 import type { AdresSleutel } from '../parsers/gedeeld.ts';
