@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.ts';
 import { authenticate } from '../src/domain/keys/sleutels.ts';
 import { ledgerSum } from '../src/domain/billing/tegoed.ts';
-import { createTestDatabase, dialect, type TestDatabase } from './helpers/db.ts';
+import { createTestDatabase, dialect, type TestDatabase } from './support/db.ts';
 
 const run = promisify(execFile);
 const main = path.resolve('src/cli/main.ts');

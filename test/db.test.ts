@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyMigrations } from '../src/db/migrate.ts';
-import { createTestDatabase, dialect, type TestDatabase } from './helpers/db.ts';
+import { dialect, useTestDatabase } from './support/db.ts';
 
 describe(`migrations (${dialect})`, () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => db?.close());
+  const db = useTestDatabase();
 
   it('apply to an empty database and re-running is a no-op', async () => {
     // createTestDatabase applied them once already.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers/app.ts';
-import { dialect } from './helpers/db.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
 import { seedDemo } from '../src/seed.ts';
 import { DEMO_ADRESSEN, type DemoGeval } from '../src/domain/register/demo/index.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers/app.ts';
-import { dialect } from './helpers/db.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
 
 /** Bad input at the HTTP edge: always {"fout": "..."} in Dutch with the right status, never a stack trace. */
 describe(`HTTP edge (${dialect})`, () => {

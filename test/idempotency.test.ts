@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers/app.ts';
-import { dialect } from './helpers/db.ts';
-import { adresBody, maakVolledigAdres, uniekePostcode } from './helpers/register.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
+import { adresBody, maakVolledigAdres, uniekePostcode } from './support/register.ts';
 import { topUp } from '../src/domain/billing/tegoed.ts';
 import { expectFout, lookup, saldo } from './support/http.ts';
 

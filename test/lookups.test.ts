@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers/app.ts';
-import { dialect } from './helpers/db.ts';
-import { adresBody, maakAdres, maakVolledigAdres, uniekePostcode } from './helpers/register.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
+import { adresBody, maakAdres, maakVolledigAdres, uniekePostcode } from './support/register.ts';
 import { expectFout, lookup, LOOKUPS, saldo, sporen, type Lookup } from './support/http.ts';
 
 /** The five REST lookups (decisions sections 1, 2, 3 and 8): fields, address resolution, 404, empty data, 400. */

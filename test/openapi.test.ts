@@ -1,7 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers/app.ts';
-import { dialect } from './helpers/db.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
 import { appRouter } from '../src/procedures/router.ts';
 
 type Responses = Record<string, { description?: string; content?: Record<string, { schema?: { $ref?: string } }>; headers?: Record<string, unknown> }>;

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useTestDatabase } from './support/db.ts';
 import { startServer, startServersTegelijk, type ServerProces } from './support/server.ts';
 
 /**
@@ -9,14 +9,10 @@ import { startServer, startServersTegelijk, type ServerProces } from './support/
  * other processes from starting.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)('server processes sharing one PostgreSQL database', () => {
-  let db: TestDatabase;
+  const db = useTestDatabase();
   const gestart: ServerProces[] = [];
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
   afterAll(async () => {
     await Promise.all(gestart.map((s) => s.stop()));
-    await db?.close();
   });
 
   /** The database URL with an application_name, so this process's sessions can be told apart. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers/app.ts';
-import { dialect } from './helpers/db.ts';
-import { adresBody, maakVolledigAdres } from './helpers/register.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
+import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { expectFout, lookup, saldo, type Antwoord } from './support/http.ts';
 import { startServers, verzoek, type ServerProces } from './support/server.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers/app.ts';
-import { dialect } from './helpers/db.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
 import { controleerBeheerApi, controleerFamilieEnRechten, controleerOngeldigeSleutels, operaties, roep, type Operatie } from './support/security.ts';
 
 /** Security of every operation in the OpenAPI document (decisions sections 3 and 4). */

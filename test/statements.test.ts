@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createTestApp, type TestApp } from './helpers/app.ts';
-import { dialect } from './helpers/db.ts';
-import { maakVolledigAdres } from './helpers/register.ts';
-import { maakVerkopen } from './helpers/verkopen.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
+import { maakVolledigAdres } from './support/register.ts';
+import { maakVerkopen } from './support/verkopen.ts';
 import { maakModelHouder } from '../src/domain/valuation/houder.ts';
 
 /**

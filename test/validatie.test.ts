@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createTestApp, type TestApp } from './helpers/app.ts';
-import { dialect } from './helpers/db.ts';
-import { adresBody, maakVolledigAdres } from './helpers/register.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
+import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { appRouter } from '../src/procedures/router.ts';
 import { naarFout } from '../src/core/errors.ts';
 import { expectFout, lookup, LOOKUPS, saldo } from './support/http.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers/app.ts';
-import { dialect } from './helpers/db.ts';
-import { adresBody, maakAdres } from './helpers/register.ts';
-import { maakVerkopen } from './helpers/verkopen.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
+import { adresBody, maakAdres } from './support/register.ts';
+import { maakVerkopen } from './support/verkopen.ts';
 
 const URL = '/api/v1/inzicht/waarde';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers/app.ts';
-import { dialect } from './helpers/db.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
 import { hashKey } from '../src/domain/keys/format.ts';
 
 const ISO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$/;

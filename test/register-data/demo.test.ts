@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DEMO_ADRESSEN,
   DEMO_BRON,
@@ -12,7 +12,7 @@ import {
 import { bouwjaarEffect } from '../../src/domain/register/demo/prijsmodel.ts';
 import { computeInvloeden } from '../../src/domain/register/invloeden.ts';
 import { resolveAdresId, resolveAdresIds } from '../../src/domain/register/parsers/gedeeld.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { useTestDatabase } from '../support/db.ts';
 
 let ds: DemoDataset;
 beforeAll(async () => {
@@ -218,11 +218,7 @@ describe('generateDemoDataset', () => {
 });
 
 describe('loadDemoDataset into PGlite', () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => db?.close());
+  const db = useTestDatabase();
 
   it('writes every table in well under a minute; counts match; loading again replaces', async () => {
     const r = await loadDemoDataset(db, { dataset: ds });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ENERGIELABEL_UPSERT_SQL,
   ENERGIELABEL_UPSERT_VOORWAARDE,
@@ -9,8 +9,8 @@ import {
   resolveAdresIds,
 } from '../../src/domain/register/parsers/energielabels.ts';
 import type { EnergielabelRij } from '../../src/domain/register/parsers/gedeeld.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { stroomVan, verzamel } from './helpers.ts';
+import { useTestDatabase } from '../support/db.ts';
+import { stroomVan, verzamel } from '../support/stroom.ts';
 
 const KOP_NIEUW =
   'Pand_opnamedatum;Pand_opnametype;Pand_status;Pand_berekeningstype;Pand_energieindex;Pand_energieklasse;Pand_energielabel_is_prive;Pand_is_op_basis_van_referentie_gebouw;Pand_gebouwklasse;Meting_geldig_tot;Pand_registratiedatum;Pand_postcode;Pand_huisnummer;Pand_huisletter;Pand_huisnummertoevoeging;Pand_detailaanduiding;Pand_bagverblijfsobjectid;Pand_bagligplaatsid;Pand_bagstandplaatsid;Pand_bagpandid;Pand_gebouwtype;Pand_gebouwsubtype;Pand_projectnaam;Pand_projectobject;Pand_SBIcode;Pand_gebruiksoppervlakte_thermische_zone;Pand_energiebehoefte;Pand_eis_energiebehoefte;Pand_primaire_fossiele_energie;Pand_eis_primaire_fossiele_energie;Pand_primaire_fossiele_energie_EMG_forfaitair;Pand_aandeel_hernieuwbare_energie;Pand_eis_aandeel_hernieuwbare_energie;Pand_aandeel_hernieuwbare_energie_EMG_forfaitair;Pand_temperatuuroverschrijding;Pand_eis_temperatuuroverschrijding;Pand_warmtebehoefte;Pand_energieindex_met_EMG_forfaitair';
@@ -115,9 +115,8 @@ function label(v: Partial<EnergielabelRij>): EnergielabelRij {
 }
 
 describe('newest registration wins (JS order and SQL upsert condition)', () => {
-  let db: TestDatabase;
+  const db = useTestDatabase();
   beforeAll(async () => {
-    db = await createTestDatabase();
     const adres = (id: string, postcode: string, huisnummer: number, huisletter: string | null, toevoeging: string | null, objectId: string | null = null) =>
       db.prisma.adres.create({
         data: { id, postcode, huisnummer, huisletter, toevoeging, straat: 'Proefstraat', woonplaats: 'Testdorp', objectType: 'verblijfsobject', objectId, gebruiksdoelen: ['woonfunctie'], bron: 'test' },
@@ -129,7 +128,6 @@ describe('newest registration wins (JS order and SQL upsert condition)', () => {
     await adres('A5', '1234AB', 14, null, 'A');
     await adres('A6', '1234AB', 16, 'B', '1');
   });
-  afterAll(async () => db?.close());
 
   it('orders by registratiedatum, then geldig_tot, energie_index, label', () => {
     expect(energielabelVolgorde(label({ registratiedatum: d('2021-01-01') }), label({}))).toBeGreaterThan(0);

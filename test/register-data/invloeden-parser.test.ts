@@ -1,7 +1,7 @@
 import proj4 from 'proj4';
 import { describe, expect, it } from 'vitest';
 import { RD_PROJ4, parseInvloeden } from '../../src/domain/register/parsers/invloeden.ts';
-import { stroomVan, verzamel } from './helpers.ts';
+import { stroomVan, verzamel } from '../support/stroom.ts';
 
 const r7 = (x: number) => Math.round(x * 1e7) / 1e7;
 const vierkant = (lon: number, lat: number, d = 0.01) => [

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { FIXTURES } from '../helpers/gedeeld.ts';
+import { FIXTURES } from '../support/gedeeld.ts';
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parsePrijsindex, tabelUitBestandsnaam } from '../../src/domain/register/parsers/prijsindex.ts';
 import { CBS_CSV_PAD } from '../../src/domain/register/demo/prijsmodel.ts';
-import { stroomVan, verzamel } from './helpers.ts';
+import { stroomVan, verzamel } from '../support/stroom.ts';
 
 const GEDEELD = path.join(FIXTURES, 'cbs-83906NED/83906NED_UntypedDataSet_05022022_160508.csv');
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CBS_CSV_PAD } from '../../src/domain/register/demo/prijsmodel.ts';
 import { parseWoz } from '../../src/domain/register/parsers/woz.ts';
 import { parseVerkopen, verkoopId } from '../../src/domain/register/parsers/verkopen.ts';
-import { stroomVan, verzamel } from './helpers.ts';
+import { stroomVan, verzamel } from '../support/stroom.ts';
 
 const d = (s: string) => new Date(`${s}T00:00:00Z`);
 

@@ -1,20 +1,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { voerImportUit } from '../../src/domain/register/import/runner.ts';
 import { VerkeerdFormaatFout } from '../../src/domain/register/import/types.ts';
-import { createTestDatabase, dialect, type TestDatabase } from '../helpers/db.ts';
-import { CSV_FULL, CSV_KORT, CSV_PLUS, XML_MAP, maakZip, momentopname, schrijf, tijdelijkeMap } from './hulp.ts';
+import { dialect, useTestDatabase } from '../support/db.ts';
+import { CSV_FULL, CSV_KORT, CSV_PLUS, XML_MAP, maakZip, momentopname, schrijf, tijdelijkeMap } from '../support/hulp.ts';
 
 describe(`bag-csv: NLExtract bagadres-full (${dialect})`, () => {
-  let db: TestDatabase;
+  const db = useTestDatabase();
   const tmp = tijdelijkeMap();
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
   afterAll(async () => {
-    await db?.close();
     tmp.weg();
   });
 

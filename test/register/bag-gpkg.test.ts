@@ -3,8 +3,8 @@ import wkx from 'wkx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { voerImportUit } from '../../src/domain/register/import/runner.ts';
 import { VerkeerdFormaatFout } from '../../src/domain/register/import/types.ts';
-import { createTestDatabase, dialect, type TestDatabase } from '../helpers/db.ts';
-import { CSV_FULL, type GpkgVbo, gpBlob, maakGpkg, momentopname, rechthoek, tijdelijkeMap } from './hulp.ts';
+import { dialect, useTestDatabase } from '../support/db.ts';
+import { CSV_FULL, type GpkgVbo, gpBlob, maakGpkg, momentopname, rechthoek, tijdelijkeMap } from '../support/hulp.ts';
 import { DatabaseSync } from 'node:sqlite';
 
 const X0 = 206000;
@@ -87,15 +87,13 @@ function bouw(bestand: string): void {
 }
 
 describe(`bag-gpkg: PDOK bag-light GeoPackage (${dialect})`, () => {
-  let db: TestDatabase;
+  const db = useTestDatabase();
   const tmp = tijdelijkeMap();
   const gpkg = path.join(tmp.pad, 'bag-light.gpkg');
   beforeAll(async () => {
     bouw(gpkg);
-    db = await createTestDatabase();
   });
   afterAll(async () => {
-    await db?.close();
     tmp.weg();
   });
 

@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { voerImportUit } from '../../src/domain/register/import/runner.ts';
 import { VerkeerdFormaatFout } from '../../src/domain/register/import/types.ts';
-import { createTestDatabase, dialect, type TestDatabase } from '../helpers/db.ts';
-import { CSV_FULL, XML_MAP, fixtureBestanden, maakZip, momentopname, schrijf, tijdelijkeMap } from './hulp.ts';
+import { createTestDatabase, dialect, useTestDatabase } from '../support/db.ts';
+import { CSV_FULL, XML_MAP, fixtureBestanden, maakZip, momentopname, schrijf, tijdelijkeMap } from '../support/hulp.ts';
 
 interface GeoFeature {
   properties: Record<string, unknown>;
@@ -23,13 +23,9 @@ const VERWACHT = [
 ];
 
 describe(`bag-xml: LVBAG 2.0 extract, Doesburg sample (${dialect})`, () => {
-  let db: TestDatabase;
+  const db = useTestDatabase();
   const tmp = tijdelijkeMap();
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
   afterAll(async () => {
-    await db?.close();
     tmp.weg();
   });
 

@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { registerImportCommand } from '../../src/cli/commands/import.ts';
 import { voerImportUit } from '../../src/domain/register/import/runner.ts';
 import { BatchSchrijver, type BatchItem, type BatchUitkomst, upsertBatch } from '../../src/domain/register/import/schrijver.ts';
 import { laadSoorten } from '../../src/domain/register/import/soorten.ts';
 import { OnbekendeKolomFout, TABELLEN, TABEL_NAMEN, type TabelNaam, normaliseerRij } from '../../src/domain/register/import/tabellen.ts';
 import { VerkeerdFormaatFout } from '../../src/domain/register/import/types.ts';
-import { createTestDatabase, dialect, type TestDatabase } from '../helpers/db.ts';
-import { CBS_CSV, CSV_FULL, schrijf, tijdelijkeMap } from './hulp.ts';
+import { dialect, useTestDatabase } from '../support/db.ts';
+import { CBS_CSV, CSV_FULL, schrijf, tijdelijkeMap } from '../support/hulp.ts';
 
 const PARSERS = path.resolve(import.meta.dirname, '../../src/domain/register/parsers');
 
@@ -81,13 +81,9 @@ const VOORBEELD: Record<TabelNaam, { rijen: Record<string, unknown>[]; wijzig: R
 };
 
 describe(`import framework (${dialect})`, () => {
-  let db: TestDatabase;
+  const db = useTestDatabase();
   const tmp = tijdelijkeMap();
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
   afterAll(async () => {
-    await db?.close();
     tmp.weg();
   });
 

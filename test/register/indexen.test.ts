@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { herstelUitgesteldeIndexen, stelIndexenUit } from '../../src/domain/register/import/indexen.ts';
 import { voerImportUit } from '../../src/domain/register/import/runner.ts';
-import { createTestDatabase, dialect, type TestDatabase } from '../helpers/db.ts';
-import { CSV_FULL } from './hulp.ts';
+import { dialect, type TestDatabase, useTestDatabase } from '../support/db.ts';
+import { CSV_FULL } from '../support/hulp.ts';
 
 /** The secondary indexes of a table as PostgreSQL defines them. */
 async function indexen(db: TestDatabase, tabel: string): Promise<string[]> {
@@ -14,14 +14,10 @@ async function indexen(db: TestDatabase, tabel: string): Promise<string[]> {
 }
 
 describe(`deferred indexes while an empty table is loaded (${dialect})`, () => {
-  let db: TestDatabase;
+  const db = useTestDatabase();
   let voor: string[];
   beforeAll(async () => {
-    db = await createTestDatabase();
     voor = await indexen(db, 'adres');
-  });
-  afterAll(async () => {
-    await db?.close();
   });
 
   it('the migrated adres table has its two secondary indexes', () => {

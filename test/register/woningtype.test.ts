@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { voerImportUit } from '../../src/domain/register/import/runner.ts';
 import { upsertBatch } from '../../src/domain/register/import/schrijver.ts';
 import { AFGELEID_BRON, Footprints, leidWoningtypenAf, segmentAfstand2 } from '../../src/domain/register/woningtype.ts';
-import { createTestDatabase, dialect, type TestDatabase } from '../helpers/db.ts';
-import { CSV_FULL, CSV_PLUS } from './hulp.ts';
+import { dialect, useTestDatabase } from '../support/db.ts';
+import { CSV_FULL, CSV_PLUS } from '../support/hulp.ts';
 
 function leesCsv(f: string): Record<string, string>[] {
   const [kop, ...rijen] = readFileSync(f, 'utf8').trimEnd().split('\n');
@@ -47,12 +47,10 @@ describe('touching footprints (unit)', () => {
 });
 
 describe(`woningtype: derivation vs NLExtract (${dialect})`, () => {
-  let db: TestDatabase;
+  const db = useTestDatabase();
   beforeAll(async () => {
-    db = await createTestDatabase();
     await voerImportUit(db, 'bag-csv', CSV_FULL);
   });
-  afterAll(async () => db?.close());
 
   it('agrees with NLExtract bagadresplus wherever the sample allows a comparison', async () => {
     const s = await voerImportUit(db, 'woningtype-afleiden', null);

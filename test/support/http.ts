@@ -3,7 +3,7 @@
  * tests: one POST to a lookup through app.inject, the contract's error shape, and balance reads.
  */
 import { expect } from 'vitest';
-import type { TestApp } from '../helpers/app.ts';
+import type { TestApp } from './app.ts';
 
 export const LOOKUPS = ['adres', 'woz', 'energielabel', 'woningtype', 'invloeden'] as const;
 export type Lookup = (typeof LOOKUPS)[number];

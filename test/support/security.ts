@@ -10,8 +10,8 @@
  * with every lookup's data, so a check that let a request through would be seen as a charge.
  */
 import { expect } from 'vitest';
-import type { TestApp } from '../helpers/app.ts';
-import { adresBody, maakVolledigAdres } from '../helpers/register.ts';
+import type { TestApp } from './app.ts';
+import { adresBody, maakVolledigAdres } from './register.ts';
 import { generateKey, hashKey } from '../../src/domain/keys/format.ts';
 import { expectFout, type Antwoord } from './http.ts';
 

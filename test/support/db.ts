@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 
@@ -42,4 +43,36 @@ export async function createTestDatabase(opts: { onQuery?: (sql: string) => void
       await a.end();
     },
   };
+}
+
+/**
+ * The one set-up of a database test: a fresh migrated database for the enclosing describe block (or
+ * file), made in beforeAll and closed in afterAll. The handle forwards to it, so tests write
+ * `db.prisma` and pass `db` on as before.
+ */
+export function useTestDatabase(opts: { onQuery?: (sql: string) => void } = {}): TestDatabase {
+  let db: TestDatabase | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase(opts);
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+  const echt = (): TestDatabase => {
+    if (!db) throw new Error('useTestDatabase: de database bestaat alleen binnen tests en hooks.');
+    return db;
+  };
+  // Forwards reads, `in` and spreading ({ ...db }), so the handle behaves as the database itself.
+  return new Proxy({} as TestDatabase, {
+    get(_doel, naam) {
+      const v: unknown = Reflect.get(echt(), naam);
+      return typeof v === 'function' ? v.bind(echt()) : v;
+    },
+    has: (_doel, naam) => Reflect.has(echt(), naam),
+    ownKeys: () => Reflect.ownKeys(echt()),
+    getOwnPropertyDescriptor(_doel, naam) {
+      const d = Reflect.getOwnPropertyDescriptor(echt(), naam);
+      return d ? { ...d, configurable: true } : undefined;
+    },
+  });
 }

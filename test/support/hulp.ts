@@ -11,7 +11,7 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import wkx from 'wkx';
 import type { Database } from '../../src/db/client.ts';
 
-import { FIXTURES } from '../helpers/gedeeld.ts';
+import { FIXTURES } from './gedeeld.ts';
 export { FIXTURES };
 export const XML_MAP = path.join(FIXTURES, 'bag-lvbag-xml-doesburg');
 export const CSV_FULL = path.join(FIXTURES, 'bag-nlextract-csv/bagadres-full.csv');
