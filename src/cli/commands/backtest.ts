@@ -2,10 +2,12 @@
  * `insight backtest [sales.csv]`: honest time-split backtest of the market-value model.
  *
  * Without a file it replays the sales held in the database (with the held price index); with a
- * file it reads the generic sales CSV (see src/domain/valuation/backtest/sales-csv.ts) and estimates
- * the index from that file, since a published Dutch index says nothing about foreign test data.
+ * file it reads the sales CSV of `insight import verkopen` (docs/import-formaten.md; optional extra
+ * columns id and object_id) and estimates the index from that file, since a published Dutch index
+ * says nothing about foreign test data.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { formatPredictionsCsv, parseSalesCsv, renderReport, runBacktest } from '../../domain/valuation/backtest/index.ts';
 import type { BacktestResult } from '../../domain/valuation/backtest/index.ts';
@@ -59,7 +61,7 @@ export function registerBacktestCommand(program: Command, deps: BacktestDeps): v
   program
     .command('backtest')
     .description('Backtest van het marktwaardemodel: recente verkopen waarderen met een model uit de verkopen ervóór')
-    .argument('[sales.csv]', 'generieke verkopen-CSV; zonder bestand: de verkopen in de database')
+    .argument('[sales.csv]', 'verkopenbestand zoals bij insight import verkopen (docs/import-formaten.md); zonder bestand: de verkopen in de database')
     .option('--from <datum>', 'eerste verkoopdatum die wordt voorspeld (JJJJ-MM-DD); standaard de recentste 10% van de verkopen')
     .option('--json', 'resultaat als JSON op stdout')
     .option('--predictions <uit.csv>', 'schrijf de waardering per verkoop naar dit CSV-bestand')
@@ -69,7 +71,20 @@ export function registerBacktestCommand(program: Command, deps: BacktestDeps): v
       if (flags.from !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.from)) cmd.error(`Ongeldige --from '${flags.from}' (verwacht JJJJ-MM-DD).`);
       const indexBron = flags.index ?? (file ? 'schatten' : 'db');
       if (indexBron !== 'db' && indexBron !== 'schatten') cmd.error(`Ongeldige --index '${flags.index}' (db of schatten).`);
-      const sales = file ? parseSalesCsv(await readFile(file, 'utf8')) : await deps.loadHeldSales();
+      let sales;
+      if (file) {
+        let gelezen;
+        try {
+          gelezen = await parseSalesCsv(createReadStream(file));
+        } catch (err) {
+          cmd.error((err as Error).message);
+        }
+        sales = gelezen.verkopen;
+        if (gelezen.geweigerd.length && !flags.json) {
+          const voorbeelden = gelezen.geweigerd.slice(0, 5).map((g) => `  regel ${g.regel}: ${g.reden}`);
+          process.stderr.write(`${gelezen.geweigerd.length} regel(s) overgeslagen:\n${voorbeelden.join('\n')}\n`);
+        }
+      } else sales = await deps.loadHeldSales();
       if (sales.length === 0) cmd.error(file ? `Geen verkopen in ${file}.` : 'Geen verkopen in de database: importeer eerst verkopen.');
       const priceIndex = indexBron === 'db' ? await deps.loadPriceIndex() : undefined;
       if (!flags.json) process.stderr.write(`Backtest op ${sales.length} verkopen...\n`);
