@@ -9,8 +9,8 @@
 import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { formatPredictionsCsv, parseSalesCsv, renderReport, runBacktest } from '../../domain/valuation/backtest/index.ts';
-import type { BacktestResult } from '../../domain/valuation/backtest/index.ts';
+import { formatPredictionsCsv, parseSalesCsv, renderReport, runAblation, runBacktest } from '../../domain/valuation/backtest/index.ts';
+import type { AblationRow, BacktestResult } from '../../domain/valuation/backtest/index.ts';
 import type { PriceIndexPoint, SaleRecord } from '../../domain/valuation/index.ts';
 
 export interface BacktestDeps {
@@ -24,9 +24,20 @@ interface BacktestFlags {
   predictions?: string;
   report?: string;
   index?: 'db' | 'schatten';
+  ablatie?: boolean;
 }
 
 const pct = (v: number, d = 1) => (Number.isFinite(v) ? `${(v * 100).toFixed(d)}%` : '–');
+
+/** Plain-text ablation table. */
+export function formatAblation(rows: readonly AblationRow[]): string {
+  const lines = ['Ablatie (zelfde splitsing)                              hit rate  MdAPE   binnen 10%  binnen 20%  dekking  COD    PRD    gewicht  bomen'];
+  for (const a of rows) {
+    const o = a.overall;
+    lines.push(`${a.omschrijving.padEnd(55)} ${pct(a.hitRate).padStart(8)}  ${pct(o.mdape, 2).padStart(6)}  ${pct(o.pe10).padStart(10)}  ${pct(o.pe20).padStart(10)}  ${pct(o.dekking).padStart(7)}  ${o.cod.toFixed(1).padStart(5)}  ${o.prd.toFixed(3)}  ${a.gewicht.toFixed(2).padStart(7)}  ${String(a.bomen).padStart(5)}`);
+  }
+  return lines.join('\n');
+}
 
 /** Plain-text summary for the terminal. */
 export function formatSummary(r: BacktestResult): string {
@@ -49,6 +60,8 @@ export function formatSummary(r: BacktestResult): string {
     const g = m.perLabel[l];
     lines.push(`${l.padEnd(9)} ${pct(g.aandeel).padStart(7)}  ${pct(g.mdape, 2).padStart(6)}  ${pct(g.pe10).padStart(10)}  ${pct(g.pe20).padStart(10)}  ${pct(g.dekking).padStart(7)}`);
   }
+  lines.push('', 'Dekking per deciel van de schatting: ' + m.perSchattingDeciel.map((d) => pct(d.dekking, 0)).join(' '));
+  lines.push('Dekking per deciel van de prijs:     ' + m.perDeciel.map((d) => pct(d.dekking, 0)).join(' '));
   lines.push('', 'Woningtype           verkopen  hit rate  MdAPE   binnen 10%  dekking');
   for (const [k, g] of Object.entries(m.perSegment)) {
     lines.push(`${k.padEnd(20)} ${String(g.totaal).padStart(8)}  ${pct(g.hitRate).padStart(8)}  ${pct(g.mdape, 2).padStart(6)}  ${pct(g.pe10).padStart(10)}  ${pct(g.dekking).padStart(7)}`);
@@ -66,6 +79,7 @@ export function registerBacktestCommand(program: Command, deps: BacktestDeps): v
     .option('--json', 'resultaat als JSON op stdout')
     .option('--predictions <uit.csv>', 'schrijf de waardering per verkoop naar dit CSV-bestand')
     .option('--report <uit.html>', 'schrijf een HTML-rapport met grafieken')
+    .option('--ablatie', 'ook de ablatietabel: vergelijking alleen, leerder alleen, gecombineerd, met en zonder locatiestap (vijf backtests)')
     .option('--index <bron>', "prijsindex: 'db' (de CBS-index in de database) of 'schatten' (uit de verkopen); standaard db zonder bestand, schatten met bestand")
     .action(async (file: string | undefined, flags: BacktestFlags, cmd: Command) => {
       if (flags.from !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.from)) cmd.error(`Ongeldige --from '${flags.from}' (verwacht JJJJ-MM-DD).`);
@@ -89,18 +103,22 @@ export function registerBacktestCommand(program: Command, deps: BacktestDeps): v
       const priceIndex = indexBron === 'db' ? await deps.loadPriceIndex() : undefined;
       if (!flags.json) process.stderr.write(`Backtest op ${sales.length} verkopen...\n`);
       let result: BacktestResult;
+      let ablatie: AblationRow[] | undefined;
+      const opts = { from: flags.from, model: { priceIndex, indexBron: priceIndex?.length ? 'CBS prijsindex bestaande koopwoningen' : undefined } };
       try {
-        result = runBacktest(sales, { from: flags.from, model: { priceIndex, indexBron: priceIndex?.length ? 'CBS prijsindex bestaande koopwoningen' : undefined } });
+        result = runBacktest(sales, opts);
+        if (flags.ablatie) ablatie = runAblation(sales, opts, result);
       } catch (err) {
         cmd.error((err as Error).message);
       }
       if (flags.predictions) await writeFile(flags.predictions, formatPredictionsCsv(result.predictions));
-      if (flags.report) await writeFile(flags.report, await renderReport(result, file ? `verkopen uit ${file}` : 'verkopen in de database'));
+      if (flags.report) await writeFile(flags.report, await renderReport(result, file ? `verkopen uit ${file}` : 'verkopen in de database', ablatie));
       if (flags.json) {
         const { predictions: _omitted, ...rest } = result;
-        process.stdout.write(JSON.stringify({ ...rest, details: { ...rest.details, index: undefined } }, null, 2) + '\n');
+        process.stdout.write(JSON.stringify({ ...rest, details: { ...rest.details, index: undefined }, ablatie }, null, 2) + '\n');
       } else {
         process.stdout.write(formatSummary(result) + '\n');
+        if (ablatie) process.stdout.write('\n' + formatAblation(ablatie) + '\n');
         if (flags.predictions) process.stdout.write(`Voorspellingen: ${flags.predictions}\n`);
         if (flags.report) process.stdout.write(`Rapport: ${flags.report}\n`);
       }
