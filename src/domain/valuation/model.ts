@@ -9,8 +9,8 @@ import { estimate, subjectAttributes } from './comparables.ts';
 import type { CodedSubject, RawEstimate, Scratch, SearchParams } from './comparables.ts';
 import { fitLabelThresholds, labelFor } from './confidence.ts';
 import type { LabelThresholds } from './confidence.ts';
-import { DEFAULT_CORE_OPTIONS, fitCore, scratchFor } from './core.ts';
-import type { CoreOptions, FittedCore } from './core.ts';
+import { coreFromState, coreToState, DEFAULT_CORE_OPTIONS, fitCore, scratchFor } from './core.ts';
+import type { CoreOptions, CoreState, FittedCore } from './core.ts';
 import { dateOfDay, dayNumber, monthNumber } from './dates.ts';
 import { fitStage, FEATURES, refitStage, locationScratch, locationStat, peilLevel, stageEstimate, stageFeatures } from './learner.ts';
 import type { Stage, StageMode, StageRow } from './learner.ts';
@@ -27,7 +27,7 @@ export const MODEL_VERSIE = 'vergelijkingsmodel-2.0';
  * it bounds the build of a model with a million sales (~0.1 ms per valuation) while leaving the
  * learner far more rows than it needs.
  */
-const MAX_LEERVERKOPEN = 150_000;
+const MAX_LEERVERKOPEN = 100_000;
 
 export interface BuildOptions {
   /** Published monthly index (CBS PBK); without it the index is estimated from the sales. */
@@ -213,23 +213,28 @@ function calibrate(t: SalesTable, options: CoreOptions, opts: BuildOptions, mode
 }
 
 /**
- * Build the market-value model from the held sales. Deterministic: the same sales and options give
- * the same model. Throws only on malformed dates; sales without price or position are skipped.
+ * A fitted model as plain data: typed arrays, plain objects and Maps only, so a worker thread can
+ * fit it and hand it to the main thread (structured clone); modelFromState turns it into a model.
  */
-export function buildModel(sales: SaleRecord[], opts: BuildOptions = {}): FittedModel {
+export interface ModelState {
+  options: CoreOptions;
+  table: SalesTable;
+  core: CoreState;
+  calibrated: Calibrated | null;
+  stage: Stage;
+  /** Residual of each held sale under the live core (NaN: none), for the location statistic. */
+  res: Float64Array;
+}
+
+/** Fit everything the model needs from a sales table (the slow part; no closures in the result). */
+export function fitModelState(table: SalesTable, opts: BuildOptions = {}): ModelState {
   const options = mergeOptions(opts.core);
-  const table = buildSalesTable(sales);
   const all = new Int32Array(table.n);
   for (let r = 0; r < table.n; r++) all[r] = r;
   const core = fitCore(table, all, options, opts.priceIndex, opts.indexBron);
   const mode = opts.stage ?? 'gecombineerd';
   const calibrated = calibrate(table, options, opts, mode);
-  const calTweede = calibrated?.cal ?? null;
-  const labelsTweede = calibrated?.labels ?? null;
-  const calVergelijking = calibrated?.vergelijking.cal ?? null;
-  const labelsVergelijking = calibrated?.vergelijking.labels ?? null;
   let stage: Stage = calibrated?.stage ?? { mode: 'vergelijking', gbdt: null, w: 0 };
-  const sc: Scratch = scratchFor(core);
   // Residuals of the held sales under the live core, for the location statistic; the learner is
   // refitted on all held sales with the tree count and weight chosen out-of-time.
   const res = new Float64Array(table.n).fill(NaN);
@@ -237,6 +242,26 @@ export function buildModel(sales: SaleRecord[], opts: BuildOptions = {}): Fitted
     const valued = valueRows(core, table, sample(Array.from(all), MAX_LEERVERKOPEN, 13), options, res).filter((v) => !v.refused);
     if (stage.gbdt) stage = refitStage(stage, stageRows(core, table, valued, stage.mode, res));
   }
+  return { options, table, core: coreToState(core), calibrated, stage, res };
+}
+
+/**
+ * Build the market-value model from the held sales. Deterministic: the same sales and options give
+ * the same model. Throws only on malformed dates; sales without price or position are skipped.
+ */
+export function buildModel(sales: SaleRecord[], opts: BuildOptions = {}): FittedModel {
+  return modelFromState(fitModelState(buildSalesTable(sales), opts));
+}
+
+/** The model of a fitted state (cheap: rebuilds the k-d trees' views and the closures). */
+export function modelFromState(state: ModelState): FittedModel {
+  const { options, table, calibrated, stage, res } = state;
+  const core = coreFromState(state.core, table, options.regioCel);
+  const calTweede = calibrated?.cal ?? null;
+  const labelsTweede = calibrated?.labels ?? null;
+  const calVergelijking = calibrated?.vergelijking.cal ?? null;
+  const labelsVergelijking = calibrated?.vergelijking.labels ?? null;
+  const sc: Scratch = scratchFor(core);
   const ls = locationScratch();
   const loc = new Float64Array(2);
   const feats = new Float64Array(FEATURES);
