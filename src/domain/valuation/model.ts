@@ -23,11 +23,12 @@ import type { ModelInfo, PriceIndexPoint, SaleRecord, Subject, ValuationModel, W
 export const MODEL_VERSIE = 'vergelijkingsmodel-2.0';
 
 /**
- * The out-of-time passes value at most this many held sales each (a deterministic sample beyond):
- * it bounds the build of a model with a million sales (~0.1 ms per valuation) while leaving the
- * learner far more rows than it needs.
+ * The out-of-time pass values at most this many older held sales (a deterministic sample beyond):
+ * it bounds the build of a model with a million sales (each ~0.15 ms plus its location statistic)
+ * while leaving the learner more rows than it needs (early stopping ends it long before it runs out
+ * of data). The location statistic then rests on the residuals of this sample plus the slice.
  */
-const MAX_LEERVERKOPEN = 100_000;
+const MAX_LEERVERKOPEN = 40_000;
 
 export interface BuildOptions {
   /** Published monthly index (CBS PBK); without it the index is estimated from the sales. */
@@ -179,6 +180,10 @@ interface Calibrated {
   slice: ModelDetails['kalibratieVerkopen'];
   stage: Stage;
   leerVerkopen: number;
+  /** Residuals of the valued older and slice sales (NaN: not valued), for the location statistic. */
+  res: Float64Array;
+  /** Learner rows of the older and the slice sales, to refit the learner on both. */
+  rows: StageRow[];
 }
 
 function calibrate(t: SalesTable, options: CoreOptions, opts: BuildOptions, mode: StageMode): Calibrated | null {
@@ -209,7 +214,7 @@ function calibrate(t: SalesTable, options: CoreOptions, opts: BuildOptions, mode
   const cases: CalibrationCase[] = sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - stageEstimate(stage, r.e, r.level, r.features, 0, r.loc, 0), dag: r.day }));
   const { cal, labels } = bandAndLabels(cases);
   const vergelijking = mode === 'vergelijking' ? { cal, labels } : bandAndLabels(sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - r.e.logWaarde, dag: r.day })));
-  return { cal, labels, vergelijking, stage, leerVerkopen: learnRows.length, slice: { van: dateOfDay(cutoff), tot: dateOfDay(t.newestDay), gewaardeerd: cases.length, geweigerd: refused } };
+  return { cal, labels, vergelijking, stage, leerVerkopen: learnRows.length, res, rows: [...learnRows, ...sliceRows], slice: { van: dateOfDay(cutoff), tot: dateOfDay(t.newestDay), gewaardeerd: cases.length, geweigerd: refused } };
 }
 
 /**
@@ -235,14 +240,13 @@ export function fitModelState(table: SalesTable, opts: BuildOptions = {}): Model
   const mode = opts.stage ?? 'gecombineerd';
   const calibrated = calibrate(table, options, opts, mode);
   let stage: Stage = calibrated?.stage ?? { mode: 'vergelijking', gbdt: null, w: 0 };
-  // Residuals of the held sales under the live core, for the location statistic; the learner is
-  // refitted on all held sales with the tree count and weight chosen out-of-time.
-  const res = new Float64Array(table.n).fill(NaN);
-  if (stage.mode !== 'vergelijking') {
-    const valued = valueRows(core, table, sample(Array.from(all), MAX_LEERVERKOPEN, 13), options, res).filter((v) => !v.refused);
-    if (stage.gbdt) stage = refitStage(stage, stageRows(core, table, valued, stage.mode, res));
-  }
-  return { options, table, core: coreToState(core), calibrated, stage, res };
+  // The live model keeps the residuals of the out-of-time pass (each sale valued at its own date
+  // from the sales before it) for the location statistic, and refits the learner on the older and
+  // the slice sales together, with the tree count and weight chosen out-of-time.
+  const res = calibrated?.res ?? new Float64Array(table.n).fill(NaN);
+  if (calibrated && stage.gbdt) stage = refitStage(stage, calibrated.rows);
+  const kept = calibrated ? { ...calibrated, rows: [] } : null;
+  return { options, table, core: coreToState(core), calibrated: kept, stage, res };
 }
 
 /**
