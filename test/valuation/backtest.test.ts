@@ -79,6 +79,9 @@ describe('sales CSV', () => {
     const r = await parseSalesCsv('id,datum,prijs,lat,lon\n1,2024-01-01,,52,5\n2,2024-01-02,100,47.5,-122.3\n');
     expect(r.geweigerd).toEqual([{ regel: 2, reden: 'koopsom ontbreekt' }]);
     expect(r.verkopen.map((v) => v.id)).toEqual(['2']);
+    // Foreign files: decimal prices and years are rounded, an area of 0 is unknown.
+    const f = await parseSalesCsv('id,datum,prijs,lat,lon,oppervlakte,bouwjaar\n3,2024-01-03,350000.4,47.5,-122.3,0,1978.0\n');
+    expect(f.verkopen[0]).toMatchObject({ prijs: 350000, oppervlakte: null, bouwjaar: 1978 });
   });
 });
 

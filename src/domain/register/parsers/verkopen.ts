@@ -17,8 +17,8 @@
  * The same file is what `insight backtest` reads (parseVerkopenVoorBacktest: same header, same row
  * checks), with two optional extra columns `id` (sale id) and `object_id` (dwelling id shared by
  * repeat sales; default postcode + huisnummer + toevoeging). There postcode and huisnummer may be
- * empty, lat/lon are required and may lie outside the Netherlands (foreign test data), and
- * oppervlakte/perceel may have decimals. `datum` and `prijs` are read as the old names of
+ * empty, lat/lon are required and may lie outside the Netherlands (foreign test data), numbers
+ * may have decimals (koopsom and bouwjaar are rounded) and an area of 0 means unknown. `datum` and `prijs` are read as the old names of
  * transactiedatum and koopsom.
  */
 import { createHash } from 'node:crypto';
@@ -111,13 +111,17 @@ function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): Ve
   const transactiedatum = leesDatumIso(tdRuw);
   if (!transactiedatum) return tdRuw ? `ongeldige transactiedatum "${tdRuw}" (verwacht jjjj-mm-dd)` : 'transactiedatum ontbreekt';
   const ksRuw = get('koopsom');
-  const koopsom = leesGeheelGetal(ksRuw);
+  // A backtest file from elsewhere may write prices as decimals ("350000.0"): rounded to euros.
+  const koopsomRuw = backtest ? leesGetal(ksRuw) : leesGeheelGetal(ksRuw);
+  const koopsom = koopsomRuw === null ? null : Math.round(koopsomRuw);
   if (koopsom === null || koopsom < 1) return ksRuw ? `ongeldige koopsom "${ksRuw}" (geheel aantal euro's, alleen cijfers)` : 'koopsom ontbreekt';
   // The backtest takes areas with decimals (converted foreign data); the import stores whole m2.
   const getal = (naam: string, min: number, max: number, decimalen: boolean): number | null | string => {
     const r = get(naam);
     if (r === null) return null;
     const n = decimalen ? leesGetal(r) : leesGeheelGetal(r);
+    // Foreign backtest data write 0 for "unknown" area: unknown, not a refused sale.
+    if (backtest && n === 0 && min > 0) return null;
     const bijv = naam === 'oppervlakte' ? 'ongeldige' : 'ongeldig';
     return n === null || n < min || n > max ? `${bijv} ${naam} "${r}" (${decimalen ? 'getal' : 'geheel getal'} ${min}–${max})` : n;
   };
@@ -125,8 +129,9 @@ function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): Ve
   if (typeof oppervlakte === 'string') return oppervlakte;
   const perceel = getal('perceel', 0, 10_000_000, backtest);
   if (typeof perceel === 'string') return perceel;
-  const bouwjaar = getal('bouwjaar', 1000, 2100, false);
-  if (typeof bouwjaar === 'string') return bouwjaar;
+  const bouwjaarRuw = getal('bouwjaar', 1000, 2100, backtest);
+  if (typeof bouwjaarRuw === 'string') return bouwjaarRuw;
+  const bouwjaar = bouwjaarRuw === null ? null : Math.round(bouwjaarRuw);
   const wtRuw = get('woningtype');
   let woningtype: string | null = null;
   if (wtRuw) {
