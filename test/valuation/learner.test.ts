@@ -126,4 +126,20 @@ describe('honesty of the second stage', () => {
     expect(past.marktwaarde).toBe((comps.waardeer(subject, '2022-01-10') as Waardering).marktwaarde);
     expect(model.details.stap2.bomen).toBeGreaterThan(0);
   });
+
+  it('excludes a dwelling by its id exactly as by the list of its sale ids', () => {
+    // A dwelling sold twice (2021 and 2023) among sales that are each their own dwelling.
+    const s = sales.find((x) => x.datum < '2021-06-01' && x.oppervlakte)!;
+    const twice: SaleRecord[] = [...sales.map((x) => ({ ...x, objectId: x.id })), { ...s, id: 'herhaalverkoop', datum: '2023-01-10', prijs: s.prijs * 1.1 }];
+    twice.find((x) => x.id === s.id)!.objectId = 'woning-1';
+    twice[twice.length - 1].objectId = 'woning-1';
+    const model = buildModel(twice);
+    const own = [s.id, 'herhaalverkoop'];
+    const base = { lat: s.lat, lon: s.lon, oppervlakte: s.oppervlakte!, perceel: s.perceel, bouwjaar: s.bouwjaar, woningtype: s.woningtype };
+    for (const peil of ['2022-06-01', '2024-03-01']) {
+      const byId = model.waardeer({ ...base, uitsluitenWoning: 'woning-1' }, peil);
+      expect(byId).toEqual(model.waardeer({ ...base, uitsluiten: own }, peil));
+      expect(byId).not.toEqual(model.waardeer(base, peil));
+    }
+  });
 });

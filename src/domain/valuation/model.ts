@@ -117,7 +117,7 @@ function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -
     y: subj.lat * t.projection.ky,
     segment: seg,
     exclude: subj.uitsluiten?.length ? new Set(subj.uitsluiten) : null,
-    excludeObject: -1,
+    excludeObject: subj.uitsluitenWoning ? (t.objectIndex.get(subj.uitsluitenWoning) ?? -1) : -1,
   };
 }
 
