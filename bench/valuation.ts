@@ -6,13 +6,14 @@
  * Sales are synthetic (test/valuation/synthetic.ts: 400 towns over the Netherlands, 60 months), so
  * densities are NL-like: ~1M sales is five years of the Dutch market. Subjects are held sales moved
  * a few hundred metres, valued at the day after the newest sale (the live case) and, for one in
- * five, at a random past date. Targets: p99 < 5 ms, resident memory < 1 GB.
+ * five, at a random past date. Targets: p99 < 2 ms, resident memory < 1 GB, build < 120 s. The
+ * build is also timed in a worker thread (as the server builds), which adds the hand-over.
  */
 import { loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parseArgs } from 'node:util';
-import { buildModel } from '../src/domain/valuation/index.ts';
+import { buildModel, buildModelInWorker } from '../src/domain/valuation/index.ts';
 import type { SaleRecord, Subject } from '../src/domain/valuation/index.ts';
 import { randomSource, syntheticSales } from '../test/valuation/synthetic.ts';
 
@@ -42,8 +43,15 @@ const generateMs = performance.now() - t;
 log(`${N} verkopen gegenereerd in ${(generateMs / 1000).toFixed(1)} s`);
 
 t = performance.now();
+let cpu0 = process.cpuUsage();
 const model = buildModel(sales);
 const buildMs = performance.now() - t;
+const buildCpu = process.cpuUsage(cpu0);
+// The server builds in a worker thread (buildModelInWorker): time that path too, on the same sales.
+t = performance.now();
+cpu0 = process.cpuUsage();
+await buildModelInWorker(sales);
+const workerBuildMs = performance.now() - t;
 log(`model gebouwd in ${(buildMs / 1000).toFixed(1)} s (${model.info.verkopen} verkopen, gekalibreerd op ${model.info.gekalibreerdOp})`);
 const withSales = await memory();
 
@@ -92,13 +100,15 @@ const result = {
   loadAverage1m: +load.toFixed(2),
   refusedShare: +(refused / REQUESTS).toFixed(4),
   buildSeconds: +(buildMs / 1000).toFixed(1),
+  buildCpuSeconds: +((buildCpu.user + buildCpu.system) / 1e6).toFixed(1),
+  workerBuildSeconds: +(workerBuildMs / 1000).toFixed(1),
   memoryMb: {
     baseline,
     afterBuildWithSalesArray: withSales,
     modelOnly,
     peakRss: mb(process.resourceUsage().maxRSS * 1024),
   },
-  targets: { p99Below5ms: q(0.99) < 5, rssBelow1GB: modelOnly.rssMb < 1024 },
+  targets: { p99Below2ms: q(0.99) < 2, rssBelow1GB: modelOnly.rssMb < 1024, buildBelow120s: buildMs < 120_000 },
 };
 
 if (args.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
@@ -108,12 +118,14 @@ else {
     ['waarderingen gemeten', String(REQUESTS)],
     ['p50 (ms)', String(result.latencyMs.p50)],
     ['p90 (ms)', String(result.latencyMs.p90)],
-    ['p99 (ms)', `${result.latencyMs.p99}  (doel < 5)`],
+    ['p99 (ms)', `${result.latencyMs.p99}  (doel < 2)`],
     ['max (ms)', String(result.latencyMs.max)],
     ['CPU-tijd p50 / p99 (ms)', `${result.cpuMs.p50} / ${result.cpuMs.p99}`],
     ['load average (1 min) bij meting', `${result.loadAverage1m}  (2 cores: > 1,5 betekent concurrentie)`],
     ['geweigerd', `${(result.refusedShare * 100).toFixed(1)}%`],
-    ['bouwtijd model (s)', String(result.buildSeconds)],
+    ['bouwtijd model (s)', `${result.buildSeconds}  (doel < 120)`],
+    ['bouwtijd model in worker-thread (s)', String(result.workerBuildSeconds)],
+    ['CPU-tijd bouw, alle threads (s)', String(result.buildCpuSeconds)],
     ['RSS na bouw, met verkopenlijst (MB)', String(withSales.rssMb)],
     ['RSS alleen model (MB)', `${modelOnly.rssMb}  (doel < 1024)`],
     ['heap alleen model (MB)', String(modelOnly.heapUsedMb)],

@@ -1,6 +1,6 @@
 /**
  * Convert the King County house-sales file (Kaggle "House Sales in King County, USA"; see SOURCE.md
- * beside it) to the generic sales CSV of the backtest.
+ * beside it) to the sales CSV of `insight import verkopen` / `insight backtest` (docs/import-formaten.md).
  *
  *   node scripts/kc-to-generic.ts [in.csv] [out.csv]
  *

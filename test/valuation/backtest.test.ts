@@ -1,4 +1,6 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { parseVerkopen } from '../../src/domain/register/parsers/verkopen.ts';
 import { accuracy, computeMetrics, defaultFrom, formatPredictionsCsv, formatSalesCsv, parseSalesCsv, renderReport, runBacktest } from '../../src/domain/valuation/backtest/index.ts';
 import type { BacktestPrediction } from '../../src/domain/valuation/backtest/index.ts';
 import type { Betrouwbaarheid } from '../../src/domain/valuation/index.ts';
@@ -50,16 +52,36 @@ describe('metrics', () => {
 });
 
 describe('sales CSV', () => {
-  it('round-trips the generic format and accepts ; with decimal commas', () => {
+  it('round-trips the documented format and accepts ; with decimal commas and the old column names', async () => {
     const { sales } = syntheticSales({ n: 20, seed: 2 });
-    expect(parseSalesCsv(formatSalesCsv(sales))).toEqual(sales);
+    expect((await parseSalesCsv(formatSalesCsv(sales))).verkopen).toEqual(sales);
     const nl = '\ufeffid;datum;prijs;lat;lon;oppervlakte\n"a";2024-01-02;350000;52,1;5,1;\n';
-    expect(parseSalesCsv(nl)[0]).toMatchObject({ id: 'a', prijs: 350000, lat: 52.1, lon: 5.1, oppervlakte: null, objectId: null });
+    expect((await parseSalesCsv(nl)).verkopen[0]).toMatchObject({ id: 'a', prijs: 350000, lat: 52.1, lon: 5.1, oppervlakte: null, objectId: null });
   });
 
-  it('names the missing column or the bad line', () => {
-    expect(() => parseSalesCsv('id,datum,prijs\n1,2024-01-01,5\n')).toThrow(/lat, lon/);
-    expect(() => parseSalesCsv('id,datum,prijs,lat,lon\n1,2024-01-01,,52,5\n')).toThrow(/regel 2/);
+  it('reads the very file `insight import verkopen` documents, through the same parser', async () => {
+    // The example of docs/import-formaten.md: the third line has no coordinates, so the backtest
+    // (which needs a position) skips it with a reason, as the import reports its rejects.
+    const doc = 'postcode;huisnummer;toevoeging;transactiedatum;koopsom;oppervlakte;perceel;bouwjaar;woningtype;energielabel;lat;lon\n1234AB;12;;2024-03-15;415000;118;160;1978;tussenwoning;C;52.0912;5.1214\n1234AB;14;2;2024-04-01;299000;74;;1999;appartement;B;52.0915;5.1220\n1234AB;16;;2023-11-20;512500;;;;twee-onder-een-kap;;;\n';
+    const { verkopen, geweigerd } = await parseSalesCsv(doc);
+    expect(verkopen).toHaveLength(2);
+    expect(verkopen[1]).toMatchObject({ datum: '2024-04-01', prijs: 299000, oppervlakte: 74, woningtype: 'appartement', objectId: '1234AB|14|2' });
+    expect(verkopen[0].id).toMatch(/^vk-[0-9a-f]{24}$/);
+    expect(geweigerd).toEqual([{ regel: 4, reden: expect.stringMatching(/lat en lon/) }]);
+    const imported = [];
+    for await (const r of parseVerkopen(Readable.from([Buffer.from(doc)]))) imported.push(r);
+    expect(imported.filter((r) => r.ok)).toHaveLength(3);
+    expect(imported[0].ok && imported[0].rij.id).toBe(verkopen[0].id);
+  });
+
+  it('names the missing column; skips and reports a bad line', async () => {
+    await expect(parseSalesCsv('id,datum,prijs\n1,2024-01-01,5\n')).rejects.toThrow(/lat, lon/);
+    const r = await parseSalesCsv('id,datum,prijs,lat,lon\n1,2024-01-01,,52,5\n2,2024-01-02,100,47.5,-122.3\n');
+    expect(r.geweigerd).toEqual([{ regel: 2, reden: 'koopsom ontbreekt' }]);
+    expect(r.verkopen.map((v) => v.id)).toEqual(['2']);
+    // Foreign files: decimal prices and years are rounded, an area of 0 is unknown.
+    const f = await parseSalesCsv('id,datum,prijs,lat,lon,oppervlakte,bouwjaar\n3,2024-01-03,350000.4,47.5,-122.3,0,1978.0\n');
+    expect(f.verkopen[0]).toMatchObject({ prijs: 350000, oppervlakte: null, bouwjaar: 1978 });
   });
 });
 

@@ -46,7 +46,7 @@ export function waardeerAdres(model: ValuationModel, a: WaarderingsAdres, peilda
     return { soort: 'onvoldoende_gegevens', reden: 'De ligging van dit adres is onbekend; een waarde is niet te bepalen.' };
   }
   const w = model.waardeer(
-    { lat: a.lat, lon: a.lon, oppervlakte, bouwjaar: a.bouwjaar, woningtype: a.woningtype, energielabel: a.energielabel, objectId: a.id },
+    { lat: a.lat, lon: a.lon, oppervlakte, bouwjaar: a.bouwjaar, woningtype: a.woningtype, energielabel: a.energielabel, uitsluitenWoning: a.id },
     peildatum,
   );
   if (w.soort === 'te_weinig') return { soort: 'te_weinig', reden: w.reden, info: model.info };

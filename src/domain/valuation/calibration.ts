@@ -6,9 +6,14 @@
  *    valuation's own diagnostics (dispersion of the comparables, their distance, n_eff and the
  *    size of their adjustments), fitted on the calibration residuals.
  * 2. The calibration valuations are cut into buckets of that score; per bucket the split-conformal
- *    10 % and 90 % quantiles of the log error give the band (rank ceil((n+1) q), the usual
- *    finite-sample correction). Between bucket centres the quantiles are interpolated, so the band
- *    widens smoothly with the score instead of jumping.
+ *    10 % and 90 % quantiles of the log error are reported per bucket (rank ceil((n+1) q), the
+ *    usual finite-sample correction).
+ * 3. The band itself is normalised conformal (Mondrian by group): per group of valuations (the
+ *    confidence label) the conformal 10 % and 90 % quantiles of log error / score, times the
+ *    valuation's own score. Each quantile then rests on every case of its group instead of one
+ *    bucket's (a bucket of 150 cases moves a 10 % quantile by +-2.5 coverage points), the width still
+ *    follows the score, and each label covers what it claims, not just the total. A group with fewer
+ *    than MIN_GROEP cases uses the pooled quantiles.
  */
 import type { RawEstimate } from './comparables.ts';
 import { solveSpd } from './linalg.ts';
@@ -18,6 +23,8 @@ export interface CalibrationCase {
   estimate: RawEstimate;
   /** log(sale price) - log(estimate) */
   logFout: number;
+  /** Sale day (day number); weights the band quantiles towards the most recent cases. */
+  dag?: number;
 }
 
 export interface CalibrationBucket {
@@ -34,7 +41,19 @@ export interface CalibrationBucket {
   pe20: number;
 }
 
+/** Normalised conformal quantiles: band = score * [laag, hoog] (log scale). */
+export interface BandQuantiles {
+  n: number;
+  laag: number;
+  hoog: number;
+}
+
+/** Fewest cases for a group's own band quantiles (a 10 % quantile then rests on >= 15 cases per tail). */
+const MIN_GROEP = 150;
+
 export interface Calibration {
+  /** Pooled and per-group normalised band quantiles (absent: band from the bucket quantiles). */
+  band?: { alle: BandQuantiles; groepen: Record<string, BandQuantiles> };
   /** Coefficients of the log-scale model (intercept first); empty = score is the dispersion itself. */
   schaal: number[];
   buckets: CalibrationBucket[];
@@ -116,8 +135,72 @@ export function fitCalibration(cases: readonly CalibrationCase[], opts: { dekkin
   return { schaal, buckets, dekking, n: cases.length };
 }
 
-/** Log-error quantiles [laag, hoog] for a score: interpolated between bucket centres, flat beyond. */
-export function bandFor(cal: Calibration, score: number): [number, number] {
+/**
+ * Weighted conformal quantile (Barber et al. 2023, non-exchangeable split conformal): the weighted
+ * empirical distribution of the scores plus a point mass at +-infinity carrying the weight of one
+ * new case, so with equal weights it is exactly the rank-ceil((n+1)q) rule.
+ */
+function weightedConformal(z: readonly { v: number; w: number }[], q: number): number {
+  const sorted = [...z].sort((a, b) => a.v - b.v);
+  const total = sorted.reduce((s, p) => s + p.w, 0);
+  const wNew = total / Math.max(1, sorted.length);
+  const all = total + wNew;
+  if (q >= 0.5) {
+    let acc = 0;
+    for (const p of sorted) {
+      acc += p.w;
+      if (acc >= q * all - 1e-12) return p.v;
+    }
+    return sorted[sorted.length - 1].v;
+  }
+  let acc = wNew;
+  for (const p of sorted) {
+    acc += p.w;
+    if (acc > q * all + 1e-12) return p.v;
+  }
+  return sorted[sorted.length - 1].v;
+}
+
+function bandQuantiles(z: readonly { v: number; w: number }[], dekking: number): BandQuantiles {
+  const tail = (1 - dekking) / 2;
+  return { n: z.length, laag: Math.min(0, weightedConformal(z, tail)), hoog: Math.max(0, weightedConformal(z, 1 - tail)) };
+}
+
+/** Fit the normalised band quantiles of `cal`, pooled and per group (`groupOf` of a case's score). */
+export function fitBandGroups(cal: Calibration, cases: readonly CalibrationCase[], groupOf: (score: number) => string): Calibration {
+  const all: { v: number; w: number }[] = [];
+  const byGroup = new Map<string, { v: number; w: number }[]>();
+  // Recency weights: the market drifts, so the newest cases resemble the next valuations most. The
+  // e-fold is a third of the slice's own span (1/e^3 ~ 5 % weight at its start); no dates: equal.
+  let first = Infinity;
+  let last = -Infinity;
+  for (const c of cases) if (c.dag !== undefined) {
+    first = Math.min(first, c.dag);
+    last = Math.max(last, c.dag);
+  }
+  const efold = Math.max(1, (last - first) / 3);
+  for (const c of cases) {
+    const score = uncertaintyScore(cal, c.estimate);
+    const z = { v: c.logFout / score, w: c.dag !== undefined && Number.isFinite(last) ? Math.exp(-(last - c.dag) / efold) : 1 };
+    all.push(z);
+    const g = groupOf(score);
+    if (!byGroup.has(g)) byGroup.set(g, []);
+    byGroup.get(g)!.push(z);
+  }
+  const groepen: Record<string, BandQuantiles> = {};
+  for (const [g, z] of byGroup) if (z.length >= MIN_GROEP) groepen[g] = bandQuantiles(z, cal.dekking);
+  return { ...cal, band: { alle: bandQuantiles(all, cal.dekking), groepen } };
+}
+
+/**
+ * Log-error quantiles [laag, hoog] for a score (and the valuation's group): normalised conformal
+ * when fitted, else interpolated between bucket centres, flat beyond.
+ */
+export function bandFor(cal: Calibration, score: number, groep?: string): [number, number] {
+  if (cal.band) {
+    const q = (groep !== undefined ? cal.band.groepen[groep] : undefined) ?? cal.band.alle;
+    return [score * q.laag, score * q.hoog];
+  }
   const b = cal.buckets;
   if (score <= b[0].score) return [b[0].laag, b[0].hoog];
   const last = b[b.length - 1];

@@ -4,6 +4,7 @@
  * twice: once on all sales (the live model) and once on the older part only (to calibrate the band
  * and the confidence labels on the most recent sales, as the live model will be used).
  */
+import KDBush from 'kdbush';
 import { DEFAULT_CAPS } from './adjustments.ts';
 import type { AdjustmentCaps, AttributeEffects } from './adjustments.ts';
 import { DEFAULT_SEARCH, Scratch } from './comparables.ts';
@@ -53,6 +54,8 @@ export const DEFAULT_CORE_OPTIONS: CoreOptions = {
 
 export interface FittedCore extends ComparableCore {
   index: PriceIndexModel;
+  /** Region key -> curve number (curveAt's lookup), kept so the core can be rebuilt from plain data. */
+  curveOfRegion: Map<number, number>;
   /** Hedonic iterations and residual sigma, reported for diagnostics. */
   fit: { iterations: number; sigma: number; rows: number };
 }
@@ -136,8 +139,28 @@ export function fitCore(table: SalesTable, rows: Int32Array, options: CoreOption
     curveOfRow,
     saleLogIndex,
     curveAt,
+    curveOfRegion,
     index,
     fit: { iterations: fit.iterations, sigma: fit.sigma, rows: fit.rows.length },
+  };
+}
+
+/** A fitted core as plain data (for a worker thread to hand it over): no class instances, no closures. */
+export type CoreState = Omit<FittedCore, 'spatial' | 'curveAt' | 'table'> & { spatial: { data: ArrayBufferLike; rows: Int32Array }[] };
+
+export function coreToState(core: FittedCore): CoreState {
+  const { spatial, curveAt: _curveAt, table: _table, ...rest } = core;
+  return { ...rest, spatial: spatial.segments.map((s) => ({ data: s.tree.data, rows: s.rows })) };
+}
+
+export function coreFromState(state: CoreState, table: SalesTable, regioCel: number): FittedCore {
+  const { spatial, ...rest } = state;
+  const curveOfRegion = state.curveOfRegion;
+  return {
+    ...rest,
+    table,
+    spatial: { segments: spatial.map((s) => ({ tree: KDBush.from(s.data), rows: s.rows })) },
+    curveAt: (x: number, y: number) => (regioCel > 0 ? (curveOfRegion.get(regionKey(x, y, regioCel)) ?? 0) : 0),
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
-import { buildModel, type ValuationModel } from './index.ts';
+import { buildModelInWorker, type ValuationModel } from './index.ts';
 import { laadPrijsindex, laadVerkopen } from './gegevens.ts';
 
 export interface ModelHouder {
@@ -35,7 +35,7 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
     const v = await vintage(db);
     const start = now();
     const [verkopen, index] = await Promise.all([laadVerkopen(db), laadPrijsindex(db)]);
-    const model = buildModel(verkopen, index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
+    const model = await buildModelInWorker(verkopen, index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
     huidigeVintage = v;
     log.info({ verkopen: verkopen.length, indexBron: model.info.indexBron, ms: now() - start }, 'waardemodel gebouwd');
     return model;

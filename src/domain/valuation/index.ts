@@ -4,3 +4,4 @@
 export type { Betrouwbaarheid, ModelInfo, PriceIndexPoint, SaleRecord, Subject, ValuationModel, Waardering, Weigering } from './types.ts';
 export { buildModel, MODEL_VERSIE } from './model.ts';
 export type { BuildOptions, FittedModel, ModelDetails } from './model.ts';
+export { buildModelInWorker } from './build-worker.ts';

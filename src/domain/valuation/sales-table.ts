@@ -52,8 +52,8 @@ export interface SalesTable {
   ids: string[];
   /** Interned dwelling id per sale, -1 when the record has none. */
   object: Int32Array;
-  /** Dwelling id -> its interned number: a subject's own sales found without a query. */
-  objectNummers: Map<string, number>;
+  /** Dwelling id -> its interned number (for Subject.uitsluitenWoning). */
+  objectIndex: Map<string, number>;
   day: Int32Array;
   prijs: Float64Array;
   logPrijs: Float64Array;
@@ -95,7 +95,7 @@ export function buildSalesTable(sales: readonly SaleRecord[], projection?: Proje
     n,
     ids: new Array<string>(n),
     object: new Int32Array(n),
-    objectNummers: new Map(),
+    objectIndex: new Map(),
     day: new Int32Array(n),
     prijs: new Float64Array(n),
     logPrijs: new Float64Array(n),
@@ -110,7 +110,7 @@ export function buildSalesTable(sales: readonly SaleRecord[], projection?: Proje
     projection: proj,
     newestDay: -Infinity,
   };
-  const objects = t.objectNummers;
+  const objects = t.objectIndex;
   for (let j = 0; j < n; j++) {
     const s = sales[keep[j]];
     t.ids[j] = s.id;

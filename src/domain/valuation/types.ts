@@ -48,8 +48,11 @@ export interface Subject {
   energielabel?: string | null;
   /** sale ids never used as comparables (the subject's own sales) */
   uitsluiten?: string[];
-  /** The subject's dwelling id (SaleRecord.objectId): its own held sales are never comparables. */
-  objectId?: string | null;
+  /**
+   * Dwelling id (the `objectId` of the held sales, e.g. the address id): all sales of this dwelling
+   * are never used as comparables (nor in its location statistic). Needs no per-request query.
+   */
+  uitsluitenWoning?: string | null;
 }
 
 export type Betrouwbaarheid = 'hoog' | 'normaal' | 'laag';

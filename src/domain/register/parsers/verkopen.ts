@@ -13,6 +13,13 @@
  * importing the same file twice updates instead of duplicating. adres_id stays null in `rij`; the
  * framework may fill it from `adres` (a sale whose address is unknown is still a usable comparable
  * when it has lat/lon).
+ *
+ * The same file is what `insight backtest` reads (parseVerkopenVoorBacktest: same header, same row
+ * checks), with two optional extra columns `id` (sale id) and `object_id` (dwelling id shared by
+ * repeat sales; default postcode + huisnummer + toevoeging). There postcode and huisnummer may be
+ * empty, lat/lon are required and may lie outside the Netherlands (foreign test data), numbers
+ * may have decimals (koopsom and bouwjaar are rounded) and an area of 0 means unknown. `datum` and `prijs` are read as the old names of
+ * transactiedatum and koopsom.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -46,7 +53,6 @@ export interface VerkoopOpties {
 export const VERKOPEN_KOPREGEL = 'postcode;huisnummer;toevoeging;transactiedatum;koopsom';
 export const VERKOPEN_OPTIONELE_KOLOMMEN = ['oppervlakte', 'perceel', 'bouwjaar', 'woningtype', 'energielabel', 'lat', 'lon'] as const;
 
-
 const WONINGTYPE_ALIAS: Record<string, string> = {
   'vrijstaande woning': 'vrijstaand',
   '2-onder-1-kap': 'twee-onder-een-kap',
@@ -68,134 +74,143 @@ export function verkoopId(postcode: string, huisnummer: number, toevoeging: stri
   return `vk-${h.slice(0, 24)}`;
 }
 
+/** Old column names (the former backtest format) and the names they stand for. */
+const ALIAS: Record<string, string> = { datum: 'transactiedatum', prijs: 'koopsom' };
+
+/** One validated sale row as both entry points read it; `postcode`/`huisnummer` null only for a backtest. */
+export interface VerkoopVelden extends Omit<VerkoopRij, 'id' | 'adres_id' | 'bron'> {
+  saleId: string | null;
+  objectId: string | null;
+}
+
+type Modus = 'import' | 'backtest';
+
+/** Header of a sales file: the column index, or throws naming what is missing. */
+function leesKop(velden: readonly string[], modus: Modus): Map<string, number> {
+  const kop = kolomIndex(velden);
+  for (const [oud, nieuw] of Object.entries(ALIAS)) if (kop.has(oud) && !kop.has(nieuw)) kop.set(nieuw, kop.get(oud)!);
+  const nodig = modus === 'import' ? ['postcode', 'huisnummer', 'transactiedatum', 'koopsom'] : ['transactiedatum', 'koopsom', 'lat', 'lon'];
+  const ontbreekt = nodig.filter((n) => !kop.has(n));
+  if (ontbreekt.length) throw new Error(`Dit is geen ${VERWACHT}. Kolom(men) ${ontbreekt.join(', ')} ontbreken in de kopregel "${velden.join(';').slice(0, 200)}".`);
+  return kop;
+}
+
+/** Check one data row; a string is the reason it is refused. */
+function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): VerkoopVelden | string {
+  const get = (naam: string) => veld(v, k.get(naam));
+  const backtest = modus === 'backtest';
+  const pcRuw = get('postcode');
+  const hnRuw = get('huisnummer');
+  const zonderAdres = backtest && pcRuw === null && hnRuw === null;
+  const postcode = zonderAdres ? null : geldigePostcode(pcRuw);
+  if (!zonderAdres && !postcode) return pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt';
+  const huisnummer = zonderAdres ? null : leesHuisnummer(hnRuw);
+  if (!zonderAdres && huisnummer === null) return hnRuw ? `ongeldig huisnummer "${hnRuw}" (alleen cijfers; letter of toevoeging in kolom toevoeging)` : 'huisnummer ontbreekt';
+  const toevoeging = schoneToevoeging(get('toevoeging'));
+  const tdRuw = get('transactiedatum');
+  const transactiedatum = leesDatumIso(tdRuw);
+  if (!transactiedatum) return tdRuw ? `ongeldige transactiedatum "${tdRuw}" (verwacht jjjj-mm-dd)` : 'transactiedatum ontbreekt';
+  const ksRuw = get('koopsom');
+  // A backtest file from elsewhere may write prices as decimals ("350000.0"): rounded to euros.
+  const koopsomRuw = backtest ? leesGetal(ksRuw) : leesGeheelGetal(ksRuw);
+  const koopsom = koopsomRuw === null ? null : Math.round(koopsomRuw);
+  if (koopsom === null || koopsom < 1) return ksRuw ? `ongeldige koopsom "${ksRuw}" (geheel aantal euro's, alleen cijfers)` : 'koopsom ontbreekt';
+  // The backtest takes areas with decimals (converted foreign data); the import stores whole m2.
+  const getal = (naam: string, min: number, max: number, decimalen: boolean): number | null | string => {
+    const r = get(naam);
+    if (r === null) return null;
+    const n = decimalen ? leesGetal(r) : leesGeheelGetal(r);
+    // Foreign backtest data write 0 for "unknown" area: unknown, not a refused sale.
+    if (backtest && n === 0 && min > 0) return null;
+    const bijv = naam === 'oppervlakte' ? 'ongeldige' : 'ongeldig';
+    return n === null || n < min || n > max ? `${bijv} ${naam} "${r}" (${decimalen ? 'getal' : 'geheel getal'} ${min}–${max})` : n;
+  };
+  const oppervlakte = getal('oppervlakte', 1, 100_000, backtest);
+  if (typeof oppervlakte === 'string') return oppervlakte;
+  const perceel = getal('perceel', 0, 10_000_000, backtest);
+  if (typeof perceel === 'string') return perceel;
+  const bouwjaarRuw = getal('bouwjaar', 1000, 2100, backtest);
+  if (typeof bouwjaarRuw === 'string') return bouwjaarRuw;
+  const bouwjaar = bouwjaarRuw === null ? null : Math.round(bouwjaarRuw);
+  const wtRuw = get('woningtype');
+  let woningtype: string | null = null;
+  if (wtRuw) {
+    const w = wtRuw.toLowerCase();
+    woningtype = (WONINGTYPEN as readonly string[]).includes(w) ? w : (WONINGTYPE_ALIAS[w] ?? null);
+    if (!woningtype) return `onbekend woningtype "${wtRuw}" (verwacht ${WONINGTYPEN.join(', ')})`;
+  }
+  const elRuw = get('energielabel');
+  const energielabel = elRuw ? elRuw.replace(/\s+/g, '').toUpperCase() : null;
+  if (energielabel && !KLASSE.test(energielabel)) return `onbekend energielabel "${elRuw}" (A+++++ t/m G)`;
+  const latRuw = get('lat');
+  const lonRuw = get('lon');
+  const lat = leesGetal(latRuw);
+  const lon = leesGetal(lonRuw);
+  if ((latRuw && lat === null) || (lonRuw && lon === null)) return `ongeldige coördinaten lat "${latRuw ?? ''}" lon "${lonRuw ?? ''}" (decimale graden met een punt)`;
+  if ((lat === null) !== (lon === null)) return 'lat en lon horen samen: geef beide of geen van beide';
+  if (backtest) {
+    if (lat === null || lon === null || !(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) return 'lat en lon zijn nodig voor de backtest (decimale graden)';
+  } else if (lat !== null && lon !== null && !(lat >= 50.7 && lat <= 53.7 && lon >= 3.2 && lon <= 7.3)) {
+    const verwisseld = lon >= 50.7 && lon <= 53.7 && lat >= 3.2 && lat <= 7.3;
+    return `coördinaten (${lat}, ${lon}) liggen niet in Nederland${verwisseld ? ' — lat en lon verwisseld?' : ''}`;
+  }
+  return { postcode, huisnummer, toevoeging, transactiedatum, koopsom, oppervlakte, perceel, bouwjaar, woningtype, energielabel, lat, lon, saleId: get('id'), objectId: get('object_id') };
+}
+
 export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: VerkoopOpties = {}): AsyncGenerator<VerkoopResultaat> {
   const bron = opts.bron ?? 'verkopen-import';
   let k: Map<string, number> | null = null;
   for await (const item of leesCsv(input, { scheiding: 'auto', verwacht: VERWACHT })) {
     if (!k) {
       if (item.soort === 'fout') throw new Error(`Dit is geen ${VERWACHT}: de kopregel is onleesbaar.`);
-      const kop = kolomIndex(item.velden);
-      const ontbreekt = ['postcode', 'huisnummer', 'transactiedatum', 'koopsom'].filter((n) => !kop.has(n));
-      if (ontbreekt.length) {
-        throw new Error(
-          `Dit is geen ${VERWACHT}. Kolom(men) ${ontbreekt.join(', ')} ontbreken in de kopregel "${item.velden.join(';').slice(0, 200)}".`,
-        );
-      }
-      k = kop;
+      k = leesKop(item.velden, 'import');
       continue;
     }
     if (item.soort === 'fout') {
       yield { ok: false, regel: item.regel, reden: item.reden };
       continue;
     }
-    const v = item.velden;
-    const get = (naam: string) => veld(v, k!.get(naam));
-    const fout = (reden: string): ParseFout => ({ ok: false, regel: item.regel, reden });
+    const r = leesRij(item.velden, k, 'import');
+    if (typeof r === 'string') {
+      yield { ok: false, regel: item.regel, reden: r };
+      continue;
+    }
+    const { saleId: _id, objectId: _object, ...velden } = r;
+    const postcode = r.postcode!;
+    const huisnummer = r.huisnummer!;
+    const adres: AdresSleutel = { postcode, huisnummer, huisletter: null, toevoeging: r.toevoeging, gecombineerd: true, verblijfsobjectId: null };
+    yield { ok: true, tabel: 'verkoop', rij: { id: verkoopId(postcode, huisnummer, r.toevoeging, r.transactiedatum, r.koopsom), adres_id: null, ...velden, bron }, adres };
+  }
+  if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
+}
 
-    const pcRuw = get('postcode');
-    const postcode = geldigePostcode(pcRuw);
-    if (!postcode) {
-      yield fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt');
-      continue;
-    }
-    const hnRuw = get('huisnummer');
-    const huisnummer = leesHuisnummer(hnRuw);
-    if (huisnummer === null) {
-      yield fout(hnRuw ? `ongeldig huisnummer "${hnRuw}" (alleen cijfers; letter of toevoeging in kolom toevoeging)` : 'huisnummer ontbreekt');
-      continue;
-    }
-    const toevoeging = schoneToevoeging(get('toevoeging'));
-    const tdRuw = get('transactiedatum');
-    const transactiedatum = leesDatumIso(tdRuw);
-    if (!transactiedatum) {
-      yield fout(tdRuw ? `ongeldige transactiedatum "${tdRuw}" (verwacht jjjj-mm-dd)` : 'transactiedatum ontbreekt');
-      continue;
-    }
-    const ksRuw = get('koopsom');
-    const koopsom = leesGeheelGetal(ksRuw);
-    if (koopsom === null || koopsom < 1) {
-      yield fout(ksRuw ? `ongeldige koopsom "${ksRuw}" (geheel aantal euro's, alleen cijfers)` : 'koopsom ontbreekt');
-      continue;
-    }
+/** A sale of a backtest file, or a refused line. */
+export type BacktestVerkoop = { ok: true; regel: number; verkoop: VerkoopVelden & { id: string } } | ParseFout;
 
-    const geheel = (naam: string, min: number, max: number): number | null | ParseFout => {
-      const r = get(naam);
-      if (r === null) return null;
-      const n = leesGeheelGetal(r);
-      const bijv = naam === 'oppervlakte' ? 'ongeldige' : 'ongeldig';
-      return n === null || n < min || n > max ? fout(`${bijv} ${naam} "${r}" (geheel getal ${min}–${max})`) : n;
-    };
-    const oppervlakte = geheel('oppervlakte', 1, 100_000);
-    if (oppervlakte !== null && typeof oppervlakte === 'object') {
-      yield oppervlakte;
+/**
+ * The same sales file read for `insight backtest` (see the module comment for what differs). The
+ * id is the `id` column, else the import's derived id, else `regel-<n>`.
+ */
+export async function* parseVerkopenVoorBacktest(input: NodeJS.ReadableStream): AsyncGenerator<BacktestVerkoop> {
+  let k: Map<string, number> | null = null;
+  for await (const item of leesCsv(input, { scheiding: 'auto', verwacht: VERWACHT })) {
+    if (!k) {
+      if (item.soort === 'fout') throw new Error(`Dit is geen ${VERWACHT}: de kopregel is onleesbaar.`);
+      k = leesKop(item.velden, 'backtest');
       continue;
     }
-    const perceel = geheel('perceel', 0, 10_000_000);
-    if (perceel !== null && typeof perceel === 'object') {
-      yield perceel;
+    if (item.soort === 'fout') {
+      yield { ok: false, regel: item.regel, reden: item.reden };
       continue;
     }
-    const bouwjaar = geheel('bouwjaar', 1000, 2100);
-    if (bouwjaar !== null && typeof bouwjaar === 'object') {
-      yield bouwjaar;
+    const r = leesRij(item.velden, k, 'backtest');
+    if (typeof r === 'string') {
+      yield { ok: false, regel: item.regel, reden: r };
       continue;
     }
-    const wtRuw = get('woningtype');
-    let woningtype: string | null = null;
-    if (wtRuw) {
-      const w = wtRuw.toLowerCase();
-      woningtype = (WONINGTYPEN as readonly string[]).includes(w) ? w : (WONINGTYPE_ALIAS[w] ?? null);
-      if (!woningtype) {
-        yield fout(`onbekend woningtype "${wtRuw}" (verwacht ${WONINGTYPEN.join(', ')})`);
-        continue;
-      }
-    }
-    const elRuw = get('energielabel');
-    const energielabel = elRuw ? elRuw.replace(/\s+/g, '').toUpperCase() : null;
-    if (energielabel && !KLASSE.test(energielabel)) {
-      yield fout(`onbekend energielabel "${elRuw}" (A+++++ t/m G)`);
-      continue;
-    }
-    const latRuw = get('lat');
-    const lonRuw = get('lon');
-    const lat = leesGetal(latRuw);
-    const lon = leesGetal(lonRuw);
-    if ((latRuw && lat === null) || (lonRuw && lon === null)) {
-      yield fout(`ongeldige coördinaten lat "${latRuw ?? ''}" lon "${lonRuw ?? ''}" (decimale graden met een punt)`);
-      continue;
-    }
-    if ((lat === null) !== (lon === null)) {
-      yield fout('lat en lon horen samen: geef beide of geen van beide');
-      continue;
-    }
-    if (lat !== null && lon !== null && !(lat >= 50.7 && lat <= 53.7 && lon >= 3.2 && lon <= 7.3)) {
-      const verwisseld = lon >= 50.7 && lon <= 53.7 && lat >= 3.2 && lat <= 7.3;
-      yield fout(`coördinaten (${lat}, ${lon}) liggen niet in Nederland${verwisseld ? ' — lat en lon verwisseld?' : ''}`);
-      continue;
-    }
-    const adres: AdresSleutel = { postcode, huisnummer, huisletter: null, toevoeging, gecombineerd: true, verblijfsobjectId: null };
-    yield {
-      ok: true,
-      tabel: 'verkoop',
-      rij: {
-        id: verkoopId(postcode, huisnummer, toevoeging, transactiedatum, koopsom),
-        adres_id: null,
-        postcode,
-        huisnummer,
-        toevoeging,
-        transactiedatum,
-        koopsom,
-        oppervlakte,
-        perceel,
-        bouwjaar,
-        woningtype,
-        energielabel,
-        lat,
-        lon,
-        bron,
-      },
-      adres,
-    };
+    const adres = r.postcode !== null && r.huisnummer !== null ? `${r.postcode}|${r.huisnummer}|${r.toevoeging ?? ''}` : null;
+    const id = r.saleId ?? (adres ? verkoopId(r.postcode!, r.huisnummer!, r.toevoeging, r.transactiedatum, r.koopsom) : `regel-${item.regel}`);
+    yield { ok: true, regel: item.regel, verkoop: { ...r, id, objectId: r.objectId ?? adres } };
   }
   if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }

@@ -15,9 +15,11 @@
 import { dateOfDay, dayNumber, monthNumber } from '../dates.ts';
 import { buildModel } from '../model.ts';
 import type { BuildOptions, ModelDetails } from '../model.ts';
+import { STAGE_MODES } from '../learner.ts';
+import type { StageMode } from '../learner.ts';
 import type { ModelInfo, SaleRecord, Subject } from '../types.ts';
 import { computeMetrics } from './metrics.ts';
-import type { BacktestMetrics, BacktestPrediction } from './metrics.ts';
+import type { AccuracyMetrics, BacktestMetrics, BacktestPrediction } from './metrics.ts';
 
 export interface BacktestOptions {
   /** First date (Y-m-d) predicted; default: the date from which the most recent `fractie` of sales run. */
@@ -112,4 +114,36 @@ export function runBacktest(sales: readonly SaleRecord[], opts: BacktestOptions 
     metrics: computeMetrics(predictions),
     duur: { bouw: Math.round(t1 - t0), waarderen: Math.round(t2 - t1) },
   };
+}
+
+/** One row of the ablation table: the same backtest with one part of the model switched off. */
+export interface AblationRow {
+  mode: StageMode;
+  /** Dutch description for the report. */
+  omschrijving: string;
+  hitRate: number;
+  overall: AccuracyMetrics;
+  /** Combination weight and number of trees of the run. */
+  gewicht: number;
+  bomen: number;
+}
+
+const OMSCHRIJVING: Record<StageMode, string> = {
+  vergelijking: 'vergelijkbare verkopen alleen',
+  'vergelijking+locatie': 'vergelijkbare verkopen + locatiestap',
+  leerder: 'leerder (GBDT) alleen, zonder vergelijkingsschatting',
+  'gecombineerd-zonder-locatie': 'gecombineerd, zonder locatiestap',
+  gecombineerd: 'gecombineerd (standaard)',
+};
+
+/**
+ * Run the backtest once per second-stage mode (same split, same data). `done` is a finished run of
+ * the same split whose mode is not run again.
+ */
+export function runAblation(sales: readonly SaleRecord[], opts: BacktestOptions = {}, done?: BacktestResult, modes: readonly StageMode[] = STAGE_MODES): AblationRow[] {
+  const from = done?.from ?? opts.from ?? defaultFrom(sales, opts.fractie);
+  return modes.map((mode) => {
+    const r = done && done.details.stap2.mode === mode ? done : runBacktest(sales, { ...opts, from, model: { ...opts.model, stage: mode } });
+    return { mode, omschrijving: OMSCHRIJVING[mode], hitRate: r.metrics.hitRate, overall: r.metrics.overall, gewicht: r.details.stap2.gewicht, bomen: r.details.stap2.bomen };
+  });
 }

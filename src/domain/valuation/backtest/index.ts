@@ -1,8 +1,8 @@
 /**
  * Backtest of the market-value model: engine, metrics, CSV in/out and the HTML report.
  */
-export { defaultFrom, runBacktest } from './engine.ts';
-export type { BacktestOptions, BacktestResult } from './engine.ts';
+export { defaultFrom, runAblation, runBacktest } from './engine.ts';
+export type { AblationRow, BacktestOptions, BacktestResult } from './engine.ts';
 export { accuracy, computeMetrics } from './metrics.ts';
 export type { AccuracyMetrics, BacktestMetrics, BacktestPrediction, GroupMetrics } from './metrics.ts';
 export { formatSalesCsv, parseSalesCsv, SALES_CSV_COLUMNS } from './sales-csv.ts';

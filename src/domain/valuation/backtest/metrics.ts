@@ -54,6 +54,13 @@ export interface BacktestMetrics {
   perSegment: Record<string, GroupMetrics>;
   /** Deciles of the sale price (1 = cheapest tenth of the predicted sales). */
   perDeciel: (GroupMetrics & { deciel: number; vanPrijs: number; totPrijs: number })[];
+  /**
+   * Deciles of the estimate (1 = lowest tenth of the valued sales' marktwaarde): what a band can
+   * promise given what it knows. Deciles of the sale price select on the error itself (the
+   * cheapest tenth holds the sales that fell short of their estimate), so no honest band covers
+   * 80 % in its outer deciles; both are reported.
+   */
+  perSchattingDeciel: (AccuracyMetrics & { deciel: number; vanWaarde: number; totWaarde: number })[];
 }
 
 function median(sorted: number[]): number {
@@ -131,6 +138,13 @@ export function computeMetrics(rows: readonly BacktestPrediction[]): BacktestMet
     if (sub.length === 0) continue;
     perDeciel.push({ deciel: d + 1, vanPrijs: sub[0].prijs, totPrijs: sub[sub.length - 1].prijs, ...group(sub) });
   }
+  const byEstimate = [...valued].sort((a, b) => (a.uitkomst as Waardering).marktwaarde - (b.uitkomst as Waardering).marktwaarde);
+  const perSchattingDeciel: BacktestMetrics['perSchattingDeciel'] = [];
+  for (let d = 0; d < 10 && byEstimate.length; d++) {
+    const sub = byEstimate.slice(Math.floor((d * byEstimate.length) / 10), Math.floor(((d + 1) * byEstimate.length) / 10));
+    if (sub.length === 0) continue;
+    perSchattingDeciel.push({ deciel: d + 1, vanWaarde: (sub[0].uitkomst as Waardering).marktwaarde, totWaarde: (sub[sub.length - 1].uitkomst as Waardering).marktwaarde, ...accuracy(sub) });
+  }
   return {
     totaal: rows.length,
     gewaardeerd: valued.length,
@@ -140,5 +154,6 @@ export function computeMetrics(rows: readonly BacktestPrediction[]): BacktestMet
     perLabel,
     perSegment,
     perDeciel,
+    perSchattingDeciel,
   };
 }

@@ -7,7 +7,7 @@ import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
 import { HOOG_AANDEEL, HOOG_BINNEN, LAAG_AANDEEL, LAAG_BINNEN } from '../confidence.ts';
-import type { BacktestResult } from './engine.ts';
+import type { AblationRow, BacktestResult } from './engine.ts';
 import type { AccuracyMetrics, BacktestPrediction } from './metrics.ts';
 import type { Waardering } from '../types.ts';
 
@@ -72,16 +72,22 @@ export function errorDistributionSpec(rows: readonly BacktestPrediction[]): TopL
  */
 export function calibrationSpec(rows: readonly BacktestPrediction[], target = 0.8): TopLevelSpec {
   const v = valued(rows)
-    .map((r) => ({ breedte: (r.uitkomst.max - r.uitkomst.min) / r.uitkomst.marktwaarde / 2, inBand: r.prijs >= r.uitkomst.min && r.prijs <= r.uitkomst.max, binnen10: Math.abs(r.uitkomst.marktwaarde / r.prijs - 1) <= 0.1 }))
+    .map((r) => ({ label: r.uitkomst.betrouwbaarheid, breedte: (r.uitkomst.max - r.uitkomst.min) / r.uitkomst.marktwaarde / 2, inBand: r.prijs >= r.uitkomst.min && r.prijs <= r.uitkomst.max, binnen10: Math.abs(r.uitkomst.marktwaarde / r.prijs - 1) <= 0.1 }))
     .sort((a, b) => a.breedte - b.breedte);
   const points: { breedte: number; aandeel: number; reeks: string }[] = [];
-  const groups = Math.min(10, Math.max(1, Math.floor(v.length / 20)));
-  for (let g = 0; g < groups && v.length; g++) {
-    const part = v.slice(Math.floor((g * v.length) / groups), Math.floor(((g + 1) * v.length) / groups));
-    const mid = 100 * part[part.length >> 1].breedte;
-    points.push({ breedte: mid, aandeel: (100 * part.filter((p) => p.inBand).length) / part.length, reeks: 'prijs binnen band' });
-    points.push({ breedte: mid, aandeel: (100 * part.filter((p) => p.binnen10).length) / part.length, reeks: 'binnen 10%' });
-  }
+  const series = (part0: typeof v, naam: string, maxGroups: number, withinToo: boolean) => {
+    const groups = Math.min(maxGroups, Math.max(1, Math.floor(part0.length / 20)));
+    for (let g = 0; g < groups && part0.length; g++) {
+      const part = part0.slice(Math.floor((g * part0.length) / groups), Math.floor(((g + 1) * part0.length) / groups));
+      const mid = 100 * part[part.length >> 1].breedte;
+      points.push({ breedte: mid, aandeel: (100 * part.filter((p) => p.inBand).length) / part.length, reeks: naam });
+      if (withinToo) points.push({ breedte: mid, aandeel: (100 * part.filter((p) => p.binnen10).length) / part.length, reeks: 'binnen 10%' });
+    }
+  };
+  series(v, 'prijs binnen band (alle)', 10, true);
+  // Per label: does each label's band cover what it claims?
+  const labels = new Set(v.map((p) => p.label));
+  if (labels.size > 1) for (const l of ['hoog', 'normaal', 'laag'] as const) series(v.filter((p) => p.label === l), `prijs binnen band (${l})`, 5, false);
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: `Kalibratie: gerealiseerde dekking per deciel van de voorspelde bandbreedte (doel ${Math.round(target * 100)}%)`,
@@ -150,13 +156,21 @@ function thresholdText(t: BacktestResult['details']['labels']): string {
   return `${hoog}; ${laag}`;
 }
 
-/** The full HTML report. `titel` names the data set (e.g. 'King County 2014–2015'). */
-export async function renderReport(result: BacktestResult, titel: string): Promise<string> {
+/** Ablation table rows (HTML). */
+function ablationRows(rows: readonly AblationRow[]): string {
+  return rows
+    .map((a) => `<tr><th>${esc(a.omschrijving)}</th><td>${pct(a.hitRate)}</td>${metricCells(a.overall)}<td>${num(a.gewicht, 2)}</td><td>${a.bomen}</td></tr>`)
+    .join('');
+}
+
+/** The full HTML report. `titel` names the data set (e.g. 'King County 2014–2015'); `ablatie` adds the ablation table. */
+export async function renderReport(result: BacktestResult, titel: string, ablatie?: readonly AblationRow[]): Promise<string> {
   const m = result.metrics;
   const [fouten, kalibratie, spreiding] = await Promise.all([renderSvg(errorDistributionSpec(result.predictions)), renderSvg(calibrationSpec(result.predictions)), renderSvg(scatterSpec(result.predictions))]);
   const d = result.details;
   const labelRows = (['hoog', 'normaal', 'laag'] as const).map((l) => `<tr><th>${l}</th><td>${pct(m.perLabel[l].aandeel)}</td>${metricCells(m.perLabel[l])}</tr>`).join('');
   const segRows = Object.entries(m.perSegment).map(([k, g]) => `<tr><th>${esc(k)}</th><td>${g.totaal}</td><td>${pct(g.hitRate)}</td>${metricCells(g)}</tr>`).join('');
+  const estRows = m.perSchattingDeciel.map((g) => `<tr><th>${g.deciel}</th><td>${g.vanWaarde.toLocaleString('nl-NL')} – ${g.totWaarde.toLocaleString('nl-NL')}</td>${metricCells(g)}</tr>`).join('');
   const decRows = m.perDeciel.map((g) => `<tr><th>${g.deciel}</th><td>${g.vanPrijs.toLocaleString('nl-NL')} – ${g.totPrijs.toLocaleString('nl-NL')}</td><td>${pct(g.hitRate)}</td>${metricCells(g)}</tr>`).join('');
   const cal = d.kalibratie;
   const bucketRows = cal
@@ -180,6 +194,8 @@ zonder eigen verkopen van dezelfde woning. ${result.zonderOppervlakte ? `${resul
 <p class="kpi">MdAPE <b>${pct(m.overall.mdape, 2)}</b> · binnen 10%: <b>${pct(m.overall.pe10)}</b> · binnen 20%: <b>${pct(m.overall.pe20)}</b> ·
 hit rate <b>${pct(m.hitRate)}</b> (${m.geweigerd} geweigerd) · dekking 80%-band <b>${pct(m.overall.dekking)}</b></p>
 <h2>Totaal</h2><table><tr><th></th>${METRIC_HEAD}</tr><tr><th>alle gewaardeerde</th>${metricCells(m.overall)}</tr></table>
+${ablatie?.length ? `<h2>Ablatie</h2><p>Dezelfde splitsing met telkens een deel van het model uit. Gewicht: het op de kalibratieschijf gefitte gewicht van de correctie (leerder of locatiestap); bomen: aantal bomen van de leerder.</p>
+<table><tr><th>variant</th><th>hit rate</th>${METRIC_HEAD}<th>gewicht</th><th>bomen</th></tr>${ablationRows(ablatie)}</table>` : ''}
 <h2>Per betrouwbaarheidslabel</h2>
 <table><tr><th>label</th><th>aandeel</th>${METRIC_HEAD}</tr>${labelRows}</table>
 <p><b>Definitie.</b> De kalibratieverkopen (het recentste deel van de trainingsdata, gewaardeerd door een model dat ze niet kende)
@@ -190,12 +206,17 @@ zijn gesorteerd op een onzekerheidsscore (uit spreiding, afstand, n_eff en corre
 <b>normaal</b>: daartussen. Drempels in deze run: ${thresholdText(thr)}.</p>
 <h2>Foutverdeling</h2><figure>${fouten}</figure>
 <h2>Kalibratie van de band</h2><figure>${kalibratie}</figure>
-${cal ? `<p>Kalibratie op ${cal.n} waarderingen; band per scoregroep (conforme 10%- en 90%-kwantielen van de logfout, geïnterpoleerd):</p>
+${cal ? `<p>Kalibratie op ${cal.n} waarderingen. De band is genormaliseerd conform per label: per label de 10%- en 90%-kwantielen van logfout / score
+(recente waarderingen wegen zwaarder), maal de score van de waardering zelf${cal.band ? ` (${Object.entries(cal.band.groepen).map(([g, q]) => `${g}: ${q.n} waarderingen, ×[${num(q.laag, 2)}, ${num(q.hoog, 2)}]`).join('; ') || `alle: ×[${num(cal.band.alle.laag, 2)}, ${num(cal.band.alle.hoog, 2)}]`})` : ''}.
+Per scoregroep ter informatie (conforme 10%- en 90%-kwantielen van de logfout):</p>
 <table><tr><th>score (mediaan)</th><th>n</th><th>ondergrens</th><th>bovengrens</th><th>PE10</th><th>PE20</th></tr>${bucketRows}</table>` : '<p>Niet gekalibreerd (te weinig verkopen).</p>'}
 <figure>${spreiding}</figure>
 <h2>Per woningtype</h2>
 <table><tr><th>woningtype</th><th>verkopen</th><th>hit rate</th>${METRIC_HEAD}</tr>${segRows}</table>
+<h2>Per deciel van de geschatte waarde</h2>
+<table><tr><th>deciel</th><th>marktwaarde</th>${METRIC_HEAD}</tr>${estRows}</table>
 <h2>Per prijsdeciel (verkoopprijs)</h2>
+<p>Let op: een deciel van de werkelijke prijs selecteert op de fout zelf (het goedkoopste tiende bevat vooral verkopen die onder hun schatting bleven), dus de dekking in de buitenste decielen ligt onvermijdelijk onder die per deciel van de schatting.</p>
 <table><tr><th>deciel</th><th>prijs</th><th>hit rate</th>${METRIC_HEAD}</tr>${decRows}</table>
 <p>Begrippen: APE = |marktwaarde / prijs − 1|; PE<i>x</i> = aandeel binnen <i>x</i>%; ratio = marktwaarde / prijs;
 COD = 100 · gemiddelde |ratio − mediaan| / mediaan; PRD = gemiddelde ratio / (Σ marktwaarde / Σ prijs);

@@ -1,66 +1,47 @@
 /**
- * The generic sales CSV: one sale per row, header row with these columns (order free, extra columns
- * ignored, `;` or `,` separated, UTF-8 with or without BOM, empty cell = unknown):
- *
- *   id, datum (Y-m-d), prijs (euros), oppervlakte (m2), perceel (m2), bouwjaar, woningtype,
- *   energielabel, lat, lon, object_id (optional: dwelling id shared by repeat sales)
- *
- * Required per row: id, datum, prijs, lat, lon. It is the exchange format of the backtest (and of
- * scripts/kc-to-generic.ts), so the same file can be replayed against any model version.
+ * Sales files for the backtest: the same CSV that `insight import verkopen` reads (header and rules
+ * in docs/import-formaten.md), through the same parser (src/domain/register/parsers/verkopen.ts),
+ * with the backtest's optional extra columns `id` and `object_id`. Lines the parser refuses are
+ * skipped and reported, as the import does.
  */
-import { parse } from 'csv-parse/sync';
-import { dayNumber } from '../dates.ts';
+import { Readable } from 'node:stream';
+import { parseVerkopenVoorBacktest } from '../../register/parsers/verkopen.ts';
 import type { SaleRecord } from '../types.ts';
 
-export const SALES_CSV_COLUMNS = ['id', 'datum', 'prijs', 'oppervlakte', 'perceel', 'bouwjaar', 'woningtype', 'energielabel', 'lat', 'lon', 'object_id'] as const;
+export const SALES_CSV_COLUMNS = ['id', 'object_id', 'postcode', 'huisnummer', 'toevoeging', 'transactiedatum', 'koopsom', 'oppervlakte', 'perceel', 'bouwjaar', 'woningtype', 'energielabel', 'lat', 'lon'] as const;
 
-const REQUIRED = ['id', 'datum', 'prijs', 'lat', 'lon'] as const;
-
-function num(v: string | undefined): number | null {
-  if (v === undefined) return null;
-  const s = v.trim();
-  if (s === '') return null;
-  // Dutch exports write decimal commas; a value never has both separators in this format.
-  const n = Number(s.includes(',') && !s.includes('.') ? s.replace(',', '.') : s);
-  return Number.isFinite(n) ? n : null;
+export interface SalesCsv {
+  verkopen: SaleRecord[];
+  /** Refused lines: line number (header = 1) and reason. */
+  geweigerd: { regel: number; reden: string }[];
 }
 
-function str(v: string | undefined): string | null {
-  const s = v?.trim();
-  return s ? s : null;
-}
-
-/** Parse the generic sales CSV text. Throws with the line number on a malformed required value. */
-export function parseSalesCsv(text: string): SaleRecord[] {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const firstLine = body.slice(0, body.indexOf('\n') >>> 0);
-  const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
-  const rows = parse(body, { columns: (h: string[]) => h.map((c) => c.trim().toLowerCase()), delimiter, skip_empty_lines: true, trim: false, relax_column_count: true }) as Record<string, string>[];
-  if (rows.length === 0) return [];
-  const missing = REQUIRED.filter((c) => !(c in rows[0]));
-  if (missing.length) throw new Error(`Verkopen-CSV mist kolom(men): ${missing.join(', ')}.`);
-  return rows.map((r, i) => {
-    const line = i + 2;
-    const prijs = num(r.prijs);
-    const lat = num(r.lat);
-    const lon = num(r.lon);
-    const datum = str(r.datum);
-    if (!r.id?.trim() || datum === null || prijs === null || lat === null || lon === null) throw new Error(`Verkopen-CSV regel ${line}: id, datum, prijs, lat en lon zijn verplicht.`);
-    dayNumber(datum);
-    return {
-      id: r.id.trim(),
-      datum,
-      prijs,
-      oppervlakte: num(r.oppervlakte),
-      perceel: num(r.perceel),
-      bouwjaar: num(r.bouwjaar),
-      woningtype: str(r.woningtype),
-      energielabel: str(r.energielabel),
-      lat,
-      lon,
-      objectId: str(r.object_id),
-    };
-  });
+/** Read a sales file (text or stream) for the backtest. Throws on a missing header column. */
+export async function parseSalesCsv(input: string | NodeJS.ReadableStream): Promise<SalesCsv> {
+  const stream = typeof input === 'string' ? Readable.from([Buffer.from(input, 'utf8')]) : input;
+  const verkopen: SaleRecord[] = [];
+  const geweigerd: SalesCsv['geweigerd'] = [];
+  for await (const r of parseVerkopenVoorBacktest(stream)) {
+    if (!r.ok) {
+      geweigerd.push({ regel: r.regel, reden: r.reden });
+      continue;
+    }
+    const v = r.verkoop;
+    verkopen.push({
+      id: v.id,
+      datum: v.transactiedatum.toISOString().slice(0, 10),
+      prijs: v.koopsom,
+      oppervlakte: v.oppervlakte,
+      perceel: v.perceel,
+      bouwjaar: v.bouwjaar,
+      woningtype: v.woningtype,
+      energielabel: v.energielabel,
+      lat: v.lat!,
+      lon: v.lon!,
+      objectId: v.objectId,
+    });
+  }
+  return { verkopen, geweigerd };
 }
 
 function cell(v: string | number | null | undefined): string {
@@ -69,11 +50,11 @@ function cell(v: string | number | null | undefined): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** Write sales in the generic CSV format (comma separated, header row, LF line ends). */
+/** Write sales in the documented format (comma separated, header row, LF line ends; no address columns filled). */
 export function formatSalesCsv(sales: readonly SaleRecord[]): string {
   const lines = [SALES_CSV_COLUMNS.join(',')];
   for (const s of sales) {
-    lines.push([s.id, s.datum, s.prijs, s.oppervlakte, s.perceel, s.bouwjaar, s.woningtype, s.energielabel, s.lat, s.lon, s.objectId].map(cell).join(','));
+    lines.push([s.id, s.objectId, null, null, null, s.datum, s.prijs, s.oppervlakte, s.perceel, s.bouwjaar, s.woningtype, s.energielabel, s.lat, s.lon].map(cell).join(','));
   }
   return lines.join('\n') + '\n';
 }
