@@ -57,6 +57,7 @@ function emmersVoor(ctx: Context, meta: Meta | undefined): Emmer[] {
 const metLimiet = t.middleware(async ({ ctx, meta, next }) => {
   const principal = ctx.principal!;
   const uitslag = await controleerLimiet(ctx.services.db, principal.keyId, emmersVoor(ctx, meta), ctx.services.now());
+  if (!uitslag.sleutelGeldig) throw new InsightFout('ongeldige_sleutel', undefined, { headers: WWW_AUTH });
   const headers = limietHeaders(uitslag.standen);
   for (const [k, v] of Object.entries(headers)) ctx.setHeader(k, v);
   if (!uitslag.toegestaan) {

@@ -54,6 +54,27 @@ export interface OpenOptions {
   memory?: boolean;
 }
 
+/**
+ * The PostgreSQL adapter the schema engine migrates through. @prisma/adapter-pg 7.10's executeScript
+ * splits a migration on every ";", which breaks any function body (`$$ ... ; ... $$`). Here the script
+ * goes to the server as one simple-protocol query instead, as `psql -f` would send it: PostgreSQL
+ * parses the statements itself, dollar quoting included.
+ */
+class MigratiePg extends PrismaPg {
+  override async connect() {
+    const adapter = await super.connect();
+    const intern = adapter as unknown as { client: pg.Pool; onError(e: unknown): never };
+    adapter.executeScript = async (script: string) => {
+      try {
+        await intern.client.query(script);
+      } catch (e) {
+        intern.onError(e);
+      }
+    };
+    return adapter;
+  }
+}
+
 export class DatabaseLockedError extends Error {
   readonly pid: number;
   constructor(pid: number, dataDir: string) {
@@ -104,7 +125,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       prisma,
       kind: 'postgres',
       adapterFactory,
-      migratieAdapterFactory: new PrismaPg({ connectionString: opts.databaseUrl, max: 1, idleTimeoutMillis: 1 }),
+      migratieAdapterFactory: new MigratiePg({ connectionString: opts.databaseUrl, max: 1, idleTimeoutMillis: 1 }),
       location: `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`,
       openRawConnection: async () => {
         const client = new pg.Client({ connectionString: opts.databaseUrl });
