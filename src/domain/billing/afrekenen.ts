@@ -6,7 +6,7 @@
  * lock is held across an application round trip.
  */
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../db/client.ts';
+import { sqlRijen, type Db } from '../../db/client.ts';
 import { nieuweBerichtId, schrijfGebeurtenis, tijdstempel } from '../webhooks/gebeurtenissen.ts';
 import { EENHEID_CENT } from './tegoed.ts';
 
@@ -40,12 +40,17 @@ export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
     sleutel_voorvoegsel: a.voorvoegsel,
   };
   const type = a.status === 200 || a.status === 422 ? 'inzicht.voltooid' : 'inzicht.mislukt';
-  const [r] = await db.$queryRaw<{ r_ok: boolean; r_saldo: number | null }[]>`
-    SELECT * FROM afrekenen(
-      ${verzoekId}::uuid, ${a.accountId}::uuid, ${a.keyId}::uuid, ${a.kanaal}, ${a.voorziening}, ${a.status}::int, ${a.credits}::int,
-      ${EENHEID_CENT}::int, ${adresTekst}, ${a.now}, ${tijdstempel(a.now)},
-      ${nieuweBerichtId()}, ${type}, ${JSON.stringify(data)}::jsonb, ${nieuweBerichtId()},
-      ${a.idempotentie?.id ?? null}::uuid, ${a.idempotentie ? JSON.stringify(a.idempotentie.antwoord) : null}::jsonb)`;
+  const [r] = await sqlRijen<{ r_ok: boolean; r_saldo: number | null }>(
+    db,
+    `SELECT * FROM afrekenen($1::uuid, $2::uuid, $3::uuid, $4, $5, $6::int, $7::int, $8::int, $9, $10::timestamptz, $11,
+       $12, $13, $14::jsonb, $15, $16::uuid, $17::jsonb)`,
+    [
+      verzoekId, a.accountId, a.keyId, a.kanaal, a.voorziening, a.status, a.credits,
+      EENHEID_CENT, adresTekst, a.now, tijdstempel(a.now),
+      nieuweBerichtId(), type, JSON.stringify(data), nieuweBerichtId(),
+      a.idempotentie?.id ?? null, a.idempotentie ? JSON.stringify(a.idempotentie.antwoord) : null,
+    ],
+  );
   if (!r.r_ok) return { soort: 'onvoldoende', saldo: r.r_saldo ?? 0 };
   return { soort: 'ok', verzoekId, saldo: r.r_saldo };
 }

@@ -5,7 +5,7 @@
  * Only 200/404/422 answers are stored; any other outcome releases the claim so it can be retried.
  */
 import { createHash } from 'node:crypto';
-import type { Db } from '../../db/client.ts';
+import { sqlRijen, type Db } from '../../db/client.ts';
 
 export const IDEMPOTENTIE_VENSTER_MS = 24 * 3_600_000;
 /** A claim still "in flight" after this long belongs to a request that died; it may be taken over. */
@@ -44,8 +44,11 @@ export async function claim(
   opts: { keyId: string; scope: string; sleutel: string; verzoekHash: string; now: Date; accountId: string },
 ): Promise<Claim> {
   const verloopt = new Date(opts.now.getTime() + IDEMPOTENTIE_VENSTER_MS);
-  const [r] = await db.$queryRaw<{ r_soort: Claim['soort']; r_id: string | null; r_status: number | null; r_antwoord: unknown; r_saldo: number | null }[]>`
-    SELECT * FROM idempotentie_claim(${opts.keyId}::uuid, ${opts.scope}, ${opts.sleutel}, ${opts.verzoekHash}, ${opts.now}, ${verloopt}, ${VERLATEN_NA_MS}::int, ${opts.accountId}::uuid)`;
+  const [r] = await sqlRijen<{ r_soort: Claim['soort']; r_id: string | null; r_status: number | null; r_antwoord: unknown; r_saldo: number | null }>(
+    db,
+    'SELECT * FROM idempotentie_claim($1::uuid, $2, $3, $4, $5::timestamptz, $6::timestamptz, $7::int, $8::uuid)',
+    [opts.keyId, opts.scope, opts.sleutel, opts.verzoekHash, opts.now, verloopt, VERLATEN_NA_MS, opts.accountId],
+  );
   const saldo = r.r_saldo ?? undefined;
   switch (r.r_soort) {
     case 'nieuw':

@@ -17,7 +17,7 @@
  * then every further request of that key in those buckets is refused for certain (counts only grow;
  * a refused request adds nothing), so a flooding key costs no database round trip per request.
  */
-import type { Db } from '../../db/client.ts';
+import { sqlRijen, type Db } from '../../db/client.ts';
 import { vergeetSleutel } from '../keys/sleutels.ts';
 
 export const VENSTER_MS = 60_000;
@@ -77,8 +77,11 @@ export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], n
   const onthouden = uitGeheugen(geheugenSleutel, nu);
   if (onthouden) return onthouden;
 
-  const rijen = await db.$queryRaw<{ r_geldig: boolean; r_toegestaan: boolean; r_emmer: string | null; r_aantal: number; r_oudste_ms: bigint | null }[]>`
-    SELECT * FROM snelheid_controleer(${keyId}::uuid, ${gesorteerd.map((e) => e.naam)}::text[], ${gesorteerd.map((e) => e.limiet)}::int[], ${nu}::bigint)`;
+  const rijen = await sqlRijen<{ r_geldig: boolean; r_toegestaan: boolean; r_emmer: string | null; r_aantal: number; r_oudste_ms: bigint | string | null }>(
+    db,
+    'SELECT * FROM snelheid_controleer($1::uuid, $2::text[], $3::int[], $4::bigint)',
+    [keyId, gesorteerd.map((e) => e.naam), gesorteerd.map((e) => e.limiet), nu],
+  );
   if (!rijen[0]?.r_geldig) {
     vergeetSleutel(keyId);
     return { sleutelGeldig: false, toegestaan: false, standen: [], retryAfter: 0 };

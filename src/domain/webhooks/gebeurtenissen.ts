@@ -4,7 +4,7 @@
  * active endpoint. A separate worker sends them; nothing is lost when the process dies between commit and send.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../db/client.ts';
+import { sqlRijen, type Db } from '../../db/client.ts';
 
 export type GebeurtenisType = 'inzicht.voltooid' | 'inzicht.mislukt' | 'saldo.laag' | 'sleutel.verloopt';
 export const GEBEURTENIS_TYPES: GebeurtenisType[] = ['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag', 'sleutel.verloopt'];
@@ -24,7 +24,8 @@ export async function schrijfGebeurtenis(
   opts: { accountId: string; type: GebeurtenisType; data: Record<string, unknown>; now: Date },
 ): Promise<string | null> {
   const id = nieuweBerichtId();
-  const [r] = await db.$queryRaw<{ geschreven: boolean }[]>`
-    SELECT webhook_schrijf(${opts.accountId}::uuid, ${id}, ${opts.type}, ${tijdstempel(opts.now)}, ${JSON.stringify(opts.data)}::jsonb, ${opts.now}) AS geschreven`;
+  const [r] = await sqlRijen<{ geschreven: boolean }>(db, 'SELECT webhook_schrijf($1::uuid, $2, $3, $4, $5::jsonb, $6::timestamptz) AS geschreven', [
+    opts.accountId, id, opts.type, tijdstempel(opts.now), JSON.stringify(opts.data), opts.now,
+  ]);
   return r.geschreven ? id : null;
 }
