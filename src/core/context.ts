@@ -43,6 +43,8 @@ export interface Context extends Required<Pick<ContextInput, 'services' | 'kanaa
   ongeldigeJson: boolean;
   mcpTool?: string;
   principal?: Principal;
+  /** The account's balance as read with the rate limit (credits), so no request reads it twice. */
+  saldo?: number;
 }
 
 export function createContextInner(input: ContextInput): Context {

@@ -92,7 +92,7 @@ export async function voerLookupUit<D>(
   try {
     const basis = { accountId: p.accountId, keyId: p.keyId, voorvoegsel: p.voorvoegsel, kanaal: ctx.kanaal, voorziening, adres, now };
     // 6. Balance before any work.
-    const saldo = saldoBijClaim ?? (await getBalance(db, p.accountId));
+    const saldo = saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId));
     if (saldo < prijs) {
       await meldOnvoldoendeTegoed(db, basis);
       throw onvoldoende(prijs, saldo);

@@ -65,7 +65,7 @@ const metLimiet = t.middleware(async ({ ctx, meta, next }) => {
       headers: { ...headers, 'Retry-After': String(uitslag.retryAfter) },
     });
   }
-  return next();
+  return next({ ctx: { saldo: uitslag.saldo } });
 });
 
 /** Malformed JSON is reported only now, after auth and rate limits (decisions section 3, step 4). */

@@ -14,6 +14,11 @@ CREATE TABLE "snelheid_stand" (
 -- AddForeignKey
 ALTER TABLE "snelheid_stand" ADD CONSTRAINT "snelheid_stand_key_id_fkey" FOREIGN KEY ("key_id") REFERENCES "api_sleutel"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
+-- Rate-limit state is not worth a WAL flush per request: UNLOGGED (no WAL, so a check's commit does not
+-- wait for the disk while it holds the bucket row). After a crash of PostgreSQL the table comes back
+-- empty, i.e. every key starts a fresh window once; nothing else depends on it.
+ALTER TABLE "snelheid_stand" SET UNLOGGED;
+
 -- Rate limits in one statement (src/domain/limits/snelheid.ts). A sliding window of 60 one-second
 -- slots per (key, bucket): the row holds the accepted requests per second; a check clears the slots
 -- that left the window, counts the rest, and adds one to the current second only when every bucket of
@@ -38,13 +43,15 @@ END $$;
 
 -- One row per bucket: whether the key is still valid (not revoked, not expired: checked here so a
 -- revocation by any process is seen at once), whether the request is allowed, the count in the window
--- before this request, and the start (ms) of the oldest second that still counts. p_emmers sorted.
+-- before this request, the start (ms) of the oldest second that still counts, and the account's
+-- balance (so the 402 check and whoami need no round trip of their own). p_emmers sorted.
 CREATE FUNCTION "snelheid_controleer"(p_key UUID, p_emmers TEXT[], p_limieten INTEGER[], p_nu_ms BIGINT)
-RETURNS TABLE (r_geldig BOOLEAN, r_toegestaan BOOLEAN, r_emmer TEXT, r_aantal INTEGER, r_oudste_ms BIGINT)
+RETURNS TABLE (r_geldig BOOLEAN, r_toegestaan BOOLEAN, r_emmer TEXT, r_aantal INTEGER, r_oudste_ms BIGINT, r_saldo INTEGER)
 LANGUAGE plpgsql AS $$
 DECLARE
   nu_s BIGINT := floor(p_nu_ms / 1000.0)::bigint;
   v_geldig BOOLEAN;
+  v_saldo INTEGER;
   v_sec BIGINT;
   v_t INTEGER[];
   v_eff BIGINT;
@@ -57,10 +64,10 @@ DECLARE
   o INTEGER;
   k BIGINT;
 BEGIN
-  SELECT s.ingetrokken_op IS NULL AND s.verloopt_op > to_timestamp(p_nu_ms / 1000.0) INTO v_geldig
-  FROM api_sleutel s WHERE s.id = p_key;
+  SELECT s.ingetrokken_op IS NULL AND s.verloopt_op > to_timestamp(p_nu_ms / 1000.0), a.credits INTO v_geldig, v_saldo
+  FROM api_sleutel s JOIN account a ON a.id = s.account_id WHERE s.id = p_key;
   IF v_geldig IS DISTINCT FROM true THEN
-    RETURN QUERY SELECT false, false, NULL::text, 0, NULL::bigint;
+    RETURN QUERY SELECT false, false, NULL::text, 0, NULL::bigint, NULL::integer;
     RETURN;
   END IF;
   FOR i IN 1 .. array_length(p_emmers, 1) LOOP
@@ -97,7 +104,7 @@ BEGIN
         seconde = greatest(st.seconde, nu_s)
     WHERE st.key_id = p_key AND st.emmer = ANY (p_emmers);
   END IF;
-  RETURN QUERY SELECT true, v_ok, e.emmer, v_aantal[e.n::int], v_oudste[e.n::int]
+  RETURN QUERY SELECT true, v_ok, e.emmer, v_aantal[e.n::int], v_oudste[e.n::int], v_saldo
   FROM unnest(p_emmers) WITH ORDINALITY AS e(emmer, n);
 END $$;
 

@@ -43,6 +43,8 @@ export interface LimietUitslag {
   standen: EmmerStand[];
   /** Seconds to wait when refused. */
   retryAfter: number;
+  /** The account's balance in credits, read in the same statement (absent when answered from memory). */
+  saldo?: number;
 }
 
 interface Weigering {
@@ -77,7 +79,7 @@ export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], n
   const onthouden = uitGeheugen(geheugenSleutel, nu);
   if (onthouden) return onthouden;
 
-  const rijen = await sqlRijen<{ r_geldig: boolean; r_toegestaan: boolean; r_emmer: string | null; r_aantal: number; r_oudste_ms: bigint | string | null }>(
+  const rijen = await sqlRijen<{ r_geldig: boolean; r_toegestaan: boolean; r_emmer: string | null; r_aantal: number; r_oudste_ms: bigint | string | null; r_saldo: number }>(
     db,
     'SELECT * FROM snelheid_controleer($1::uuid, $2::text[], $3::int[], $4::bigint)',
     [keyId, gesorteerd.map((e) => e.naam), gesorteerd.map((e) => e.limiet), nu],
@@ -102,7 +104,7 @@ export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], n
     if (weigeringen.size >= MAX_WEIGERINGEN) weigeringen.delete(weigeringen.keys().next().value!);
     weigeringen.set(geheugenSleutel, { tot, standen, op: nu });
   }
-  return { sleutelGeldig: true, toegestaan, standen, retryAfter };
+  return { sleutelGeldig: true, toegestaan, standen, retryAfter, saldo: rijen[0].r_saldo };
 }
 
 /** Response headers in the IETF httpapi ratelimit-headers draft syntax (structured fields). */
