@@ -35,8 +35,16 @@ const directePools = new WeakMap<PrismaClient, pg.Pool>();
  */
 export async function sqlRijen<T>(db: Db, tekst: string, waarden: unknown[]): Promise<T[]> {
   const pool = directePools.get(db);
-  if (pool) return (await pool.query(tekst, waarden)).rows as T[];
+  if (pool) return (await pool.query({ name: statementNaam(tekst), text: tekst, values: waarden })).rows as T[];
   return db.$queryRawUnsafe<T[]>(tekst, ...waarden);
+}
+
+/** A few fixed statements: each is parsed once per connection (a named prepared statement), not per call. */
+const statementNamen = new Map<string, string>();
+function statementNaam(tekst: string): string {
+  let naam = statementNamen.get(tekst);
+  if (!naam) statementNamen.set(tekst, (naam = `heet_pad_${statementNamen.size + 1}`));
+  return naam;
 }
 
 export interface Database {
