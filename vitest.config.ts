@@ -17,9 +17,10 @@ export default defineConfig({
     // Two cores: two workers keep PGlite instances and PostgreSQL databases from starving each other.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'pglite', include: ['test/**/*.test.ts'], env: { TEST_DATABASE_URL: '' } } },
+      // test/faults: `npm run test:faults` (vitest.faults.config.ts).
+      { extends: true, test: { name: 'pglite', include: ['test/**/*.test.ts'], exclude: ['test/faults/**'], env: { TEST_DATABASE_URL: '' } } },
       ...(postgresUrl
-        ? [{ extends: true, test: { name: 'postgres', include: ['test/**/*.test.ts'], exclude: [...pureTests, 'test/web/**', 'test/bench/**'], env: { TEST_DATABASE_URL: postgresUrl } } }]
+        ? [{ extends: true, test: { name: 'postgres', include: ['test/**/*.test.ts'], exclude: [...pureTests, 'test/web/**', 'test/bench/**', 'test/faults/**'], env: { TEST_DATABASE_URL: postgresUrl } } }]
         : []),
     ],
   },

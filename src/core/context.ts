@@ -51,6 +51,8 @@ export interface Context extends Required<Pick<ContextInput, 'services' | 'kanaa
   mcpTool?: string;
   mcpToolCall: boolean;
   principal?: Principal;
+  /** The account's balance as read with the rate limit (credits), so no request reads it twice. */
+  saldo?: number;
 }
 
 /** The context after authentication: every procedure behind `sleutelProcedure` sees this. */

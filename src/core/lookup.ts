@@ -56,6 +56,7 @@ export async function voerLookupUit<D>(
 
   // 5. Idempotency: REST by header per voorziening; MCP by a fingerprint of tool + arguments.
   let claimId: string | undefined;
+  let saldoBijClaim: number | undefined;
   let sleutel: string | undefined;
   let scope = voorziening as string;
   if (ctx.kanaal === 'rest' && ctx.idempotencyKey !== undefined) {
@@ -68,7 +69,7 @@ export async function voerLookupUit<D>(
     sleutel = sha256(`${ctx.mcpTool ?? voorziening}\n${canoniekeJson(input)}`);
   }
   if (sleutel !== undefined) {
-    const c = await claim(db, { keyId: p.keyId, scope, sleutel, verzoekHash: sha256(canoniekeJson(input)), now });
+    const c = await claim(db, { keyId: p.keyId, scope, sleutel, verzoekHash: sha256(canoniekeJson(input)), now, accountId: p.accountId });
     if (c.soort === 'ander_verzoek') {
       throw new InsightFout('conflict', 'Deze Idempotency-Key is in de afgelopen 24 uur al gebruikt voor een ander verzoek.');
     }
@@ -84,13 +85,14 @@ export async function voerLookupUit<D>(
       throw new InsightFout(statusSoort[c.status] ?? 'onverwerkbaar', (c.antwoord as { fout: string }).fout, { headers: { 'Idempotent-Replayed': 'true' } });
     }
     claimId = c.id;
+    saldoBijClaim = c.saldo;
   }
 
   let klaar = false;
   try {
     const basis = { accountId: p.accountId, keyId: p.keyId, voorvoegsel: p.voorvoegsel, kanaal: ctx.kanaal, voorziening, adres, now };
     // 6. Balance before any work.
-    const saldo = await getBalance(db, p.accountId);
+    const saldo = saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId));
     if (saldo < prijs) {
       await meldOnvoldoendeTegoed(db, basis);
       throw onvoldoende(prijs, saldo);

@@ -70,11 +70,16 @@ function emmersVoor(ctx: Context, meta: Meta | undefined): Emmer[] {
   return emmers;
 }
 
-/** Rate limit per key; runs after auth and rights, before input validation. */
-async function pasLimietToe(ctx: AuthContext, meta: Meta | undefined): Promise<void> {
+/**
+ * Rate limit per key; runs after auth and rights, before input validation. The same statement
+ * re-checks that the (possibly cached) key is still valid and reads the account's balance, which it
+ * returns so no request reads it twice.
+ */
+async function pasLimietToe(ctx: AuthContext, meta: Meta | undefined): Promise<number | undefined> {
   const emmers = emmersVoor(ctx, meta);
-  if (emmers.length === 0) return;
+  if (emmers.length === 0) return undefined;
   const uitslag = await controleerLimiet(ctx.services.db, ctx.principal.keyId, emmers, ctx.services.now());
+  if (!uitslag.sleutelGeldig) throw new InsightFout('ongeldige_sleutel');
   const headers = limietHeaders(uitslag.standen);
   for (const [k, v] of Object.entries(headers)) ctx.setHeader(k, v);
   if (!uitslag.toegestaan) {
@@ -82,6 +87,7 @@ async function pasLimietToe(ctx: AuthContext, meta: Meta | undefined): Promise<v
       headers: { ...headers, 'Retry-After': String(uitslag.retryAfter) },
     });
   }
+  return uitslag.saldo;
 }
 
 /** Malformed JSON is reported only now, after auth and rate limits (decisions section 3, step 4). */
@@ -92,10 +98,7 @@ const metGeldigeJson = t.middleware(({ ctx, next }) => {
 
 /** whoami: any family, rate limited like every REST call. */
 export const accountProcedure = sleutelProcedure
-  .use(async ({ ctx, meta, next }) => {
-    await pasLimietToe(ctx, meta);
-    return next();
-  })
+  .use(async ({ ctx, meta, next }) => next({ ctx: { saldo: await pasLimietToe(ctx, meta) } }))
   .use(metGeldigeJson);
 
 /** Every insight lookup: family `inzicht` with right `inzicht:lezen`, then rate limits. */
@@ -108,7 +111,6 @@ export const inzichtProcedure = sleutelProcedure
     if (!p.rechten.includes('inzicht:lezen')) {
       throw new InsightFout('geen_toegang', "Deze sleutel mist het recht 'inzicht:lezen'.");
     }
-    await pasLimietToe(ctx, meta);
-    return next();
+    return next({ ctx: { saldo: await pasLimietToe(ctx, meta) } });
   })
   .use(metGeldigeJson);

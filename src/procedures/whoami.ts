@@ -12,7 +12,7 @@ export const whoami = accountProcedure
   .output(whoamiOutput)
   .query(async ({ ctx }) => {
     const p = ctx.principal;
-    const credits = await getBalance(ctx.services.db, p.accountId);
+    const credits = ctx.saldo ?? (await getBalance(ctx.services.db, p.accountId));
     return {
       data: {
         naam: p.naam,

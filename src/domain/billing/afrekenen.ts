@@ -1,15 +1,14 @@
 /**
- * Settling one lookup: in ONE transaction the conditional debit (never below zero, also under
- * concurrency across processes: the UPDATE only matches while enough credits remain), the ledger
- * row, the usage record, the webhook event(s) and the stored idempotent answer. Either all of it
- * commits or none of it.
+ * Settling one lookup: in ONE statement (the SQL function afrekenen, migration
+ * 20261122195927_snelheid_stand) the conditional debit (never below zero, also under concurrency across
+ * processes: the UPDATE only matches while enough credits remain), the ledger row, the usage record,
+ * the webhook event(s) and the stored idempotent answer. Either all of it commits or none of it, and no
+ * lock is held across an application round trip.
  */
 import { randomUUID } from 'node:crypto';
-import { TX_OPTS, type Db } from '../../db/client.ts';
-import { bewaar } from '../idempotentie/idempotentie.ts';
-import { schrijfGebeurtenis } from '../webhooks/gebeurtenissen.ts';
+import { sqlRijen, type Db } from '../../db/client.ts';
+import { nieuweBerichtId, schrijfGebeurtenis, tijdstempel } from '../webhooks/gebeurtenissen.ts';
 import { EENHEID_CENT } from './tegoed.ts';
-
 
 export interface Afrekening {
   accountId: string;
@@ -30,77 +29,38 @@ export type AfrekenUitkomst = { soort: 'ok'; verzoekId: string; saldo: number | 
 
 export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
   const verzoekId = randomUUID();
-  return db.$transaction(async (tx) => {
-    let saldo: number | null = null;
-    let drempel = 0;
-    if (a.credits > 0) {
-      const rows = await tx.$queryRaw<{ credits: number; drempel_credits: number }[]>`
-        UPDATE account SET credits = credits - ${a.credits}
-        WHERE id = ${a.accountId}::uuid AND credits >= ${a.credits}
-        RETURNING credits, drempel_credits`;
-      if (rows.length === 0) {
-        const acc = await tx.account.findUnique({ where: { id: a.accountId }, select: { credits: true } });
-        return { soort: 'onvoldoende', saldo: acc?.credits ?? 0 } as const;
-      }
-      saldo = rows[0].credits;
-      drempel = rows[0].drempel_credits;
-    }
-    const adresTekst = typeof a.adres === 'string' ? a.adres : a.adres == null ? null : JSON.stringify(a.adres);
-    await tx.usageRecord.create({
-      data: {
-        id: verzoekId,
-        accountId: a.accountId,
-        keyId: a.keyId,
-        kanaal: a.kanaal,
-        voorziening: a.voorziening,
-        status: a.status,
-        credits: a.credits,
-        gefactureerdCent: a.credits * EENHEID_CENT,
-        adres: adresTekst,
-        aangemaaktOp: a.now,
-      },
-    });
-    if (a.credits > 0) {
-      await tx.ledgerEntry.create({
-        data: { accountId: a.accountId, credits: -a.credits, soort: 'afschrijving', usageId: verzoekId, omschrijving: a.voorziening, aangemaaktOp: a.now },
-      });
-    }
-    await schrijfGebeurtenis(tx, {
-      accountId: a.accountId,
-      type: a.status === 200 || a.status === 422 ? 'inzicht.voltooid' : 'inzicht.mislukt',
-      data: {
-        verzoek_id: verzoekId,
-        kanaal: a.kanaal,
-        voorziening: a.voorziening,
-        status: a.status,
-        adres: a.adres ?? null,
-        gefactureerd_cent: a.credits * EENHEID_CENT,
-        sleutel_voorvoegsel: a.voorvoegsel,
-      },
-      now: a.now,
-    });
-    if (saldo !== null && saldo < drempel && saldo + a.credits >= drempel) {
-      // Crossing the threshold fires once, not on every later call.
-      await schrijfGebeurtenis(tx, {
-        accountId: a.accountId,
-        type: 'saldo.laag',
-        data: { credits: saldo, tegoed_cent: saldo * EENHEID_CENT, drempel_credits: drempel },
-        now: a.now,
-      });
-    }
-    if (a.idempotentie) await bewaar(tx, a.idempotentie.id, a.status, a.idempotentie.antwoord);
-    return { soort: 'ok', verzoekId, saldo } as const;
-  }, TX_OPTS);
+  const adresTekst = typeof a.adres === 'string' ? a.adres : a.adres == null ? null : JSON.stringify(a.adres);
+  const data = {
+    verzoek_id: verzoekId,
+    kanaal: a.kanaal,
+    voorziening: a.voorziening,
+    status: a.status,
+    adres: a.adres ?? null,
+    gefactureerd_cent: a.credits * EENHEID_CENT,
+    sleutel_voorvoegsel: a.voorvoegsel,
+  };
+  const type = a.status === 200 || a.status === 422 ? 'inzicht.voltooid' : 'inzicht.mislukt';
+  const [r] = await sqlRijen<{ r_ok: boolean; r_saldo: number | null }>(
+    db,
+    `SELECT * FROM afrekenen($1::uuid, $2::uuid, $3::uuid, $4, $5, $6::int, $7::int, $8::int, $9, $10::timestamptz, $11,
+       $12, $13, $14::jsonb, $15, $16::uuid, $17::jsonb)`,
+    [
+      verzoekId, a.accountId, a.keyId, a.kanaal, a.voorziening, a.status, a.credits,
+      EENHEID_CENT, adresTekst, a.now, tijdstempel(a.now),
+      nieuweBerichtId(), type, JSON.stringify(data), nieuweBerichtId(),
+      a.idempotentie?.id ?? null, a.idempotentie ? JSON.stringify(a.idempotentie.antwoord) : null,
+    ],
+  );
+  if (!r.r_ok) return { soort: 'onvoldoende', saldo: r.r_saldo ?? 0 };
+  return { soort: 'ok', verzoekId, saldo: r.r_saldo };
 }
 
 /** A lookup refused for lack of credits still tells the account's webhooks (inzicht.mislukt). */
 export async function meldOnvoldoendeTegoed(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>): Promise<void> {
-  await db.$transaction(async (tx) => {
-    await schrijfGebeurtenis(tx, {
-      accountId: a.accountId,
-      type: 'inzicht.mislukt',
-      data: { verzoek_id: randomUUID(), kanaal: a.kanaal, voorziening: a.voorziening, status: 402, adres: a.adres ?? null, gefactureerd_cent: 0, sleutel_voorvoegsel: a.voorvoegsel },
-      now: a.now,
-    });
-  }, TX_OPTS);
+  await schrijfGebeurtenis(db, {
+    accountId: a.accountId,
+    type: 'inzicht.mislukt',
+    data: { verzoek_id: randomUUID(), kanaal: a.kanaal, voorziening: a.voorziening, status: 402, adres: a.adres ?? null, gefactureerd_cent: 0, sleutel_voorvoegsel: a.voorvoegsel },
+    now: a.now,
+  });
 }

@@ -2,7 +2,7 @@
  * Accounts and their credit balance. Every change of balance is a ledger row written in the same
  * transaction as the change of the cached balance on the account, so balance = sum(ledger) always.
  */
-import { TX_OPTS, type Db } from '../../db/client.ts';
+import { sqlRijen, TX_OPTS, type Db } from '../../db/client.ts';
 
 export const EENHEID_CENT = 5;
 
@@ -43,7 +43,7 @@ export async function topUp(db: Db, opts: { accountId: string; credits: number; 
 }
 
 export async function getBalance(db: Db, accountId: string): Promise<number> {
-  const acc = await db.account.findUnique({ where: { id: accountId }, select: { credits: true } });
+  const [acc] = await sqlRijen<{ credits: number }>(db, 'SELECT credits FROM account WHERE id = $1::uuid', [accountId]);
   if (!acc) throw new RangeError(`Account ${accountId} bestaat niet`);
   return acc.credits;
 }

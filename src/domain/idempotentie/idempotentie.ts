@@ -5,8 +5,7 @@
  * Only 200/404/422 answers are stored; any other outcome releases the claim so it can be retried.
  */
 import { createHash } from 'node:crypto';
-import type { Db } from '../../db/client.ts';
-import type { Prisma } from '../../generated/prisma/client.ts';
+import { sqlRijen, type Db } from '../../db/client.ts';
 
 export const IDEMPOTENTIE_VENSTER_MS = 24 * 3_600_000;
 /** A claim still "in flight" after this long belongs to a request that died; it may be taken over. */
@@ -14,7 +13,7 @@ const VERLATEN_NA_MS = 60_000;
 export const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export type Claim =
-  | { soort: 'nieuw'; id: string }
+  | { soort: 'nieuw'; id: string; /** The account's balance, read in the same statement. */ saldo?: number }
   | { soort: 'bezig' }
   | { soort: 'ander_verzoek' }
   | { soort: 'herhaling'; status: number; antwoord: unknown };
@@ -36,36 +35,29 @@ export function sha256(s: string): string {
   return createHash('sha256').update(s).digest('hex');
 }
 
+/**
+ * Claim (key, scope, sleutel) in one statement (the SQL function idempotentie_claim), which also reads
+ * the account's balance so the 402 check after it needs no round trip of its own.
+ */
 export async function claim(
   db: Db,
-  opts: { keyId: string; scope: string; sleutel: string; verzoekHash: string; now: Date },
+  opts: { keyId: string; scope: string; sleutel: string; verzoekHash: string; now: Date; accountId: string },
 ): Promise<Claim> {
   const verloopt = new Date(opts.now.getTime() + IDEMPOTENTIE_VENSTER_MS);
-  for (let poging = 0; poging < 5; poging++) {
-    const nieuw = await db.$queryRaw<{ id: string }[]>`
-      INSERT INTO idempotentie (id, key_id, scope, sleutel, verzoek_hash, toestand, aangemaakt_op, verloopt_op)
-      VALUES (gen_random_uuid(), ${opts.keyId}::uuid, ${opts.scope}, ${opts.sleutel}, ${opts.verzoekHash}, 'bezig', ${opts.now}, ${verloopt})
-      ON CONFLICT (key_id, scope, sleutel) DO NOTHING
-      RETURNING id`;
-    if (nieuw.length) return { soort: 'nieuw', id: nieuw[0].id };
-    const r = await db.idempotencyRecord.findUnique({ where: { keyId_scope_sleutel: { keyId: opts.keyId, scope: opts.scope, sleutel: opts.sleutel } } });
-    if (!r) continue;
-    const verlaten = r.toestand === 'bezig' && r.aangemaaktOp.getTime() + VERLATEN_NA_MS <= opts.now.getTime();
-    if (r.verlooptOp.getTime() <= opts.now.getTime() || verlaten) {
-      // Expired (or abandoned): the key is new again. Delete only that exact row, then claim anew.
-      await db.idempotencyRecord.deleteMany({ where: { id: r.id, aangemaaktOp: r.aangemaaktOp } });
-      continue;
-    }
-    if (r.verzoekHash !== opts.verzoekHash) return { soort: 'ander_verzoek' };
-    if (r.toestand === 'bezig') return { soort: 'bezig' };
-    return { soort: 'herhaling', status: r.status ?? 200, antwoord: r.antwoord };
+  const [r] = await sqlRijen<{ r_soort: Claim['soort']; r_id: string | null; r_status: number | null; r_antwoord: unknown; r_saldo: number | null }>(
+    db,
+    'SELECT * FROM idempotentie_claim($1::uuid, $2, $3, $4, $5::timestamptz, $6::timestamptz, $7::int, $8::uuid)',
+    [opts.keyId, opts.scope, opts.sleutel, opts.verzoekHash, opts.now, verloopt, VERLATEN_NA_MS, opts.accountId],
+  );
+  const saldo = r.r_saldo ?? undefined;
+  switch (r.r_soort) {
+    case 'nieuw':
+      return { soort: 'nieuw', id: r.r_id!, saldo };
+    case 'herhaling':
+      return { soort: 'herhaling', status: r.r_status ?? 200, antwoord: r.r_antwoord };
+    default:
+      return { soort: r.r_soort };
   }
-  return { soort: 'bezig' };
-}
-
-/** Store the final answer inside the caller's transaction (same commit as the charge). */
-export async function bewaar(tx: Prisma.TransactionClient, id: string, status: number, antwoord: unknown): Promise<void> {
-  await tx.idempotencyRecord.update({ where: { id }, data: { toestand: 'klaar', status, antwoord: antwoord as Prisma.InputJsonValue } });
 }
 
 /** Give the claim up (the request ended in a status that is not stored). */

@@ -104,6 +104,7 @@ export async function rotateKey(db: Db, opts: { accountId: string; keyId: string
       select: { id: true },
     });
     await tx.apiKey.update({ where: { id: oud.id }, data: { ingetrokkenOp: now, vervangenDoor: nieuw.id } });
+    vergeetSleutel(oud.id);
     return { key, id: nieuw.id, voorvoegsel: voorvoegsel(key), verlooptOp: oud.verlooptOp };
   }, TX_OPTS);
 }
@@ -114,6 +115,7 @@ export async function revokeKey(db: Db, opts: { accountId: string; keyId: string
     data: { ingetrokkenOp: opts.now ?? new Date() },
   });
   if (res.count === 0) throw new SleutelFout('onbekend', 'Deze sleutel bestaat niet of is al ingetrokken.');
+  vergeetSleutel(opts.keyId);
 }
 
 export async function listKeys(db: Db, accountId: string) {
@@ -125,6 +127,23 @@ export async function listKeys(db: Db, accountId: string) {
 }
 
 /**
+ * Authenticated keys of this process, by key hash, for a few seconds: the hot path then needs no
+ * database round trip for the key. A revocation, rotation or deletion by ANY process is still seen at
+ * once: every rate-limited call checks the key's validity in the same statement as its rate limit
+ * (domain/limits, snelheid_controleer), which drops the entry here and answers 401. Calls that are not
+ * rate limited (the management product's 401/403 gate) may see a revoked key for at most SLEUTEL_CACHE_MS.
+ * Expiry is checked on every hit against the request's clock.
+ */
+const SLEUTEL_CACHE_MS = 10_000;
+const MAX_GECACHTE_SLEUTELS = 10_000;
+const sleutelCache = new Map<string, { principal: Principal; tot: number }>();
+
+/** Forget a key in this process's cache (revoked, rotated, or found invalid by the rate-limit check). */
+export function vergeetSleutel(keyId: string): void {
+  for (const [hash, v] of sleutelCache) if (v.principal.keyId === keyId) sleutelCache.delete(hash);
+}
+
+/**
  * Resolve an Authorization header value to a principal, or null for anything that is not a valid,
  * unexpired, unrevoked key. Cheap format and checksum checks come before the database lookup.
  */
@@ -132,12 +151,20 @@ export async function authenticate(db: Db, authorization: string | undefined, no
   if (!authorization) return null;
   const m = /^Bearer ([^\s]+)$/i.exec(authorization.trim());
   if (!m || !isWellFormedKey(m[1])) return null;
+  const hash = hashKey(m[1]);
+  const gecacht = sleutelCache.get(hash);
+  // Wall time for the cache's own lifetime (tests move the request clock, not this one).
+  const klok = Date.now();
+  if (gecacht && gecacht.tot > klok) {
+    return gecacht.principal.verlooptOp.getTime() <= now.getTime() ? null : gecacht.principal;
+  }
+  sleutelCache.delete(hash);
   const row = await db.apiKey.findUnique({
-    where: { hash: hashKey(m[1]) },
+    where: { hash },
     select: { id: true, accountId: true, naam: true, familie: true, rechten: true, voorvoegsel: true, verlooptOp: true, ingetrokkenOp: true },
   });
   if (!row || row.ingetrokkenOp || row.verlooptOp.getTime() <= now.getTime()) return null;
-  return {
+  const principal: Principal = {
     keyId: row.id,
     accountId: row.accountId,
     naam: row.naam,
@@ -146,4 +173,7 @@ export async function authenticate(db: Db, authorization: string | undefined, no
     voorvoegsel: row.voorvoegsel,
     verlooptOp: row.verlooptOp,
   };
+  if (sleutelCache.size >= MAX_GECACHTE_SLEUTELS) sleutelCache.delete(sleutelCache.keys().next().value!);
+  sleutelCache.set(hash, { principal, tot: klok + SLEUTEL_CACHE_MS });
+  return principal;
 }

@@ -1,10 +1,24 @@
 /**
- * Rate limits per key as a sliding-window log in the database, so the limit holds across any number
- * of server processes sharing one PostgreSQL. One transaction per check: an advisory lock per
- * (key, bucket) serialises concurrent requests of the same key; the request is recorded in every
- * bucket only when all buckets allow it, so a refused request spends no quota.
+ * Rate limits per key as a sliding window of 60 one-second slots, kept in one row per (key, bucket)
+ * in the database, so the limit holds across any number of server processes sharing one PostgreSQL.
+ * One statement per check (the SQL function snelheid_controleer, migration 20261122195927_snelheid_stand):
+ * it locks the request's bucket rows for that statement only, clears the seconds that left the window,
+ * and records the request in every bucket only when all buckets allow it, so a refused request spends
+ * no quota. Its cost is the same for a limit of 60 and of 100,000 per minute, and nothing grows with traffic.
+ *
+ * Decision: the window moves in whole seconds. A request counts from the start of its second, so it
+ * leaves the window up to 1 s early (at most one second's requests more in a strict 60 s interval);
+ * in exchange the state is 60 counters, whatever the traffic or the limit.
+ *
+ * The same statement reports whether the key is still valid (not revoked, not expired), so a key served
+ * from the in-process cache (domain/keys) is refused at once after a revocation by any process.
+ *
+ * A refusal is remembered in this process until the oldest counted second leaves the window: until
+ * then every further request of that key in those buckets is refused for certain (counts only grow;
+ * a refused request adds nothing), so a flooding key costs no database round trip per request.
  */
-import { TX_OPTS, type Db } from '../../db/client.ts';
+import { sqlRijen, type Db } from '../../db/client.ts';
+import { vergeetSleutel } from '../keys/sleutels.ts';
 
 export const VENSTER_MS = 60_000;
 
@@ -23,41 +37,74 @@ export interface EmmerStand {
 }
 
 export interface LimietUitslag {
+  /** false: the key was revoked or expired since it was cached; nothing was counted (answer 401). */
+  sleutelGeldig: boolean;
   toegestaan: boolean;
   standen: EmmerStand[];
   /** Seconds to wait when refused. */
   retryAfter: number;
+  /** The account's balance in credits, read in the same statement (absent when answered from memory). */
+  saldo?: number;
+}
+
+interface Weigering {
+  /** ms epoch until which the refusal certainly holds. */
+  tot: number;
+  /** The bucket states at the refusal, with reset times relative to `op`. */
+  standen: EmmerStand[];
+  op: number;
+}
+
+/** Refusals per "keyId|bucket,bucket", oldest first; bounded. */
+const weigeringen = new Map<string, Weigering>();
+const MAX_WEIGERINGEN = 10_000;
+
+function uitGeheugen(sleutel: string, nu: number): LimietUitslag | null {
+  const w = weigeringen.get(sleutel);
+  if (!w) return null;
+  if (nu >= w.tot || nu < w.op) {
+    weigeringen.delete(sleutel);
+    return null;
+  }
+  const verstreken = Math.floor((nu - w.op) / 1000);
+  const standen = w.standen.map((s) => ({ ...s, resetSeconden: s.resetSeconden === 0 ? 0 : Math.max(1, s.resetSeconden - verstreken) }));
+  const retryAfter = Math.max(1, Math.ceil((w.tot - nu) / 1000));
+  return { sleutelGeldig: true, toegestaan: false, standen, retryAfter };
 }
 
 export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], now: Date): Promise<LimietUitslag> {
-  const grens = new Date(now.getTime() - VENSTER_MS);
-  return db.$transaction(async (tx) => {
-    const metingen: { emmer: Emmer; aantal: number; oudste: Date | null }[] = [];
-    for (const emmer of [...emmers].sort((a, b) => a.naam.localeCompare(b.naam))) {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`${keyId}:${emmer.naam}`}))`;
-      await tx.$executeRaw`DELETE FROM snelheidslimiet WHERE key_id = ${keyId}::uuid AND emmer = ${emmer.naam} AND tijdstip <= ${grens}`;
-      const [r] = await tx.$queryRaw<{ aantal: number; oudste: Date | null }[]>`
-        SELECT count(*)::int AS aantal, min(tijdstip) AS oudste FROM snelheidslimiet
-        WHERE key_id = ${keyId}::uuid AND emmer = ${emmer.naam}`;
-      metingen.push({ emmer, aantal: r.aantal, oudste: r.oudste ? new Date(r.oudste) : null });
-    }
-    const toegestaan = metingen.every((m) => m.aantal < m.emmer.limiet);
-    if (toegestaan) {
-      for (const m of metingen) {
-        await tx.rateLimitHit.create({ data: { keyId, emmer: m.emmer.naam, tijdstip: now } });
-      }
-    }
-    const standen = metingen.map((m) => {
-      const aantalNa = toegestaan ? m.aantal + 1 : m.aantal;
-      const oudste = m.oudste ?? (toegestaan ? now : null);
-      const reset = oudste ? Math.max(1, Math.ceil((oudste.getTime() + VENSTER_MS - now.getTime()) / 1000)) : 0;
-      return { naam: m.emmer.naam, limiet: m.emmer.limiet, resterend: Math.max(0, m.emmer.limiet - aantalNa), resetSeconden: reset };
-    });
-    const retryAfter = toegestaan
-      ? 0
-      : Math.max(...metingen.filter((m) => m.aantal >= m.emmer.limiet).map((m) => standen.find((s) => s.naam === m.emmer.naam)!.resetSeconden), 1);
-    return { toegestaan, standen, retryAfter };
-  }, TX_OPTS);
+  const gesorteerd = [...emmers].sort((a, b) => a.naam.localeCompare(b.naam));
+  const nu = now.getTime();
+  const geheugenSleutel = `${keyId}|${gesorteerd.map((e) => e.naam).join(',')}`;
+  const onthouden = uitGeheugen(geheugenSleutel, nu);
+  if (onthouden) return onthouden;
+
+  const rijen = await sqlRijen<{ r_geldig: boolean; r_toegestaan: boolean; r_emmer: string | null; r_aantal: number; r_oudste_ms: bigint | string | null; r_saldo: number }>(
+    db,
+    'SELECT * FROM snelheid_controleer($1::uuid, $2::text[], $3::int[], $4::bigint)',
+    [keyId, gesorteerd.map((e) => e.naam), gesorteerd.map((e) => e.limiet), nu],
+  );
+  if (!rijen[0]?.r_geldig) {
+    vergeetSleutel(keyId);
+    return { sleutelGeldig: false, toegestaan: false, standen: [], retryAfter: 0 };
+  }
+  const toegestaan = rijen[0].r_toegestaan;
+  const metingen = gesorteerd.map((emmer, i) => ({ emmer, aantal: rijen[i].r_aantal, oudste: rijen[i].r_oudste_ms === null ? null : Number(rijen[i].r_oudste_ms) }));
+  const standen = metingen.map((m) => {
+    const aantalNa = toegestaan ? m.aantal + 1 : m.aantal;
+    const oudste = m.oudste ?? (toegestaan ? nu : null);
+    const reset = oudste !== null ? Math.max(1, Math.ceil((oudste + VENSTER_MS - nu) / 1000)) : 0;
+    return { naam: m.emmer.naam, limiet: m.emmer.limiet, resterend: Math.max(0, m.emmer.limiet - aantalNa), resetSeconden: reset };
+  });
+  const vol = metingen.filter((m) => m.aantal >= m.emmer.limiet);
+  const retryAfter = toegestaan ? 0 : Math.max(...vol.map((m) => standen.find((s) => s.naam === m.emmer.naam)!.resetSeconden), 1);
+  if (!toegestaan) {
+    // Until the oldest counted second of every full bucket has left the window, one of them is still full.
+    const tot = Math.max(...vol.map((m) => (m.oudste ?? nu) + VENSTER_MS));
+    if (weigeringen.size >= MAX_WEIGERINGEN) weigeringen.delete(weigeringen.keys().next().value!);
+    weigeringen.set(geheugenSleutel, { tot, standen, op: nu });
+  }
+  return { sleutelGeldig: true, toegestaan, standen, retryAfter, saldo: rijen[0].r_saldo };
 }
 
 /** Response headers in the IETF httpapi ratelimit-headers draft syntax (structured fields). */

@@ -1,0 +1,420 @@
+/**
+ * The request hot path under load, side by side with its ceiling (`npm run bench`).
+ *
+ *   npm run bench -- [--duur 6] [--verbindingen 16] [--rondes 2] [--json bench/hotpath.json] [--zonder-pglite]
+ *
+ * Needs a PostgreSQL server (BENCH_POSTGRES_URL, default postgresql://postgres@127.0.0.1:55440/postgres):
+ * it creates a database of its own (`hotpath_bench_<random>`) and drops it at the end. It starts real
+ * server processes (`insight serve`, rate limits raised by configuration) on that database with the
+ * demo dataset, and a bare Fastify route in a process of its own that returns the same JSON as
+ * whoami. autocannon (in this process) then runs, interleaved in `--rondes` rounds: the bare route,
+ * whoami, woz and waarde with a different address per request, the MCP tool property_value with
+ * different arguments per request (no replays), and an idempotent replay of one waarde call. After
+ * that: two server processes on one PostgreSQL, the embedded PGlite default, and the rate-limit cost
+ * at a limit of 60 versus 100,000 per minute.
+ *
+ * Per run: req/s, p50/p99 latency, the ratio to the bare route of the same round, non-2xx answers,
+ * and CPU ms per request of the server process(es) and of the PostgreSQL backends serving this
+ * database, read from /proc/<pid>/stat (utime + stime) before and after the run.
+ * Absolute figures depend on whatever else the machine runs; the ratios are what to compare.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { openDatabase } from '../src/db/client.ts';
+import { createAccount } from '../src/domain/billing/tegoed.ts';
+import { createKey } from '../src/domain/keys/sleutels.ts';
+import { startServer } from '../test/support/server.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({
+  options: {
+    duur: { type: 'string', default: '6' },
+    verbindingen: { type: 'string', default: '16' },
+    rondes: { type: 'string', default: '2' },
+    json: { type: 'string', default: 'bench/hotpath.json' },
+    'zonder-pglite': { type: 'boolean', default: false },
+  },
+});
+const DUUR = Number(args.duur);
+const VERBINDINGEN = Number(args.verbindingen);
+const RONDES = Number(args.rondes);
+const PG_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:55440/postgres';
+const RUIM = '10000000';
+const HOOG = { RATE_LIMIT_REST_PER_MIN: RUIM, RATE_LIMIT_MCP_TOOLS_PER_MIN: RUIM, RATE_LIMIT_MCP_PROTOCOL_PER_MIN: RUIM, RATE_LIMIT_INVLOEDEN_PER_MIN: RUIM };
+const CLK_TCK = 100;
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+// ------------------------------------------------------------------ CPU from /proc
+
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const velden = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(velden[11]) + Number(velden[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** The PostgreSQL backends serving the bench database (not our own measuring session). */
+async function pgBackends(admin: pg.Client, db: string): Promise<number[]> {
+  const r = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [db]);
+  return r.rows.map((x) => x.pid);
+}
+
+async function cpuMeting(admin: pg.Client | null, db: string, nodePids: number[]) {
+  const backends = admin ? await pgBackends(admin, db) : [];
+  return {
+    node: nodePids.reduce((s, p) => s + cpuTicks(p), 0),
+    pg: new Map(backends.map((p) => [p, cpuTicks(p)])),
+  };
+}
+
+async function cpuVerschil(admin: pg.Client | null, db: string, nodePids: number[], voor: Awaited<ReturnType<typeof cpuMeting>>) {
+  const na = await cpuMeting(admin, db, nodePids);
+  let pgTicks = 0;
+  // A backend that appeared during the run counts from zero; one that ended is lost (pools keep theirs open).
+  for (const [pid, t] of na.pg) pgTicks += t - (voor.pg.get(pid) ?? 0);
+  return { nodeMs: ((na.node - voor.node) * 1000) / CLK_TCK, pgMs: (pgTicks * 1000) / CLK_TCK };
+}
+
+// ------------------------------------------------------------------ load
+
+interface Scenario {
+  naam: string;
+  urls: string[];
+  methode: 'GET' | 'POST';
+  pad: string;
+  headers?: Record<string, string>;
+  /** A new body per request (varying arguments), or a fixed one. */
+  body?: () => string;
+  /** Checks one answer before the run, so a broken scenario is not measured as fast. */
+  controleer: (status: number, tekst: string) => boolean;
+  /** Keys to rotate over, one per request (instead of the Authorization header in `headers`). */
+  sleutels?: string[];
+}
+
+interface Uitslag {
+  scenario: string;
+  ronde: number | null;
+  processen: number;
+  reqPerS: number;
+  p50Ms: number;
+  p99Ms: number;
+  verzoeken: number;
+  niet2xx: number;
+  fouten: number;
+  nodeCpuMsPerVerzoek: number;
+  pgCpuMsPerVerzoek: number;
+  verhoudingKaal?: number;
+  /** The answer of the check before the run, when it was not the expected one. */
+  proefFout?: string;
+}
+
+/** One request before the run: a broken scenario is reported with its answer, not silently measured as fast. */
+async function proef(s: Scenario): Promise<string | undefined> {
+  const headers = s.sleutels ? { ...s.headers, authorization: `Bearer ${s.sleutels[s.sleutels.length - 1]}` } : s.headers;
+  const r = await fetch(`${s.urls[0]}${s.pad}`, { method: s.methode, headers, body: s.body?.() });
+  const tekst = await r.text();
+  if (s.controleer(r.status, tekst)) return undefined;
+  const fout = `onverwacht antwoord ${r.status} ${tekst.slice(0, 200)}`;
+  log(`  LET OP ${s.naam}: ${fout}`);
+  return fout;
+}
+
+function cannon(url: string, s: Scenario, verbindingen: number, duur = DUUR): Promise<autocannon.Result> {
+  let k = 0;
+  return new Promise((resolve, reject) => {
+    const inst = autocannon(
+      {
+        url,
+        connections: verbindingen,
+        duration: duur,
+        requests: [
+          {
+            method: s.methode,
+            path: s.pad,
+            headers: s.headers,
+            ...(s.body || s.sleutels
+              ? {
+                  setupRequest: (req: autocannon.Request) => ({
+                    ...req,
+                    ...(s.body ? { body: s.body() } : {}),
+                    ...(s.sleutels ? { headers: { ...req.headers, authorization: `Bearer ${s.sleutels[k++ % s.sleutels.length]}` } } : {}),
+                  }),
+                }
+              : {}),
+          },
+        ],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+    void inst;
+  });
+}
+
+/** A fresh process runs unoptimised code at first: load it for a few seconds before it is measured. */
+async function warmOp(scenarios: Scenario[]): Promise<void> {
+  for (const s of scenarios) await Promise.all(s.urls.map((u) => cannon(u, s, 8, 3)));
+}
+
+async function meet(s: Scenario, ctx: { admin: pg.Client | null; db: string; pids: number[] }, ronde: number | null): Promise<Uitslag> {
+  const proefFout = await proef(s);
+  const voor = await cpuMeting(ctx.admin, ctx.db, ctx.pids);
+  const per = Math.max(1, Math.floor(VERBINDINGEN / s.urls.length));
+  const res = await Promise.all(s.urls.map((u) => cannon(u, s, per)));
+  const cpu = await cpuVerschil(ctx.admin, ctx.db, ctx.pids, voor);
+  const verzoeken = res.reduce((t, r) => t + r.requests.total, 0);
+  const u: Uitslag = {
+    scenario: s.naam,
+    ronde,
+    processen: s.urls.length,
+    reqPerS: Math.round(res.reduce((t, r) => t + r.requests.average, 0)),
+    p50Ms: Math.max(...res.map((r) => r.latency.p50)),
+    p99Ms: Math.max(...res.map((r) => r.latency.p99)),
+    verzoeken,
+    niet2xx: res.reduce((t, r) => t + r.non2xx, 0),
+    fouten: res.reduce((t, r) => t + r.errors + r.timeouts, 0),
+    nodeCpuMsPerVerzoek: verzoeken ? +(cpu.nodeMs / verzoeken).toFixed(3) : 0,
+    pgCpuMsPerVerzoek: verzoeken ? +(cpu.pgMs / verzoeken).toFixed(3) : 0,
+    ...(proefFout ? { proefFout } : {}),
+  };
+  log(`  ${u.scenario.padEnd(34)} ${String(u.reqPerS).padStart(6)} req/s  p50 ${u.p50Ms} ms  p99 ${u.p99Ms} ms  niet-2xx ${u.niet2xx}  cpu node ${u.nodeCpuMsPerVerzoek} ms  pg ${u.pgCpuMsPerVerzoek} ms`);
+  return u;
+}
+
+// ------------------------------------------------------------------ set-up
+
+interface Adres {
+  postcode: string;
+  huisnummer: string;
+  toevoeging?: string;
+}
+
+function startKaal(body: string): Promise<{ url: string; proces: ChildProcess }> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const proces = spawn(path.join(ROOT, 'node_modules/.bin/node'), ['bench/kale-route.ts', String(port), body], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    proces.stdout!.once('data', () => resolve({ url: `http://127.0.0.1:${port}`, proces }));
+    proces.once('exit', (c) => reject(new Error(`kale route stopte (${c})`)));
+  });
+}
+
+function scenarios(urls: string[], key: string, adressen: Adres[]) {
+  let i = 0;
+  const volgend = () => adressen[i++ % adressen.length];
+  const auth = { authorization: `Bearer ${key}` };
+  const json = { ...auth, 'content-type': 'application/json' };
+  const ok = (status: number) => status === 200;
+  let rpc = 0;
+  return {
+    whoami: { naam: 'whoami', urls, methode: 'GET', pad: '/api/v1/whoami', headers: auth, controleer: ok } satisfies Scenario,
+    woz: { naam: 'woz (wisselend adres)', urls, methode: 'POST', pad: '/api/v1/inzicht/woz', headers: json, body: () => JSON.stringify({ adres: volgend() }), controleer: ok } satisfies Scenario,
+    waarde: { naam: 'waarde (wisselend adres)', urls, methode: 'POST', pad: '/api/v1/inzicht/waarde', headers: json, body: () => JSON.stringify({ adres: volgend() }), controleer: ok } satisfies Scenario,
+    mcp: {
+      naam: 'MCP property_value (wisselend)',
+      urls,
+      methode: 'POST',
+      pad: '/mcp',
+      headers: { ...json, accept: 'application/json, text/event-stream' },
+      body: () => JSON.stringify({ jsonrpc: '2.0', id: ++rpc, method: 'tools/call', params: { name: 'property_value', arguments: volgend() } }),
+      controleer: (status, tekst) => status === 200 && !tekst.includes('"isError":true'),
+    } satisfies Scenario,
+    herhaling: {
+      naam: 'waarde, idempotente herhaling',
+      urls,
+      methode: 'POST',
+      pad: '/api/v1/inzicht/waarde',
+      headers: { ...json, 'idempotency-key': `bench-${randomBytes(4).toString('hex')}` },
+      body: (() => {
+        const vast = JSON.stringify({ adres: adressen[0] });
+        return () => vast;
+      })(),
+      controleer: ok,
+    } satisfies Scenario,
+  };
+}
+
+async function accountEnSleutel(databaseUrl: string): Promise<string> {
+  return (await sleutels(databaseUrl, 1))[0];
+}
+
+/** n insight keys (10 per account, the most an account may have), each account with ample credits. */
+async function sleutels(databaseUrl: string, n: number): Promise<string[]> {
+  const db = await openDatabase({ databaseUrl, dataDir: '' });
+  try {
+    const uit: string[] = [];
+    while (uit.length < n) {
+      const acc = await createAccount(db.prisma, { naam: `bench ${new Date().toISOString()}`, credits: 1_000_000_000 });
+      for (let i = 0; i < 10 && uit.length < n; i++) uit.push((await createKey(db.prisma, { accountId: acc.id, naam: `bench ${i}` })).key);
+    }
+    return uit;
+  } finally {
+    await db.close();
+  }
+}
+
+/** Addresses of the demo dataset that resolve to exactly one address and have a valuation. */
+async function kiesAdressen(query: (sql: string) => Promise<{ postcode: string; huisnummer: number; huisletter: string | null; toevoeging: string | null }[]>): Promise<Adres[]> {
+  const rows = await query(`SELECT postcode, huisnummer, huisletter, toevoeging FROM adres ORDER BY md5(id) LIMIT 3000`);
+  return rows.map((r) => {
+    const t = r.huisletter && r.toevoeging ? `${r.huisletter}-${r.toevoeging}` : (r.huisletter ?? r.toevoeging);
+    return { postcode: r.postcode, huisnummer: String(r.huisnummer), ...(t ? { toevoeging: t } : {}) };
+  });
+}
+
+/** Drop the addresses whose waarde answer is not 200 (too few comparables, ambiguous), so every run measures charged lookups. */
+async function filterAdressen(url: string, key: string, adressen: Adres[], n: number): Promise<Adres[]> {
+  const goed: Adres[] = [];
+  for (const a of adressen) {
+    if (goed.length >= n) break;
+    const r = await fetch(`${url}/api/v1/inzicht/waarde`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ adres: a }) });
+    await r.text();
+    if (r.status === 200) goed.push(a);
+  }
+  return goed;
+}
+
+// ------------------------------------------------------------------ main
+
+const uitslagen: Uitslag[] = [];
+const mislukt: { deel: string; fout: string }[] = [];
+/** One part of the bench: a failure is reported (and kept in the JSON), the other parts still run. */
+async function deel(naam: string, f: () => Promise<void>): Promise<void> {
+  log(naam);
+  try {
+    await f();
+  } catch (e) {
+    const fout = String((e as Error).message ?? e).slice(0, 500);
+    log(`  MISLUKT: ${fout}`);
+    mislukt.push({ deel: naam, fout });
+  }
+}
+const stoppen: (() => Promise<unknown>)[] = [];
+const dbNaam = `hotpath_bench_${randomBytes(4).toString('hex')}`;
+const admin = new pg.Client({ connectionString: PG_URL });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${dbNaam}`);
+const dbUrl = (() => {
+  const u = new URL(PG_URL);
+  u.pathname = `/${dbNaam}`;
+  return u.toString();
+})();
+const start = new Date();
+log(`hotpath-bench: database ${dbNaam}, ${VERBINDINGEN} verbindingen, ${DUUR} s per meting, ${RONDES} rondes; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+
+try {
+  const s1 = await startServer(dbUrl, { ...HOOG, DEMO_SEED: 'true', LOG_LEVEL: 'error' });
+  stoppen.push(() => s1.stop());
+  const key = await accountEnSleutel(dbUrl);
+  const meetAdmin = new pg.Client({ connectionString: dbUrl });
+  await meetAdmin.connect();
+  stoppen.push(() => meetAdmin.end());
+  const adressen = await filterAdressen(s1.url, key, await kiesAdressen(async (sql) => (await meetAdmin.query(sql)).rows), 400);
+  log(`  ${adressen.length} adressen met een waarde`);
+
+  const whoamiBody = await (await fetch(`${s1.url}/api/v1/whoami`, { headers: { authorization: `Bearer ${key}` } })).text();
+  const kaal = await startKaal(whoamiBody);
+  stoppen.push(async () => void kaal.proces.kill('SIGTERM'));
+  const kaalScenario: Scenario = { naam: 'kale Fastify-route', urls: [kaal.url], methode: 'GET', pad: '/kaal', controleer: (s) => s === 200 };
+
+  const ctx1 = { admin, db: dbNaam, pids: [s1.pid] };
+  const sc = scenarios([s1.url], key, adressen);
+  for (let ronde = 1; ronde <= RONDES; ronde++) {
+    log(`ronde ${ronde}: PostgreSQL, 1 serverproces`);
+    const k = await meet(kaalScenario, { admin: null, db: dbNaam, pids: [kaal.proces.pid!] }, ronde);
+    uitslagen.push(k);
+    for (const s of [sc.whoami, sc.woz, sc.waarde, sc.mcp, sc.herhaling]) {
+      const u = await meet(s, ctx1, ronde);
+      u.verhoudingKaal = +(u.reqPerS / k.reqPerS).toFixed(4);
+      uitslagen.push(u);
+    }
+  }
+
+  await deel('PostgreSQL, 2 serverprocessen', async () => {
+    const s2 = await startServer(dbUrl, { ...HOOG, LOG_LEVEL: 'error' });
+    stoppen.push(() => s2.stop());
+    const sc2 = scenarios([s1.url, s2.url], key, adressen);
+    const ctx2 = { admin, db: dbNaam, pids: [s1.pid, s2.pid] };
+    await warmOp([{ ...sc2.whoami, urls: [s2.url] }, { ...sc2.waarde, urls: [s2.url] }]);
+    for (const s of [sc2.whoami, sc2.waarde]) {
+      const u = await meet({ ...s, naam: `${s.naam}, 2 processen` }, ctx2, null);
+      const een = uitslagen.filter((x) => x.scenario === s.naam && x.processen === 1);
+      u.verhoudingKaal = +(u.reqPerS / (een.reduce((t, x) => t + x.reqPerS, 0) / een.length)).toFixed(3);
+      uitslagen.push(u);
+    }
+    await s2.stop();
+  });
+
+  await s1.stop();
+  // Accepted requests only: at 60/min and at 100,000/min spread over the same 400 keys (each stays under
+  // 60), so only the configured limit differs; and at 100,000/min all on one key, whose window then
+  // holds thousands of requests (the case whose cost grew with the limit in the old per-request log).
+  await deel('snelheidslimiet 60 tegen 100.000 per minuut (whoami, alle verzoeken toegestaan)', async () => {
+    const veel = await sleutels(dbUrl, 400);
+    for (const limiet of ['60', '100000']) {
+      const s = await startServer(dbUrl, { ...HOOG, RATE_LIMIT_REST_PER_MIN: limiet, LOG_LEVEL: 'error' });
+      stoppen.push(() => s.stop());
+      const w = scenarios([s.url], key, adressen).whoami;
+      // The same keys as measured (their cache entries and rate-limit rows exist then, as in service); 3 s
+      // of warm-up plus the run stay under 60 requests per key.
+      await warmOp([{ ...w, sleutels: veel }]);
+      const ctxL = { admin, db: dbNaam, pids: [s.pid] };
+      uitslagen.push(await meet({ ...w, sleutels: veel, naam: `whoami, limiet ${limiet}/min, ${veel.length} sleutels`, controleer: (st) => st === 200 }, ctxL, null));
+      if (limiet !== '60') uitslagen.push(await meet({ ...w, naam: `whoami, limiet ${limiet}/min, 1 sleutel`, controleer: (st) => st === 200 }, ctxL, null));
+      await s.stop();
+    }
+  });
+
+  if (!args['zonder-pglite']) await deel('ingebouwde PGlite (standaard), 1 serverproces', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hotpath-pglite-'));
+    stoppen.push(async () => rmSync(dir, { recursive: true, force: true }));
+    // Loading the demo dataset into PGlite takes a while on a busy machine.
+    const sp = await startServer('', { ...HOOG, DEMO_SEED: 'true', DATA_DIR: dir, LOG_LEVEL: 'error' }, 300_000);
+    stoppen.push(() => sp.stop());
+    const demoKey = readFileSync(path.join(dir, 'demo-sleutel.txt'), 'utf8').trim();
+    // PGlite: one process holds the data directory, so the bench reads addresses over the API's own key.
+    const scp = scenarios([sp.url], demoKey, adressen);
+    await warmOp([scp.whoami, scp.waarde]);
+    for (const s of [scp.whoami, scp.waarde]) uitslagen.push(await meet({ ...s, naam: `${s.naam}, PGlite` }, { admin: null, db: '', pids: [sp.pid] }, null));
+    await sp.stop();
+  });
+} finally {
+  for (const f of stoppen.reverse()) await f().catch(() => {});
+  await admin.query(`DROP DATABASE IF EXISTS ${dbNaam} WITH (FORCE)`).catch(() => {});
+  await admin.end();
+}
+
+// ------------------------------------------------------------------ report
+
+const gemiddeld = (naam: string, veld: keyof Uitslag) => {
+  const r = uitslagen.filter((u) => u.scenario === naam && u.ronde !== null);
+  return r.length ? r.reduce((t, u) => t + (u[veld] as number), 0) / r.length : NaN;
+};
+const regels = ['| meting | ronde | req/s | p50 ms | p99 ms | × kaal | niet-2xx | CPU node ms/verzoek | CPU PostgreSQL ms/verzoek |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
+for (const u of uitslagen) {
+  regels.push(
+    `| ${u.scenario} | ${u.ronde ?? '–'} | ${u.reqPerS} | ${u.p50Ms} | ${u.p99Ms} | ${u.verhoudingKaal === undefined ? '–' : u.scenario.includes('2 processen') ? `${u.verhoudingKaal}× 1 proces` : `${(u.verhoudingKaal * 100).toFixed(1)} %`} | ${u.niet2xx} | ${u.nodeCpuMsPerVerzoek} | ${u.pgCpuMsPerVerzoek} |`,
+  );
+}
+const kaalGem = gemiddeld('kale Fastify-route', 'reqPerS');
+const samenvatting = Object.fromEntries(
+  ['whoami', 'woz (wisselend adres)', 'waarde (wisselend adres)', 'MCP property_value (wisselend)', 'waarde, idempotente herhaling'].map((n) => [
+    n,
+    { reqPerS: Math.round(gemiddeld(n, 'reqPerS')), procentVanKaal: +((100 * gemiddeld(n, 'reqPerS')) / kaalGem).toFixed(2), p99Ms: gemiddeld(n, 'p99Ms') },
+  ]),
+);
+process.stdout.write(`\n${regels.join('\n')}\n\nGemiddeld over de rondes (kale route ${Math.round(kaalGem)} req/s):\n`);
+for (const [n, v] of Object.entries(samenvatting)) process.stdout.write(`  ${n}: ${v.reqPerS} req/s = ${v.procentVanKaal} % van de kale route, p99 ${v.p99Ms} ms\n`);
+writeFileSync(
+  path.resolve(ROOT, args.json),
+  JSON.stringify({ gestart: start.toISOString(), duurS: DUUR, verbindingen: VERBINDINGEN, rondes: RONDES, loadavgNa: loadavg(), uitslagen, samenvatting, mislukt }, null, 2) + '\n',
+);
+log(`JSON: ${args.json}`);
