@@ -9,6 +9,7 @@ import { DatabaseLockedError } from '../db/client.ts';
 import { registerAccountCommands } from './commands/account.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerServeCommands } from './commands/serve.ts';
+import { registerUserCommands } from './commands/user.ts';
 import { openCliDatabase } from './db.ts';
 
 const program = new Command('insight')
@@ -19,6 +20,7 @@ const program = new Command('insight')
 registerServeCommands(program);
 registerAccountCommands(program);
 registerKeyCommands(program);
+registerUserCommands(program);
 
 // Commands whose modules are optional building blocks (import, backtest) register when present.
 const here = new URL('.', import.meta.url);
