@@ -63,14 +63,15 @@ describe('web app /app in Chromium', { timeout: 180_000 }, () => {
     await page.screenshot({ path: path.join(ARTEFACTEN, `${naam}-1280.png`), fullPage: true });
     await page.setViewportSize({ width: 375, height: 812 });
     await page.waitForTimeout(150);
-    const { breedte, te_breed } = await page.evaluate(() => ({
+    // Evaluated in the page (as text: this file is type-checked without the DOM library).
+    const { breedte, te_breed } = (await page.evaluate(`({
       breedte: document.documentElement.scrollWidth,
-      // For the failure message: the outermost elements that stick out on the right.
+      // For the failure message: the elements that stick out on the right.
       te_breed: [...document.querySelectorAll('body *')]
         .filter((e) => e.getBoundingClientRect().right > innerWidth + 1 && !e.closest('.tabel-rol'))
         .slice(0, 5)
-        .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`),
-    }));
+        .map((e) => e.tagName.toLowerCase() + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)),
+    })`)) as { breedte: number; te_breed: string[] };
     expect(breedte, `${naam}: de pagina is op 375 px niet breder dan het scherm (${te_breed.join('; ')})`).toBeLessThanOrEqual(375);
     await page.screenshot({ path: path.join(ARTEFACTEN, `${naam}-375.png`), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, foutTekst } from '../api.ts';
+import { Bladeren } from '../Bladeren.tsx';
 import { Grafiek, type DagRegel } from '../Grafiek.tsx';
 import { fmtDatumTijd, fmtEuro, fmtGetal, maandBegin, vandaag } from '../opmaak.ts';
 
@@ -30,7 +31,6 @@ export function Overzicht() {
     api.tegoed.grootboek.query({ pagina, per_pagina: 10 }).then(setBoek).catch((err) => setFout(foutTekst(err)));
   }, [pagina]);
 
-  const paginas = boek ? Math.max(1, Math.ceil(boek.totaal / boek.per_pagina)) : 1;
 
   return (
     <>
@@ -76,11 +76,7 @@ export function Overzicht() {
             </tbody>
           </table>
         </div>
-        <nav class="bladeren" aria-label="Grootboek bladeren">
-          <button type="button" class="knop-secundair" disabled={pagina <= 1} onClick={() => setPagina(pagina - 1)}>Nieuwer</button>
-          <span>Pagina {pagina} van {paginas}</span>
-          <button type="button" class="knop-secundair" disabled={pagina >= paginas} onClick={() => setPagina(pagina + 1)}>Ouder</button>
-        </nav>
+        <Bladeren label="Grootboek bladeren" pagina={pagina} totaal={boek?.totaal ?? 0} perPagina={10} naar={setPagina} />
       </section>
     </>
   );

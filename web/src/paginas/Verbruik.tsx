@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, foutTekst } from '../api.ts';
+import { Bladeren } from '../Bladeren.tsx';
 import { Grafiek, type DagRegel } from '../Grafiek.tsx';
 import { dagenTerug, fmtDatumTijd, fmtEuro, fmtGetal, vandaag, VOORZIENINGEN } from '../opmaak.ts';
 
@@ -92,7 +93,6 @@ export function Verbruik() {
     }
   }
 
-  const paginas = lijst ? Math.max(1, Math.ceil(lijst.totaal / PER_PAGINA)) : 1;
   const zet = (k: keyof Filters) => (e: Event) => setConcept({ ...concept, [k]: (e.currentTarget as HTMLInputElement | HTMLSelectElement).value });
 
   return (
@@ -179,11 +179,7 @@ export function Verbruik() {
           </table>
         </div>
         {lijst && lijst.totaal === 0 && <p>Geen opvragingen in deze periode.</p>}
-        <nav class="bladeren" aria-label="Opvragingen bladeren">
-          <button type="button" class="knop-secundair" disabled={pagina <= 1} onClick={() => setPagina(pagina - 1)}>Nieuwer</button>
-          <span>Pagina {pagina} van {paginas}</span>
-          <button type="button" class="knop-secundair" disabled={pagina >= paginas} onClick={() => setPagina(pagina + 1)}>Ouder</button>
-        </nav>
+        <Bladeren label="Opvragingen bladeren" pagina={pagina} totaal={lijst?.totaal ?? 0} perPagina={PER_PAGINA} naar={setPagina} />
       </section>
     </>
   );
