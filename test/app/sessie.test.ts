@@ -88,6 +88,16 @@ describe(`web-app sessions over /trpc (${dialect})`, () => {
     expect((await trpc(t, 'mutation', 'sessie.aanmelden', { email: g.email, wachtwoord: WACHTWOORD }, { ip: '10.2.1.1' })).status).toBe(200);
   });
 
+  it('a parallel burst of 25 wrong passwords checks at most 10 of them; the rest get 429', async () => {
+    const g = await gebruiker(t);
+    const statussen = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => trpc(t, 'mutation', 'sessie.aanmelden', { email: g.email, wachtwoord: `parallel-${i}-fout` }, { ip: `10.5.0.${i}` }).then((r) => r.status)),
+    );
+    expect(statussen.filter((s) => s === 401).length).toBe(9);
+    expect(statussen.filter((s) => s === 429).length).toBe(16);
+    t.clock.advance(61_000);
+  });
+
   it('30 failures from one IP over different e-mails get 429 for that IP only', async () => {
     const statussen: number[] = [];
     for (let i = 0; i < 30; i++) {

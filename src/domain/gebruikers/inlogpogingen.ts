@@ -1,8 +1,10 @@
 /**
  * Login attempts limited per e-mail address and per client IP, in the database so the limit holds
- * across server processes. Failed attempts are counted in the rate-limit table (a sliding one-minute
- * window, as for keys) under a UUID derived from the e-mail or IP and a bucket of its own; a correct
- * password does not count. The attempt that reaches the limit is already answered with 429.
+ * across server processes. Attempts are counted in the rate-limit table (a sliding one-minute window,
+ * as for keys) under a UUID derived from the e-mail or IP and a bucket of their own. An attempt is
+ * recorded before the password is checked, so a burst of parallel guesses cannot slip past the limit;
+ * a correct password takes its own record back out, so only failures count. The failure that reaches
+ * the limit is already answered with 429, and so is every attempt after it until the window has room.
  */
 import { createHash } from 'node:crypto';
 import { TX_OPTS, type Db } from '../../db/client.ts';
@@ -30,40 +32,42 @@ function tellers(email: string, ip: string): Teller[] {
   ];
 }
 
-async function stand(db: Pick<Db, 'rateLimitHit'>, t: Teller, now: Date): Promise<{ aantal: number; retryAfter: number }> {
-  const grens = new Date(now.getTime() - VENSTER_MS);
-  const rows = await db.rateLimitHit.findMany({
-    where: { keyId: t.id, emmer: t.emmer, tijdstip: { gt: grens } },
-    orderBy: { tijdstip: 'asc' },
-    select: { tijdstip: true },
-  });
-  const oudste = rows[rows.length - t.limiet]?.tijdstip ?? rows[0]?.tijdstip;
-  const retryAfter = oudste ? Math.max(1, Math.ceil((oudste.getTime() + VENSTER_MS - now.getTime()) / 1000)) : 0;
-  return { aantal: rows.length, retryAfter };
+export interface InlogPoging {
+  /** The rate-limit rows of this attempt (taken back out when the password was right). */
+  rijen: string[];
+  /** Seconds to wait when a limit was already exceeded before this attempt: refuse without checking. */
+  geweigerd: number;
+  /** Seconds to wait when this attempt, if it fails, reaches a limit: answer 429 instead of 401. */
+  laatsteKans: number;
 }
 
-/** Seconds to wait when this e-mail or IP has reached its limit; 0 when a login may be tried. */
-export async function inlogGeblokkeerd(db: Db, email: string, ip: string, now: Date): Promise<number> {
-  let wacht = 0;
-  for (const t of tellers(email, ip)) {
-    const s = await stand(db, t, now);
-    if (s.aantal >= t.limiet) wacht = Math.max(wacht, s.retryAfter);
-  }
-  return wacht;
-}
-
-/** Record a failed login; returns the seconds to wait when this failure reached a limit, else 0. */
-export async function registreerMislukteInlog(db: Db, email: string, ip: string, now: Date): Promise<number> {
+/** Record an attempt before the password is checked. */
+export async function registreerInlogPoging(db: Db, email: string, ip: string, now: Date): Promise<InlogPoging> {
   const grens = new Date(now.getTime() - VENSTER_MS);
   return db.$transaction(async (tx) => {
-    let wacht = 0;
+    const uit: InlogPoging = { rijen: [], geweigerd: 0, laatsteKans: 0 };
     for (const t of tellers(email, ip)) {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`${t.id}:${t.emmer}`}))`;
       await tx.rateLimitHit.deleteMany({ where: { keyId: t.id, emmer: t.emmer, tijdstip: { lte: grens } } });
-      await tx.rateLimitHit.create({ data: { keyId: t.id, emmer: t.emmer, tijdstip: now } });
-      const s = await stand(tx, t, now);
-      if (s.aantal >= t.limiet) wacht = Math.max(wacht, s.retryAfter);
+      const eerder = await tx.rateLimitHit.findMany({ where: { keyId: t.id, emmer: t.emmer }, orderBy: { tijdstip: 'asc' }, select: { tijdstip: true } });
+      // Seconds until the window holds fewer than `limiet` attempts again.
+      const vrij = (n: number) => {
+        const t0 = eerder[eerder.length - n]?.tijdstip ?? now;
+        return Math.max(1, Math.ceil((t0.getTime() + VENSTER_MS - now.getTime()) / 1000));
+      };
+      if (eerder.length >= t.limiet) {
+        uit.geweigerd = Math.max(uit.geweigerd, vrij(t.limiet));
+        continue;
+      }
+      const rij = await tx.rateLimitHit.create({ data: { keyId: t.id, emmer: t.emmer, tijdstip: now }, select: { id: true } });
+      uit.rijen.push(rij.id);
+      if (eerder.length + 1 >= t.limiet) uit.laatsteKans = Math.max(uit.laatsteKans, vrij(t.limiet - 1));
     }
-    return wacht;
+    return uit;
   }, TX_OPTS);
+}
+
+/** A successful login does not count against the limits. */
+export async function vergeefInlogPoging(db: Db, poging: InlogPoging): Promise<void> {
+  if (poging.rijen.length) await db.rateLimitHit.deleteMany({ where: { id: { in: poging.rijen } } });
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
 import { beeindigSessie, controleerLogin, csrfVoor, normaliseerEmail, startSessie } from '../../domain/gebruikers/gebruikers.ts';
-import { inlogGeblokkeerd, registreerMislukteInlog } from '../../domain/gebruikers/inlogpogingen.ts';
+import { registreerInlogPoging, vergeefInlogPoging } from '../../domain/gebruikers/inlogpogingen.ts';
 import { MAX_WACHTWOORD } from '../../domain/gebruikers/wachtwoord.ts';
 import { openWebProcedure, sessieProcedure, webRouter } from './trpc.ts';
 
@@ -23,14 +23,17 @@ export const sessieRouter = webRouter({
     .mutation(async ({ ctx, input }) => {
       const { db, now } = ctx.services;
       const email = normaliseerEmail(input.email);
-      const wacht = await inlogGeblokkeerd(db, email, ctx.ip, now());
-      if (wacht > 0) throw teVaak(wacht);
+      const poging = await registreerInlogPoging(db, email, ctx.ip, now());
+      if (poging.geweigerd > 0) {
+        await vergeefInlogPoging(db, poging); // a refused attempt checks no password and spends no quota
+        throw teVaak(poging.geweigerd);
+      }
       const user = await controleerLogin(db, email, input.wachtwoord);
       if (!user) {
-        const na = await registreerMislukteInlog(db, email, ctx.ip, now());
-        if (na > 0) throw teVaak(na);
+        if (poging.laatsteKans > 0) throw teVaak(poging.laatsteKans);
         throw new InsightFout('ongeldige_sleutel', ONJUIST);
       }
+      await vergeefInlogPoging(db, poging);
       const s = await startSessie(db, user.id, now());
       ctx.zetSessieCookie(s.token, s.verlooptOp);
       const account = await db.account.findUniqueOrThrow({ where: { id: user.accountId }, select: { naam: true } });
