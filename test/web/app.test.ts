@@ -112,11 +112,17 @@ describe('web app /app in Chromium', { timeout: 180_000 }, () => {
     await axe('aanmelden');
   });
 
-  it('logs in with e-mail and password and shows the overview', async () => {
-    await page.getByLabel('E-mailadres').fill(EMAIL);
-    await page.getByLabel('Wachtwoord').fill(WACHTWOORD);
-    await page.getByRole('button', { name: 'Aanmelden' }).click();
+  it('logs in with the keyboard alone and shows the overview, its heading focused for screen readers', async () => {
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.id')).toBe('email');
+    await page.keyboard.type(EMAIL);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(WACHTWOORD);
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Overzicht', level: 1 }).waitFor();
+    await expect.poll(() => page.evaluate('document.activeElement.textContent')).toBe('Overzicht');
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Afmelden');
     await expect.poll(() => page.locator('#saldo-credits').textContent()).toBe('1.000 credits');
     const cookies = await context.cookies();
     expect(cookies.find((c) => c.name === 'insight_sessie')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
@@ -124,7 +130,8 @@ describe('web app /app in Chromium', { timeout: 180_000 }, () => {
   });
 
   it('creates a key and reads it from the page; it works over REST (whoami and a lookup)', async () => {
-    await page.getByRole('link', { name: 'Sleutels' }).click();
+    await page.getByRole('link', { name: 'Sleutels' }).focus();
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Sleutels', level: 1 }).waitFor();
     await page.getByLabel('Naam').fill('e2e-sleutel');
     await page.getByRole('button', { name: 'Sleutel maken' }).click();
