@@ -13,6 +13,8 @@ import { VENSTER_MS } from '../limits/snelheid.ts';
 /** Failed logins per minute per e-mail address, and per client IP (an office behind one address). */
 export const INLOG_LIMIET_EMAIL = 10;
 export const INLOG_LIMIET_IP = 30;
+/** Share of attempts that also clear every expired login row (not only their own e-mail's and IP's). */
+const OPRUIMKANS = 0.02;
 
 interface Teller {
   id: string;
@@ -62,6 +64,10 @@ export async function registreerInlogPoging(db: Db, email: string, ip: string, n
       const rij = await tx.rateLimitHit.create({ data: { keyId: t.id, emmer: t.emmer, tijdstip: now }, select: { id: true } });
       uit.rijen.push(rij.id);
       if (eerder.length + 1 >= t.limiet) uit.laatsteKans = Math.max(uit.laatsteKans, vrij(t.limiet - 1));
+    }
+    // Rows of e-mails and IPs that never try again would stay forever; now and then clear all old ones.
+    if (Math.random() < OPRUIMKANS) {
+      await tx.rateLimitHit.deleteMany({ where: { emmer: { in: ['inlog:email', 'inlog:ip'] }, tijdstip: { lte: grens } } });
     }
     return uit;
   }, TX_OPTS);
