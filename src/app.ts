@@ -12,6 +12,8 @@ import { registerRest } from './gateways/rest.ts';
 import { registerDocs } from './gateways/docs.ts';
 import { registerMcp } from './gateways/mcp/index.ts';
 import { stuurFout } from './gateways/fout-antwoord.ts';
+import { registerTrpc } from './gateways/trpc.ts';
+import { registerAppStatic } from './gateways/app-static.ts';
 
 export interface BuildAppOptions {
   services: Services;
@@ -58,5 +60,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   const doc = await registerRest(app, services);
   await registerDocs(app, doc);
   await registerMcp(app, services);
+  await registerTrpc(app, services);
+  await registerAppStatic(app);
   return app;
 }

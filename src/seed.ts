@@ -11,6 +11,7 @@ import type { Services } from './core/context.ts';
 import type { Database } from './db/client.ts';
 import { createAccount } from './domain/billing/tegoed.ts';
 import { createKey } from './domain/keys/sleutels.ts';
+import { maakDemoGebruiker } from './domain/gebruikers/gebruikers.ts';
 import { loadDemoDataset } from './domain/register/demo/index.ts';
 
 export const DEMO_ACCOUNT_NAAM = 'Demo-account';
@@ -29,9 +30,13 @@ export async function seedDemo(services: Services, config: Config, database: Dat
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'demo-sleutel.txt');
     writeFileSync(file, `${k.key}\n`, { mode: 0o600 });
+    const login = await maakDemoGebruiker(db, acc.id);
+    const loginFile = path.join(dir, 'demo-login.txt');
+    writeFileSync(loginFile, `${login.email}\n${login.wachtwoord}\n`, { mode: 0o600 });
     // Printed once, on purpose, outside the logger (which redacts keys).
     process.stdout.write(
-      `\nDemo-account aangemaakt met ${config.DEMO_CREDITS} credits.\nDemo-sleutel (wordt maar één keer getoond, ook bewaard in ${file}):\n\n  ${k.key}\n\n`,
+      `\nDemo-account aangemaakt met ${config.DEMO_CREDITS} credits.\nDemo-sleutel (wordt maar één keer getoond, ook bewaard in ${file}):\n\n  ${k.key}\n\n` +
+        `Web-app: http://${config.HOST}:${config.PORT}/app — e-mail ${login.email}, wachtwoord ${login.wachtwoord} (ook in ${loginFile}).\n\n`,
     );
     log.info({ account: acc.id, voorvoegsel: k.voorvoegsel }, 'demo-account en sleutel aangemaakt');
   }

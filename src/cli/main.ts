@@ -10,6 +10,7 @@ import { registerBacktestCommand } from './commands/backtest.ts';
 import { registerImportCommand } from './commands/import.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerServeCommands } from './commands/serve.ts';
+import { registerUserCommands } from './commands/user.ts';
 import { openCliDatabase } from './db.ts';
 import { loadHeldSales, loadPriceIndex } from './held-data.ts';
 
@@ -21,6 +22,7 @@ const program = new Command('insight')
 registerServeCommands(program);
 registerAccountCommands(program);
 registerKeyCommands(program);
+registerUserCommands(program);
 registerImportCommand(program, { openDb: () => openCliDatabase(loadConfig()) });
 registerBacktestCommand(program, { loadHeldSales, loadPriceIndex });
 

@@ -35,7 +35,7 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
     version: '1.0',
     description:
       'Eén oordeel per Nederlands adres: marktwaarde met bandbreedte en betrouwbaarheid, BAG-kenmerken, WOZ, energielabel, woningtype en omgevingsinvloeden. ' +
-      'Authenticatie met een persoonlijke sleutel: `Authorization: Bearer pct_...`. Fouten zijn altijd `{"fout": "..."}`.',
+      'Authenticatie met een persoonlijke sleutel: `Authorization: Bearer pct_...`; sleutels, tegoed en verbruik beheer je in de [web-app](/app). Fouten zijn altijd `{"fout": "..."}`.',
     baseUrl: `${config.PUBLIC_BASE_URL.replace(/\/$/, '')}/api/v1`,
     docsUrl: '/docs',
     securitySchemes: { Bearer: { type: 'http', scheme: 'bearer', description: 'Een insight-sleutel: pct_...' } },

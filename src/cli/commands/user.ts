@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/env.ts';
+import { maakGebruiker, zetWachtwoord } from '../../domain/gebruikers/gebruikers.ts';
+import { uuid } from '../args.ts';
+import { print, withDatabase } from '../db.ts';
+
+/** The password comes on stdin (never as an argument: those show up in `ps` and shell history). */
+async function leesWachtwoord(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Wachtwoord (daarna Enter en Ctrl-D): ');
+  const delen: Buffer[] = [];
+  for await (const d of process.stdin) delen.push(d as Buffer);
+  const tekst = Buffer.concat(delen).toString('utf8').replace(/\r?\n$/, '');
+  if (!tekst) throw new Error('Geen wachtwoord ontvangen op stdin.');
+  return tekst;
+}
+
+export function registerUserCommands(program: Command) {
+  const user = program.command('user').description('Gebruikers van de web-app (/app)');
+
+  user
+    .command('create')
+    .argument('<account_id>', 'account-id (uuid)', uuid)
+    .description('Maak een gebruiker die met e-mail en wachtwoord inlogt op /app')
+    .requiredOption('--email <e>', 'e-mailadres (inlognaam)')
+    .requiredOption('--password-stdin', 'lees het wachtwoord van stdin (verplicht; minstens 12 tekens)')
+    .option('--json', 'uitvoer als JSON')
+    .action(async (accountId: string, opts: { email: string; json?: boolean }) => {
+      const wachtwoord = await leesWachtwoord();
+      const u = await withDatabase(loadConfig(), (db) => maakGebruiker(db.prisma, { accountId, email: opts.email, wachtwoord }));
+      print(!!opts.json, { user_id: u.id, email: u.email, account_id: accountId }, `Gebruiker ${u.email} aangemaakt voor account ${accountId}.`);
+    });
+
+  user
+    .command('reset-password')
+    .description('Zet een nieuw wachtwoord; alle sessies van de gebruiker stoppen')
+    .requiredOption('--email <e>', 'e-mailadres van de gebruiker')
+    .requiredOption('--password-stdin', 'lees het nieuwe wachtwoord van stdin (verplicht; minstens 12 tekens)')
+    .option('--json', 'uitvoer als JSON')
+    .action(async (opts: { email: string; json?: boolean }) => {
+      const wachtwoord = await leesWachtwoord();
+      await withDatabase(loadConfig(), (db) => zetWachtwoord(db.prisma, { email: opts.email, wachtwoord }));
+      print(!!opts.json, { email: opts.email.trim().toLowerCase(), gereset: true }, `Nieuw wachtwoord gezet voor ${opts.email}; bestaande sessies zijn beëindigd.`);
+    });
+}

@@ -1,0 +1,128 @@
+/**
+ * Users of the web app (they belong to an account) and their server-side sessions. The session token
+ * lives only in the browser's HttpOnly cookie; the database keeps its SHA-256. The CSRF token is
+ * derived from the session token, so it is bound to the session and needs no storage of its own.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../../db/client.ts';
+import { controleerWachtwoord, hashWachtwoord, SCHIJNHASH, wachtwoordProbleem } from './wachtwoord.ts';
+
+/** A session ends 12 hours after login (absolute; a new login starts a new one). */
+export const SESSIE_DUUR_MS = 12 * 3_600_000;
+
+export class GebruikerFout extends Error {
+  readonly soort: 'ongeldig' | 'bestaat_al' | 'onbekend';
+  constructor(soort: GebruikerFout['soort'], message: string) {
+    super(message);
+    this.soort = soort;
+  }
+}
+
+export function normaliseerEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function controleerInvoer(email: string, wachtwoord: string) {
+  if (!EMAIL.test(email) || email.length > 254) throw new GebruikerFout('ongeldig', 'Ongeldig e-mailadres.');
+  const probleem = wachtwoordProbleem(wachtwoord);
+  if (probleem) throw new GebruikerFout('ongeldig', probleem);
+}
+
+export async function maakGebruiker(db: Db, opts: { accountId: string; email: string; wachtwoord: string }): Promise<{ id: string; email: string }> {
+  const email = normaliseerEmail(opts.email);
+  controleerInvoer(email, opts.wachtwoord);
+  if (!(await db.account.findUnique({ where: { id: opts.accountId }, select: { id: true } }))) {
+    throw new GebruikerFout('onbekend', `Account ${opts.accountId} bestaat niet.`);
+  }
+  if (await db.user.findUnique({ where: { email }, select: { id: true } })) {
+    throw new GebruikerFout('bestaat_al', `Er is al een gebruiker met e-mailadres ${email}.`);
+  }
+  const wachtwoordHash = await hashWachtwoord(opts.wachtwoord);
+  return db.user.create({ data: { accountId: opts.accountId, email, wachtwoordHash }, select: { id: true, email: true } });
+}
+
+/** A new password ends every session of the user (a stolen session does not survive a reset). */
+export async function zetWachtwoord(db: Db, opts: { email: string; wachtwoord: string }): Promise<void> {
+  const email = normaliseerEmail(opts.email);
+  controleerInvoer(email, opts.wachtwoord);
+  const user = await db.user.findUnique({ where: { email }, select: { id: true } });
+  if (!user) throw new GebruikerFout('onbekend', `Er is geen gebruiker met e-mailadres ${email}.`);
+  const wachtwoordHash = await hashWachtwoord(opts.wachtwoord);
+  await db.$transaction([
+    db.user.update({ where: { id: user.id }, data: { wachtwoordHash } }),
+    db.session.deleteMany({ where: { userId: user.id } }),
+  ]);
+}
+
+/** The user for this e-mail and password, or null; an unknown e-mail costs the same hash as a wrong password. */
+export async function controleerLogin(db: Db, emailInvoer: string, wachtwoord: string): Promise<{ id: string; accountId: string; email: string } | null> {
+  const email = normaliseerEmail(emailInvoer);
+  const user = await db.user.findUnique({ where: { email }, select: { id: true, accountId: true, email: true, wachtwoordHash: true } });
+  const klopt = await controleerWachtwoord(wachtwoord, user?.wachtwoordHash ?? (await SCHIJNHASH));
+  return user && klopt ? { id: user.id, accountId: user.accountId, email: user.email } : null;
+}
+
+function sessieId(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** The CSRF token of a session: the browser sends it in a header on every state-changing call. */
+export function csrfVoor(token: string): string {
+  return createHash('sha256').update(`csrf:${token}`).digest('base64url');
+}
+
+export function csrfKlopt(token: string, gegeven: string | undefined): boolean {
+  if (!gegeven) return false;
+  const a = Buffer.from(csrfVoor(token));
+  const b = Buffer.from(gegeven);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export async function startSessie(db: Db, userId: string, now: Date): Promise<{ token: string; verlooptOp: Date }> {
+  const token = randomBytes(32).toString('base64url');
+  const verlooptOp = new Date(now.getTime() + SESSIE_DUUR_MS);
+  // Expired sessions of this user are cleared at each login, so the table does not grow without bound.
+  await db.session.deleteMany({ where: { userId, verlooptOp: { lte: now } } });
+  await db.session.create({ data: { id: sessieId(token), userId, verlooptOp } });
+  return { token, verlooptOp };
+}
+
+export interface Sessie {
+  id: string;
+  userId: string;
+  accountId: string;
+  email: string;
+  accountNaam: string;
+  verlooptOp: Date;
+}
+
+/** The live session for a cookie token, or null (unknown, or expired: then it is deleted). */
+export async function zoekSessie(db: Db, token: string | undefined, now: Date): Promise<Sessie | null> {
+  if (!token || token.length > 100) return null;
+  const id = sessieId(token);
+  const s = await db.session.findUnique({
+    where: { id },
+    select: { id: true, verlooptOp: true, user: { select: { id: true, email: true, accountId: true, account: { select: { naam: true } } } } },
+  });
+  if (!s) return null;
+  if (s.verlooptOp.getTime() <= now.getTime()) {
+    await db.session.deleteMany({ where: { id } });
+    return null;
+  }
+  return { id: s.id, userId: s.user.id, accountId: s.user.accountId, email: s.user.email, accountNaam: s.user.account.naam, verlooptOp: s.verlooptOp };
+}
+
+export async function beeindigSessie(db: Db, id: string): Promise<void> {
+  await db.session.deleteMany({ where: { id } });
+}
+
+export const DEMO_EMAIL = 'demo@insight.example';
+
+/** The demo account's web-app user, with a random password that the first start prints once. */
+export async function maakDemoGebruiker(db: Db, accountId: string): Promise<{ email: string; wachtwoord: string }> {
+  const wachtwoord = randomBytes(12).toString('base64url');
+  await maakGebruiker(db, { accountId, email: DEMO_EMAIL, wachtwoord });
+  return { email: DEMO_EMAIL, wachtwoord };
+}

@@ -1,0 +1,67 @@
+/**
+ * /trpc: the web app's internal tRPC router over HTTP (queries GET, mutations POST). Authentication is
+ * the session cookie only, parsed in this scope alone: the public REST and MCP paths never read it, so a
+ * session cookie there is just an unauthenticated request (401). The cookie is HttpOnly, SameSite=Lax,
+ * and Secure unless the request is plain http to a loopback host (local development and tests).
+ */
+import fastifyCookie from '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
+import type { Services } from '../core/context.ts';
+import { naarFout } from '../core/errors.ts';
+import { appWebRouter } from '../procedures/app/router.ts';
+import { CSRF_HEADER, type WebContext } from '../procedures/app/trpc.ts';
+
+export const SESSIE_COOKIE = 'insight_sessie';
+export const TRPC_PREFIX = '/trpc';
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function veiligeCookie(req: FastifyRequest): boolean {
+  return !(req.protocol === 'http' && LOOPBACK.has(req.hostname));
+}
+
+function kop(req: FastifyRequest, naam: string): string | undefined {
+  const v = req.headers[naam];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function maakWebContext(services: Services, req: FastifyRequest, reply: FastifyReply): WebContext {
+  const cookieOpties = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: veiligeCookie(req) };
+  return {
+    services,
+    sessieToken: req.cookies[SESSIE_COOKIE],
+    authorization: kop(req, 'authorization'),
+    csrfToken: kop(req, CSRF_HEADER),
+    origin: kop(req, 'origin'),
+    host: kop(req, 'host'),
+    ip: req.ip,
+    zetSessieCookie: (token, verlooptOp) => void reply.setCookie(SESSIE_COOKIE, token, { ...cookieOpties, expires: verlooptOp }),
+    wisSessieCookie: () => void reply.clearCookie(SESSIE_COOKIE, cookieOpties),
+    setHeader: (k, v) => void reply.header(k, v),
+  };
+}
+
+export async function registerTrpc(app: FastifyInstance, services: Services) {
+  await app.register(async (scope) => {
+    await scope.register(fastifyCookie);
+    scope.addHook('onSend', async (_req, reply) => {
+      reply.header('Cache-Control', 'no-store');
+    });
+    await scope.register(fastifyTRPCPlugin, {
+      prefix: TRPC_PREFIX,
+      trpcOptions: {
+        router: appWebRouter,
+        createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) => maakWebContext(services, req, res),
+        responseMeta: ({ errors }: { errors: unknown[] }) => {
+          if (errors.length === 0) return {};
+          const f = naarFout(errors[0]);
+          return { status: f.status, headers: f.headers };
+        },
+        onError: ({ error, req }: { error: unknown; req: FastifyRequest }) => {
+          if (naarFout(error).intern) req.log.error({ err: error }, 'interne fout bij /trpc-verzoek');
+        },
+      },
+    } as never);
+  });
+}

@@ -1,0 +1,52 @@
+/** Balance, credits used this month, and the ledger (paged) of the logged-in account. */
+import { z } from 'zod';
+import { isoMetOffset, datumAmsterdam } from '../../core/tijd.ts';
+import { saldoVan } from '../../domain/billing/tegoed.ts';
+import { grenzen, maandBegin } from './periode.ts';
+import { sessieProcedure, webRouter } from './trpc.ts';
+
+export const paginaSchema = {
+  pagina: z.int('pagina: een geheel getal').min(1, 'pagina: minstens 1').max(100_000).default(1),
+  per_pagina: z.int('per_pagina: een geheel getal').min(1, 'per_pagina: minstens 1').max(500, 'per_pagina: hoogstens 500').default(50),
+};
+
+export const tegoedRouter = webRouter({
+  saldo: sessieProcedure.query(async ({ ctx }) => {
+    const { db, now } = ctx.services;
+    const accountId = ctx.sessie!.accountId;
+    const acc = await db.account.findUniqueOrThrow({ where: { id: accountId }, select: { naam: true, credits: true, drempelCredits: true } });
+    const maand = await grenzen(db, maandBegin(now()), datumAmsterdam(now()));
+    const gebruikt = await db.usageRecord.aggregate({
+      where: { accountId, aangemaaktOp: { gte: maand.begin, lt: maand.eind } },
+      _sum: { credits: true },
+      _count: true,
+    });
+    return {
+      account: acc.naam,
+      ...saldoVan(acc.credits),
+      drempel_credits: acc.drempelCredits,
+      maand_van: maandBegin(now()),
+      credits_deze_maand: gebruikt._sum.credits ?? 0,
+      opvragingen_deze_maand: gebruikt._count,
+    };
+  }),
+
+  grootboek: sessieProcedure.input(z.strictObject(paginaSchema).default({ pagina: 1, per_pagina: 50 })).query(async ({ ctx, input }) => {
+    const where = { accountId: ctx.sessie!.accountId };
+    const [totaal, rows] = await Promise.all([
+      ctx.services.db.ledgerEntry.count({ where }),
+      ctx.services.db.ledgerEntry.findMany({
+        where,
+        orderBy: [{ aangemaaktOp: 'desc' }, { id: 'desc' }],
+        skip: (input.pagina - 1) * input.per_pagina,
+        take: input.per_pagina,
+      }),
+    ]);
+    return {
+      totaal,
+      pagina: input.pagina,
+      per_pagina: input.per_pagina,
+      regels: rows.map((r) => ({ id: r.id, tijdstip: isoMetOffset(r.aangemaaktOp), soort: r.soort, credits: r.credits, omschrijving: r.omschrijving, verzoek_id: r.usageId })),
+    };
+  }),
+});

@@ -1,0 +1,130 @@
+/**
+ * The shell: login gate, header with navigation, and a small router over /app/* (History API). After a
+ * route change the page's heading takes focus, so screen readers announce the new page.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, bijVerlopenSessie, foutTekst, is401, zetCsrf } from './api.ts';
+import { Aanmelden } from './paginas/Aanmelden.tsx';
+import { Overzicht } from './paginas/Overzicht.tsx';
+import { Sleutels } from './paginas/Sleutels.tsx';
+import { Verbruik } from './paginas/Verbruik.tsx';
+
+export interface Gebruiker {
+  email: string;
+  account: string;
+  csrf: string;
+}
+
+const PAGINAS = [
+  { pad: '/app', titel: 'Overzicht' },
+  { pad: '/app/sleutels', titel: 'Sleutels' },
+  { pad: '/app/verbruik', titel: 'Verbruik' },
+] as const;
+
+function huidigPad(): string {
+  const p = location.pathname.replace(/\/+$/, '');
+  return PAGINAS.some((x) => x.pad === p) ? p : '/app';
+}
+
+export function App() {
+  const [gebruiker, setGebruiker] = useState<Gebruiker | null | undefined>(undefined);
+  const [pad, setPad] = useState(huidigPad());
+  const [melding, setMelding] = useState('');
+
+  useEffect(() => {
+    bijVerlopenSessie(() => {
+      zetCsrf('');
+      setGebruiker(null);
+    });
+    api.sessie.huidig
+      .query()
+      .then((g) => {
+        zetCsrf(g.csrf);
+        setGebruiker(g);
+      })
+      .catch((err) => {
+        if (!is401(err)) setMelding(foutTekst(err));
+        setGebruiker(null);
+      });
+    const terug = () => setPad(huidigPad());
+    addEventListener('popstate', terug);
+    return () => removeEventListener('popstate', terug);
+  }, []);
+
+  useEffect(() => {
+    const titel = gebruiker ? (PAGINAS.find((p) => p.pad === pad)?.titel ?? 'Overzicht') : 'Aanmelden';
+    document.title = `${titel} — Insight`;
+    document.querySelector<HTMLElement>('main h1')?.focus();
+  }, [pad, gebruiker]);
+
+  function ga(e: MouseEvent, naar: string) {
+    if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+    e.preventDefault();
+    history.pushState(null, '', naar);
+    setPad(naar);
+  }
+
+  async function afmelden() {
+    try {
+      await api.sessie.afmelden.mutate();
+    } catch (err) {
+      if (!is401(err)) setMelding(foutTekst(err));
+    }
+    zetCsrf('');
+    setGebruiker(null);
+  }
+
+  if (gebruiker === undefined) return <p class="laden" role="status">Laden…</p>;
+  if (gebruiker === null) {
+    return (
+      <Aanmelden
+        melding={melding}
+        bijAanmelding={(g) => {
+          zetCsrf(g.csrf);
+          setMelding('');
+          setGebruiker(g);
+        }}
+      />
+    );
+  }
+
+  return (
+    <>
+      <a class="overslaan" href="#inhoud">Naar de inhoud</a>
+      <header class="kop">
+        <div class="merk">
+          <span class="logo" aria-hidden="true">◆</span> Insight
+          <span class="account">{gebruiker.account}</span>
+        </div>
+        <nav aria-label="Hoofdmenu">
+          <ul>
+            {PAGINAS.map((p) => (
+              <li key={p.pad}>
+                <a href={p.pad} aria-current={pad === p.pad ? 'page' : undefined} onClick={(e) => ga(e as unknown as MouseEvent, p.pad)}>
+                  {p.titel}
+                </a>
+              </li>
+            ))}
+            <li>
+              <a href="/docs">Documentatie</a>
+            </li>
+          </ul>
+        </nav>
+        <div class="wie">
+          <span class="email">{gebruiker.email}</span>
+          <button type="button" class="knop-secundair" onClick={afmelden}>
+            Afmelden
+          </button>
+        </div>
+      </header>
+      <main id="inhoud">
+        {melding && (
+          <p class="fout" role="alert">
+            {melding}
+          </p>
+        )}
+        {pad === '/app/sleutels' ? <Sleutels /> : pad === '/app/verbruik' ? <Verbruik /> : <Overzicht />}
+      </main>
+    </>
+  );
+}

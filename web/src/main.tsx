@@ -1,0 +1,5 @@
+import { render } from 'preact';
+import { App } from './App.tsx';
+import './stijl.css';
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,83 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, foutTekst } from '../api.ts';
+import { Bladeren } from '../Bladeren.tsx';
+import { Grafiek, type DagRegel } from '../Grafiek.tsx';
+import { fmtDatumTijd, fmtEuro, fmtGetal, maandBegin, vandaag } from '../opmaak.ts';
+
+type Saldo = Awaited<ReturnType<typeof api.tegoed.saldo.query>>;
+type Grootboek = Awaited<ReturnType<typeof api.tegoed.grootboek.query>>;
+
+const SOORT: Record<string, string> = { opwaardering: 'Opwaardering', afschrijving: 'Afschrijving', correctie: 'Correctie' };
+
+export function Overzicht() {
+  const [saldo, setSaldo] = useState<Saldo | null>(null);
+  const [regels, setRegels] = useState<DagRegel[] | null>(null);
+  const [boek, setBoek] = useState<Grootboek | null>(null);
+  const [pagina, setPagina] = useState(1);
+  const [fout, setFout] = useState('');
+  const van = maandBegin();
+  const tot = vandaag();
+
+  useEffect(() => {
+    Promise.all([api.tegoed.saldo.query(), api.verbruik.perDag.query({ van, tot })])
+      .then(([s, p]) => {
+        setSaldo(s);
+        setRegels(p.per_dag);
+      })
+      .catch((err) => setFout(foutTekst(err)));
+  }, []);
+
+  useEffect(() => {
+    api.tegoed.grootboek.query({ pagina, per_pagina: 10 }).then(setBoek).catch((err) => setFout(foutTekst(err)));
+  }, [pagina]);
+
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Overzicht</h1>
+      {fout && <p class="fout" role="alert">{fout}</p>}
+      <section class="tegels" aria-label="Tegoed">
+        <div class="tegel">
+          <h2>Tegoed</h2>
+          <p class="groot" id="saldo-credits">{saldo ? `${fmtGetal(saldo.credits)} credits` : '…'}</p>
+          <p>{saldo ? `${fmtEuro(saldo.tegoed_cent)} (1 credit = ${fmtEuro(saldo.eenheid_cent)})` : ''}</p>
+        </div>
+        <div class="tegel">
+          <h2>Verbruikt deze maand</h2>
+          <p class="groot" id="credits-maand">{saldo ? `${fmtGetal(saldo.credits_deze_maand)} credits` : '…'}</p>
+          <p>{saldo ? `${fmtGetal(saldo.opvragingen_deze_maand)} opvragingen sinds ${saldo.maand_van}` : ''}</p>
+        </div>
+      </section>
+      <section aria-labelledby="kop-grafiek">
+        <h2 id="kop-grafiek">Credits per dag, per opvraging</h2>
+        {regels ? <Grafiek van={van} tot={tot} regels={regels} titel="Credits per dag deze maand" /> : <p role="status">Laden…</p>}
+      </section>
+      <section aria-labelledby="kop-grootboek">
+        <h2 id="kop-grootboek">Grootboek</h2>
+        <div class="tabel-rol" role="region" aria-labelledby="kop-grootboek" tabIndex={0}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Tijdstip</th>
+                <th scope="col">Soort</th>
+                <th scope="col">Omschrijving</th>
+                <th scope="col" class="getal">Credits</th>
+              </tr>
+            </thead>
+            <tbody>
+              {boek?.regels.map((r) => (
+                <tr key={r.id}>
+                  <td>{fmtDatumTijd(r.tijdstip)}</td>
+                  <td>{SOORT[r.soort] ?? r.soort}</td>
+                  <td>{r.omschrijving ?? (r.verzoek_id ? `Opvraging ${r.verzoek_id.slice(0, 8)}` : '')}</td>
+                  <td class="getal">{r.credits > 0 ? `+${fmtGetal(r.credits)}` : fmtGetal(r.credits)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <Bladeren label="Grootboek bladeren" pagina={pagina} totaal={boek?.totaal ?? 0} perPagina={10} naar={setPagina} />
+      </section>
+    </>
+  );
+}

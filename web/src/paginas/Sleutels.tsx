@@ -1,0 +1,187 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, foutTekst } from '../api.ts';
+import { fmtDatum, fmtDatumTijd } from '../opmaak.ts';
+
+type Sleutel = Awaited<ReturnType<typeof api.sleutels.lijst.query>>[number];
+interface Getoond {
+  sleutel: string;
+  voorvoegsel: string;
+  verloopt_op: string;
+  reden: string;
+}
+
+const LOOPTIJDEN = [
+  { dagen: 30, tekst: '30 dagen' },
+  { dagen: 90, tekst: '90 dagen' },
+  { dagen: 180, tekst: '6 maanden' },
+  { dagen: 365, tekst: '1 jaar' },
+  { dagen: 730, tekst: '2 jaar' },
+];
+const STATUS: Record<Sleutel['status'], string> = { geldig: 'Geldig', ingetrokken: 'Ingetrokken', verlopen: 'Verlopen' };
+
+export function Sleutels() {
+  const [lijst, setLijst] = useState<Sleutel[] | null>(null);
+  const [naam, setNaam] = useState('');
+  const [familie, setFamilie] = useState<'inzicht' | 'beheer'>('inzicht');
+  const [looptijd, setLooptijd] = useState(365);
+  const [getoond, setGetoond] = useState<Getoond | null>(null);
+  const [fout, setFout] = useState('');
+  const [status, setStatus] = useState('');
+  const [bezig, setBezig] = useState(false);
+  const [gekopieerd, setGekopieerd] = useState(false);
+  const nieuwRef = useRef<HTMLHeadingElement>(null);
+
+  const laad = () => api.sleutels.lijst.query().then(setLijst).catch((err) => setFout(foutTekst(err)));
+  useEffect(() => void laad(), []);
+  useEffect(() => {
+    if (getoond) nieuwRef.current?.focus();
+  }, [getoond]);
+
+  async function actie(fn: () => Promise<unknown>) {
+    setBezig(true);
+    setFout('');
+    setStatus('');
+    try {
+      await fn();
+    } catch (err) {
+      setFout(foutTekst(err));
+    } finally {
+      setBezig(false);
+      await laad();
+    }
+  }
+
+  const maak = (e: Event) => {
+    e.preventDefault();
+    return actie(async () => {
+      const k = await api.sleutels.maak.mutate({ naam, familie, looptijd_dagen: looptijd });
+      setGekopieerd(false);
+      setGetoond({ ...k, reden: `Nieuwe sleutel '${naam}'` });
+      setNaam('');
+    });
+  };
+
+  const roteer = (s: Sleutel) => {
+    if (!confirm(`Sleutel '${s.naam}' (${s.voorvoegsel}…) vervangen? De oude sleutel stopt meteen.`)) return;
+    return actie(async () => {
+      const k = await api.sleutels.roteer.mutate({ id: s.id });
+      setGekopieerd(false);
+      setGetoond({ ...k, reden: `Vervangende sleutel voor '${s.naam}'` });
+    });
+  };
+
+  const trekIn = (s: Sleutel) => {
+    if (!confirm(`Sleutel '${s.naam}' (${s.voorvoegsel}…) intrekken? Dit kan niet ongedaan worden.`)) return;
+    return actie(async () => {
+      await api.sleutels.trekIn.mutate({ id: s.id });
+      setStatus(`Sleutel '${s.naam}' is ingetrokken.`);
+    });
+  };
+
+  async function kopieer() {
+    if (!getoond) return;
+    try {
+      await navigator.clipboard.writeText(getoond.sleutel);
+      setGekopieerd(true);
+    } catch {
+      (document.getElementById('nieuwe-sleutel') as HTMLInputElement | null)?.select();
+    }
+  }
+
+  const geldig = lijst?.filter((s) => s.status === 'geldig' && s.familie === 'inzicht').length ?? 0;
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Sleutels</h1>
+      <p>
+        Met een API-sleutel roep je de Insight API aan (REST of MCP). Een account heeft hoogstens 10 geldige inzichtsleutels; nu {geldig}. Zie de{' '}
+        <a href="/docs">documentatie</a> voor voorbeelden.
+      </p>
+      {fout && <p class="fout" role="alert">{fout}</p>}
+      <p role="status" class="status">{status}</p>
+
+      {getoond && (
+        <section class="nieuwe-sleutel" aria-labelledby="kop-nieuw">
+          <h2 id="kop-nieuw" tabIndex={-1} ref={nieuwRef}>{getoond.reden}</h2>
+          <p>
+            <strong>Kopieer deze sleutel nu: hij wordt maar één keer getoond.</strong> Wij bewaren alleen een hash. Geldig tot {fmtDatum(getoond.verloopt_op)}.
+          </p>
+          <label for="nieuwe-sleutel">Sleutel</label>
+          <div class="rij">
+            <input id="nieuwe-sleutel" type="text" readOnly value={getoond.sleutel} onFocus={(e) => e.currentTarget.select()} spellcheck={false} autoComplete="off" />
+            <button type="button" onClick={kopieer}>{gekopieerd ? 'Gekopieerd' : 'Kopiëren'}</button>
+          </div>
+          <button type="button" class="knop-secundair" onClick={() => setGetoond(null)}>Ik heb hem bewaard</button>
+        </section>
+      )}
+
+      <section aria-labelledby="kop-maak">
+        <h2 id="kop-maak">Nieuwe sleutel</h2>
+        <form class="formulier" onSubmit={maak}>
+          <div>
+            <label for="sleutel-naam">Naam</label>
+            <input id="sleutel-naam" required maxLength={100} value={naam} onInput={(e) => setNaam(e.currentTarget.value)} placeholder="bijv. productie" />
+          </div>
+          <div>
+            <label for="sleutel-familie">Soort</label>
+            <select id="sleutel-familie" value={familie} onChange={(e) => setFamilie(e.currentTarget.value as 'inzicht' | 'beheer')}>
+              <option value="inzicht">Inzicht (opvragingen)</option>
+              <option value="beheer">Beheer</option>
+            </select>
+          </div>
+          <div>
+            <label for="sleutel-looptijd">Geldig</label>
+            <select id="sleutel-looptijd" value={looptijd} onChange={(e) => setLooptijd(Number(e.currentTarget.value))}>
+              {LOOPTIJDEN.map((l) => (
+                <option key={l.dagen} value={l.dagen}>{l.tekst}</option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" disabled={bezig || !naam.trim()}>Sleutel maken</button>
+        </form>
+      </section>
+
+      <section aria-labelledby="kop-lijst">
+        <h2 id="kop-lijst">Jouw sleutels</h2>
+        {lijst && lijst.length === 0 && <p>Nog geen sleutels.</p>}
+        <div class="tabel-rol" role="region" aria-labelledby="kop-lijst" tabIndex={0}>
+          <table class="sleutels">
+            <thead>
+              <tr>
+                <th scope="col">Naam</th>
+                <th scope="col">Begint met</th>
+                <th scope="col">Soort en rechten</th>
+                <th scope="col">Gemaakt</th>
+                <th scope="col">Laatst gebruikt</th>
+                <th scope="col">Verloopt</th>
+                <th scope="col">Status</th>
+                <th scope="col"><span class="sr">Acties</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {lijst?.map((s) => (
+                <tr key={s.id} data-voorvoegsel={s.voorvoegsel} data-status={s.status}>
+                  <td>{s.naam}</td>
+                  <td><code>{s.voorvoegsel}…</code></td>
+                  <td>{s.familie}: {s.rechten.join(', ')}</td>
+                  <td>{fmtDatum(s.aangemaakt_op)}</td>
+                  <td>{fmtDatumTijd(s.laatst_gebruikt_op)}</td>
+                  <td>{fmtDatum(s.verloopt_op)}</td>
+                  <td><span class={`label label-${s.status}`}>{STATUS[s.status]}</span></td>
+                  <td class="acties">
+                    {s.status === 'geldig' && (
+                      <>
+                        <button type="button" class="knop-secundair" disabled={bezig} onClick={() => roteer(s)} aria-label={`Sleutel ${s.naam} (${s.voorvoegsel}) vervangen`}>Vervangen</button>
+                        <button type="button" class="knop-gevaar" disabled={bezig} onClick={() => trekIn(s)} aria-label={`Sleutel ${s.naam} (${s.voorvoegsel}) intrekken`}>Intrekken</button>
+                      </>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </>
+  );
+}

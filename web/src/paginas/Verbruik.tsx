@@ -1,0 +1,186 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, foutTekst } from '../api.ts';
+import { Bladeren } from '../Bladeren.tsx';
+import { Grafiek, type DagRegel } from '../Grafiek.tsx';
+import { dagenTerug, fmtDatumTijd, fmtEuro, fmtGetal, vandaag, VOORZIENINGEN } from '../opmaak.ts';
+
+type Lijst = Awaited<ReturnType<typeof api.verbruik.lijst.query>>;
+type Sleutel = Awaited<ReturnType<typeof api.sleutels.lijst.query>>[number];
+type Uitkomst = 'alle' | 'geslaagd' | 'mislukt';
+
+interface Filters {
+  van: string;
+  tot: string;
+  voorziening: string;
+  uitkomst: Uitkomst;
+  sleutel_id: string;
+}
+
+const PER_PAGINA = 50;
+
+function invoer(f: Filters) {
+  return {
+    van: f.van,
+    tot: f.tot,
+    uitkomst: f.uitkomst,
+    ...(f.voorziening ? { voorziening: f.voorziening } : {}),
+    ...(f.sleutel_id ? { sleutel_id: f.sleutel_id } : {}),
+  };
+}
+
+/** RFC 4180 field: quoted when it holds a separator, quote or line break; formulas neutralised for spreadsheets. */
+function csvVeld(v: string | number | null): string {
+  let s = v === null ? '' : String(v);
+  if (/^[=+\-@\t\r]/.test(s) && typeof v === 'string') s = `'${s}`;
+  return /[",\r\n;]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function Verbruik() {
+  const [filters, setFilters] = useState<Filters>({ van: dagenTerug(29), tot: vandaag(), voorziening: '', uitkomst: 'alle', sleutel_id: '' });
+  const [concept, setConcept] = useState<Filters>(filters);
+  const [pagina, setPagina] = useState(1);
+  const [lijst, setLijst] = useState<Lijst | null>(null);
+  const [perDag, setPerDag] = useState<DagRegel[] | null>(null);
+  const [sleutels, setSleutels] = useState<Sleutel[]>([]);
+  const [fout, setFout] = useState('');
+  const [exportStatus, setExportStatus] = useState('');
+
+  useEffect(() => {
+    api.sleutels.lijst.query().then(setSleutels).catch(() => {});
+  }, []);
+
+  useEffect(() => {
+    setFout('');
+    api.verbruik.lijst.query({ ...invoer(filters), pagina, per_pagina: PER_PAGINA }).then(setLijst).catch((err) => setFout(foutTekst(err)));
+  }, [filters, pagina]);
+
+  useEffect(() => {
+    api.verbruik.perDag
+      .query({ van: filters.van, tot: filters.tot })
+      .then((p) => setPerDag(p.per_dag.filter((r) => !filters.voorziening || r.voorziening === filters.voorziening)))
+      .catch((err) => setFout(foutTekst(err)));
+  }, [filters]);
+
+  function toepassen(e: Event) {
+    e.preventDefault();
+    setPagina(1);
+    setFilters({ ...concept });
+  }
+
+  async function exporteer() {
+    setExportStatus('Export wordt gemaakt…');
+    try {
+      const regels: Lijst['regels'] = [];
+      for (let p = 1; ; p++) {
+        const deel = await api.verbruik.lijst.query({ ...invoer(filters), pagina: p, per_pagina: 500 });
+        regels.push(...deel.regels);
+        if (regels.length >= deel.totaal || deel.regels.length === 0) break;
+      }
+      const kop = ['verzoek_id', 'tijdstip', 'kanaal', 'voorziening', 'status', 'credits', 'gefactureerd_cent', 'adres', 'sleutel_voorvoegsel', 'sleutel_naam'];
+      const csv = [kop.join(','), ...regels.map((r) => kop.map((k) => csvVeld(r[k as keyof typeof r] as string | number | null)).join(','))].join('\r\n') + '\r\n';
+      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = `verbruik-${filters.van}-${filters.tot}.csv`;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      setExportStatus(`${fmtGetal(regels.length)} regels geëxporteerd.`);
+    } catch (err) {
+      setExportStatus('');
+      setFout(foutTekst(err));
+    }
+  }
+
+  const zet = (k: keyof Filters) => (e: Event) => setConcept({ ...concept, [k]: (e.currentTarget as HTMLInputElement | HTMLSelectElement).value });
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Verbruik</h1>
+      <form class="formulier filters" onSubmit={toepassen} aria-label="Filters">
+        <div>
+          <label for="f-van">Van</label>
+          <input id="f-van" type="date" required value={concept.van} max={concept.tot} onInput={zet('van')} />
+        </div>
+        <div>
+          <label for="f-tot">Tot en met</label>
+          <input id="f-tot" type="date" required value={concept.tot} min={concept.van} onInput={zet('tot')} />
+        </div>
+        <div>
+          <label for="f-voorziening">Opvraging</label>
+          <select id="f-voorziening" value={concept.voorziening} onChange={zet('voorziening')}>
+            <option value="">Alle</option>
+            {VOORZIENINGEN.map((v) => (
+              <option key={v} value={v}>{v}</option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="f-uitkomst">Uitkomst</label>
+          <select id="f-uitkomst" value={concept.uitkomst} onChange={zet('uitkomst')}>
+            <option value="alle">Alle</option>
+            <option value="geslaagd">Geslaagd</option>
+            <option value="mislukt">Mislukt</option>
+          </select>
+        </div>
+        <div>
+          <label for="f-sleutel">Sleutel</label>
+          <select id="f-sleutel" value={concept.sleutel_id} onChange={zet('sleutel_id')}>
+            <option value="">Alle</option>
+            {sleutels.map((s) => (
+              <option key={s.id} value={s.id}>{s.naam} ({s.voorvoegsel}…)</option>
+            ))}
+          </select>
+        </div>
+        <button type="submit">Toepassen</button>
+      </form>
+      {fout && <p class="fout" role="alert">{fout}</p>}
+
+      <section aria-labelledby="kop-grafiek">
+        <h2 id="kop-grafiek">Credits per dag</h2>
+        {perDag ? <Grafiek van={filters.van} tot={filters.tot} regels={perDag} titel="Credits per dag in de gekozen periode" /> : <p role="status">Laden…</p>}
+      </section>
+
+      <section aria-labelledby="kop-lijst">
+        <div class="rij tussen">
+          <h2 id="kop-lijst">Opvragingen {lijst ? `(${fmtGetal(lijst.totaal)})` : ''}</h2>
+          <button type="button" class="knop-secundair" onClick={exporteer} disabled={!lijst || lijst.totaal === 0}>Exporteren als CSV</button>
+        </div>
+        <p role="status" class="status">{exportStatus}</p>
+        <div class="tabel-rol" role="region" aria-labelledby="kop-lijst" tabIndex={0}>
+          <table class="verbruik">
+            <thead>
+              <tr>
+                <th scope="col">Tijdstip</th>
+                <th scope="col">Opvraging</th>
+                <th scope="col">Adres</th>
+                <th scope="col">Kanaal</th>
+                <th scope="col" class="getal">Status</th>
+                <th scope="col" class="getal">Credits</th>
+                <th scope="col" class="getal">Kosten</th>
+                <th scope="col">Sleutel</th>
+              </tr>
+            </thead>
+            <tbody>
+              {lijst?.regels.map((r) => (
+                <tr key={r.verzoek_id} data-voorziening={r.voorziening}>
+                  <td>{fmtDatumTijd(r.tijdstip)}</td>
+                  <td>{r.voorziening}</td>
+                  <td>{r.adres ?? '—'}</td>
+                  <td>{r.kanaal.toUpperCase()}</td>
+                  <td class="getal">{r.status}</td>
+                  <td class="getal">{fmtGetal(r.credits)}</td>
+                  <td class="getal">{fmtEuro(r.gefactureerd_cent)}</td>
+                  <td>{r.sleutel_naam ?? ''} <code>{r.sleutel_voorvoegsel ?? ''}</code></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {lijst && lijst.totaal === 0 && <p>Geen opvragingen in deze periode.</p>}
+        <Bladeren label="Opvragingen bladeren" pagina={pagina} totaal={lijst?.totaal ?? 0} perPagina={PER_PAGINA} naar={setPagina} />
+      </section>
+    </>
+  );
+}
