@@ -1,7 +1,7 @@
 /**
  * Login attempts limited per e-mail address and per client IP, in the database so the limit holds
- * across server processes. Attempts are counted in the rate-limit table (a sliding one-minute window,
- * as for keys) under a UUID derived from the e-mail or IP and a bucket of their own. An attempt is
+ * across server processes. Attempts are rows of `inlog_poging` (a sliding one-minute window) under a UUID
+ * derived from the e-mail or IP and a bucket of their own. An attempt is
  * recorded before the password is checked, so a burst of parallel guesses cannot slip past the limit;
  * a correct password takes its own record back out, so only failures count. The failure that reaches
  * the limit is already answered with 429, and so is every attempt after it until the window has room.
@@ -50,8 +50,8 @@ export async function registreerInlogPoging(db: Db, email: string, ip: string, n
     const uit: InlogPoging = { rijen: [], geweigerd: 0, laatsteKans: 0 };
     for (const t of tellers(email, ip)) {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`${t.id}:${t.emmer}`}))`;
-      await tx.rateLimitHit.deleteMany({ where: { keyId: t.id, emmer: t.emmer, tijdstip: { lte: grens } } });
-      const eerder = await tx.rateLimitHit.findMany({ where: { keyId: t.id, emmer: t.emmer }, orderBy: { tijdstip: 'asc' }, select: { tijdstip: true } });
+      await tx.inlogPoging.deleteMany({ where: { teller: t.id, emmer: t.emmer, tijdstip: { lte: grens } } });
+      const eerder = await tx.inlogPoging.findMany({ where: { teller: t.id, emmer: t.emmer }, orderBy: { tijdstip: 'asc' }, select: { tijdstip: true } });
       // Seconds until the window holds fewer than `limiet` attempts again.
       const vrij = (n: number) => {
         const t0 = eerder[eerder.length - n]?.tijdstip ?? now;
@@ -61,13 +61,13 @@ export async function registreerInlogPoging(db: Db, email: string, ip: string, n
         uit.geweigerd = Math.max(uit.geweigerd, vrij(t.limiet));
         continue;
       }
-      const rij = await tx.rateLimitHit.create({ data: { keyId: t.id, emmer: t.emmer, tijdstip: now }, select: { id: true } });
+      const rij = await tx.inlogPoging.create({ data: { teller: t.id, emmer: t.emmer, tijdstip: now }, select: { id: true } });
       uit.rijen.push(rij.id);
       if (eerder.length + 1 >= t.limiet) uit.laatsteKans = Math.max(uit.laatsteKans, vrij(t.limiet - 1));
     }
     // Rows of e-mails and IPs that never try again would stay forever; now and then clear all old ones.
     if (Math.random() < OPRUIMKANS) {
-      await tx.rateLimitHit.deleteMany({ where: { emmer: { in: ['inlog:email', 'inlog:ip'] }, tijdstip: { lte: grens } } });
+      await tx.inlogPoging.deleteMany({ where: { emmer: { in: ['inlog:email', 'inlog:ip'] }, tijdstip: { lte: grens } } });
     }
     return uit;
   }, TX_OPTS);
@@ -75,5 +75,5 @@ export async function registreerInlogPoging(db: Db, email: string, ip: string, n
 
 /** A successful login does not count against the limits. */
 export async function vergeefInlogPoging(db: Db, poging: InlogPoging): Promise<void> {
-  if (poging.rijen.length) await db.rateLimitHit.deleteMany({ where: { id: { in: poging.rijen } } });
+  if (poging.rijen.length) await db.inlogPoging.deleteMany({ where: { id: { in: poging.rijen } } });
 }

@@ -1,7 +1,7 @@
 /** Periods of calendar days in Europe/Amsterdam, as the web app's filters and charts use them. */
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
-import { datumAmsterdam } from '../../core/tijd.ts';
+import { datumAmsterdam } from '../../domain/begrippen.ts';
 
 export const MAX_PERIODE_DAGEN = 366;
 const DAG = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'verwacht een datum als JJJJ-MM-DD').refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'geen bestaande datum');

@@ -1,7 +1,7 @@
 /** Key management for the logged-in account, on the same domain functions as the operator CLI. */
 import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
-import { isoMetOffset } from '../../core/tijd.ts';
+import { isoMetOffset } from '../../domain/begrippen.ts';
 import { createKey, listKeys, MAX_LOOPTIJD_DAGEN, revokeKey, rotateKey, SleutelFout, type NieuweSleutel } from '../../domain/keys/sleutels.ts';
 import { sessieProcedure, webRouter } from './trpc.ts';
 

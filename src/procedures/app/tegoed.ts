@@ -1,6 +1,6 @@
 /** Balance, credits used this month, and the ledger (paged) of the logged-in account. */
 import { z } from 'zod';
-import { isoMetOffset, datumAmsterdam } from '../../core/tijd.ts';
+import { isoMetOffset, datumAmsterdam } from '../../domain/begrippen.ts';
 import { saldoVan } from '../../domain/billing/tegoed.ts';
 import { grenzen, maandBegin } from './periode.ts';
 import { sessieProcedure, webRouter } from './trpc.ts';

@@ -1,7 +1,7 @@
 /** Usage of the logged-in account: per day and lookup for a period (the chart), and the filtered list. */
 import { z } from 'zod';
 import type { Prisma } from '../../generated/prisma/client.ts';
-import { isoMetOffset } from '../../core/tijd.ts';
+import { isoMetOffset } from '../../domain/begrippen.ts';
 import { grenzen, periodeSchema } from './periode.ts';
 import { paginaSchema } from './tegoed.ts';
 import { sessieProcedure, webRouter } from './trpc.ts';
