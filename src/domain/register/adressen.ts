@@ -34,10 +34,14 @@ export interface AdresRij {
   woonplaats: string;
 }
 
-/** The addition as shown to callers: `A`, `2`, `A-2`; null when there is none. */
+/**
+ * The addition as shown to callers: what follows the house number in `weergave`, so that sent back
+ * it reaches the same dwelling. The huisletter as is, a huisnummertoevoeging after a dash: `A`
+ * (12A), `-2` (12-2), `A-2` (12A-2), `-A` (12-A, distinct from 12A); null when there is none.
+ */
 export function toonToevoeging(a: Pick<AdresRij, 'huisletter' | 'toevoeging'>): string | null {
-  if (a.huisletter && a.toevoeging) return `${a.huisletter}-${a.toevoeging}`;
-  return a.huisletter ?? a.toevoeging ?? null;
+  const tekst = `${a.huisletter ?? ''}${a.toevoeging ? `-${a.toevoeging}` : ''}`;
+  return tekst === '' ? null : tekst;
 }
 
 /** `Straat 12A-2, 1234 AB Plaats` */
@@ -80,6 +84,16 @@ export async function zoekAdres(db: Db, postcode: string, huisnummer: number, to
     // The whole row: the lookups answer from it, so nothing reads the address a second time.
     orderBy: [{ huisletter: 'asc' }, { toevoeging: 'asc' }],
   });
+  return kiesAdres(kandidaten, toevoeging);
+}
+
+type Kandidaat = Pick<AdresRij, 'huisnummer' | 'huisletter' | 'toevoeging'>;
+
+/** The choice among the addresses at one postcode and number (sorted by huisletter, toevoeging). */
+export function kiesAdres<A extends Kandidaat>(kandidaten: A[], toevoeging: string | null | undefined):
+  | { soort: 'gevonden'; adres: A }
+  | { soort: 'onbekend' }
+  | { soort: 'dubbelzinnig'; opties: string[] } {
   if (kandidaten.length === 0) return { soort: 'onbekend' };
   const gezocht = normaliseerToevoeging(toevoeging);
   const treffers = kandidaten.filter((k) => toevoegingSleutel(k.huisletter, k.toevoeging) === gezocht);
@@ -87,7 +101,7 @@ export async function zoekAdres(db: Db, postcode: string, huisnummer: number, to
   if (treffers.length > 1 && toevoeging) {
     // `A` as huisletter and `A` as toevoeging both exist: the way it was written decides.
     const s = structuur(toevoeging);
-    const exact = treffers.filter((k) => (k.huisletter ?? null) === s.huisletter && normaliseerToevoeging(k.toevoeging) === (s.toevoeging ?? ''));
+    const exact = treffers.filter((k) => (k.huisletter?.toUpperCase() ?? null) === s.huisletter && normaliseerToevoeging(k.toevoeging) === (s.toevoeging ?? ''));
     if (exact.length === 1) return { soort: 'gevonden', adres: exact[0] };
   }
   if (!gezocht && kandidaten.length === 1) return { soort: 'gevonden', adres: kandidaten[0] };
