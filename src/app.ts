@@ -12,6 +12,7 @@ import { registerRest } from './gateways/rest.ts';
 import { registerDocs } from './gateways/docs.ts';
 import { registerMcp } from './gateways/mcp/index.ts';
 import { stuurFout } from './gateways/fout-antwoord.ts';
+import { installKostenHeaders } from './gateways/kosten-headers.ts';
 
 export interface BuildAppOptions {
   services: Services;
@@ -30,9 +31,11 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
 
   installJsonParser(app);
 
-  app.addHook('onSend', async (req, reply) => {
+  // Set on arrival, so answers that bypass onSend (the hijacked /mcp reply) carry it too.
+  app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
+  installKostenHeaders(app);
 
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;

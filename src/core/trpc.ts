@@ -9,6 +9,7 @@ import type { Context } from './context.ts';
 import { InsightFout, naarFout } from './errors.ts';
 import { authenticate } from '../domain/keys/sleutels.ts';
 import { controleerLimiet, limietHeaders, type Emmer } from '../domain/limits/snelheid.ts';
+import { metKosten } from './kosten.ts';
 
 export interface Meta extends OpenApiMeta {
   /** Extra rate-limit bucket on top of the channel's own (REST invloeden: 30/min). */
@@ -38,7 +39,7 @@ const WWW_AUTH = { 'WWW-Authenticate': 'Bearer' };
 export const sleutelProcedure = t.procedure.use(async ({ ctx, next }) => {
   const principal = await authenticate(ctx.services.db, ctx.authorization, ctx.services.now());
   if (!principal) throw new InsightFout('ongeldige_sleutel', undefined, { headers: WWW_AUTH });
-  return next({ ctx: { ...ctx, principal } });
+  return metKosten(ctx, principal.accountId, (setHeader) => next({ ctx: { ...ctx, principal, setHeader } }));
 });
 
 function emmersVoor(ctx: Context, meta: Meta | undefined): Emmer[] {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accountProcedure } from '../core/trpc.ts';
 import { accountMeta } from '../core/schema.ts';
 import { isoMetOffset } from '../core/tijd.ts';
+import { meldKosten } from '../core/kosten.ts';
 import { getBalance, saldoVan } from '../domain/billing/tegoed.ts';
 import { whoamiMeta, whoamiOutput } from './whoami.types.ts';
 
@@ -13,6 +14,7 @@ export const whoami = accountProcedure
   .query(async ({ ctx }) => {
     const p = ctx.principal!;
     const credits = await getBalance(ctx.services.db, p.accountId);
+    meldKosten(ctx, 0, credits);
     return {
       data: {
         naam: p.naam,
