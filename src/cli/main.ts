@@ -11,22 +11,30 @@ import { registerKeyCommands } from './commands/key.ts';
 import { registerServeCommands } from './commands/serve.ts';
 import { openCliDatabase } from './db.ts';
 
+/** With --json, errors are JSON too: `{"fout": "..."}` on stderr, for scripts that parse the output. */
+const alsJson = process.argv.includes('--json');
+const schrijfFout = (melding: string) =>
+  process.stderr.write(alsJson ? `${JSON.stringify({ fout: melding.replace(/^(error|fout):\s*/i, '').trim() })}\n` : `${melding.trimEnd()}\n`);
+
 const program = new Command('insight')
   .description('Insight API: server en beheer')
-  .showHelpAfterError()
-  .exitOverride();
+  .exitOverride()
+  .configureOutput({ outputError: (str) => schrijfFout(str) });
+if (!alsJson) program.showHelpAfterError();
 
 registerServeCommands(program);
 registerAccountCommands(program);
 registerKeyCommands(program);
 
-// Commands whose modules are optional building blocks (import, backtest) register when present.
+// Commands whose modules are optional building blocks (import, backtest) register when present, and
+// only when they may be asked for: account, key, migrate and serve never load their modules.
 const here = new URL('.', import.meta.url);
-if (existsSync(new URL('commands/import.ts', here))) {
+const licht = ['account', 'key', 'migrate', 'serve'].includes(process.argv[2] ?? '');
+if (!licht && existsSync(new URL('commands/import.ts', here))) {
   const { registerImportCommand } = await import(new URL('commands/import.ts', here).href);
   registerImportCommand(program, { openDb: () => openCliDatabase(loadConfig()) });
 }
-if (existsSync(new URL('commands/backtest.ts', here))) {
+if (!licht && existsSync(new URL('commands/backtest.ts', here))) {
   const { registerBacktestCommand } = await import(new URL('commands/backtest.ts', here).href);
   const { loadHeldSales, loadPriceIndex } = await import(new URL('held-data.ts', here).href);
   registerBacktestCommand(program, { loadHeldSales, loadPriceIndex });
@@ -37,9 +45,9 @@ try {
 } catch (e) {
   if (e instanceof CommanderError) process.exit(e.exitCode);
   if (e instanceof DatabaseLockedError) {
-    process.stderr.write(`${e.message}\n`);
+    schrijfFout(e.message);
     process.exit(3);
   }
-  process.stderr.write(`Fout: ${e instanceof Error ? e.message : String(e)}\n`);
+  schrijfFout(`Fout: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);
 }
