@@ -13,6 +13,7 @@ import { registerDocs } from './gateways/docs.ts';
 import { registerMcp } from './gateways/mcp/index.ts';
 import { stuurFout } from './gateways/fout-antwoord.ts';
 import { installKostenHeaders } from './gateways/kosten-headers.ts';
+import { installHttpRanden } from './gateways/cors.ts';
 
 export interface BuildAppOptions {
   services: Services;
@@ -36,6 +37,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
     reply.header('X-Request-Id', req.id);
   });
   installKostenHeaders(app);
+  await installHttpRanden(app);
 
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;

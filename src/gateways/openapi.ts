@@ -7,6 +7,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { Config } from '../config/env.ts';
 import { appRouter } from '../core/router.ts';
 import type { Meta } from '../core/trpc.ts';
+import { werkOpenApiAf } from './openapi-afwerking.ts';
 
 const kop = (description: string, type: 'string' | 'integer' = 'string') => ({ description, schema: { type } });
 
@@ -70,5 +71,5 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
       };
     }
   }
-  return doc;
+  return werkOpenApiAf(doc, config);
 }

@@ -4,6 +4,10 @@ import { dialect } from './helpers/db.ts';
 import { seedDemo } from '../src/seed.ts';
 import { kiesAdres, toevoegingSleutel, toonToevoeging } from '../src/domain/register/adressen.ts';
 import { toevoegingSchema } from '../src/procedures/inzicht/gedeeld.ts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { maskeer, verzamelVoorbeelden, type Voorbeeld } from '../src/gateways/openapi-voorbeelden.ts';
+import voorbeelden from '../src/gateways/openapi-voorbeelden.json' with { type: 'json' };
 
 /**
  * The `toevoeging` an answer carries, sent back, reaches the same dwelling (README "Decisions taken
@@ -18,7 +22,7 @@ describe(`toevoeging round trip over the demo dataset (${dialect})`, () => {
   let rijen: Rij[];
   const groepen = new Map<string, Rij[]>();
   beforeAll(async () => {
-    t = await createTestApp({ RATE_LIMIT_REST_PER_MIN: '100000', DATA_DIR: '.tmp/toevoeging-test' });
+    t = await createTestApp({ RATE_LIMIT_REST_PER_MIN: '100000', DATA_DIR: `.tmp/demo-contract-${dialect}` });
     await seedDemo(t.services, t.services.config, t.db);
     key = (await t.klant(100_000)).key;
     rijen = await t.db.prisma.adres.findMany({
@@ -31,6 +35,16 @@ describe(`toevoeging round trip over the demo dataset (${dialect})`, () => {
     }
   }, 300_000);
   afterAll(async () => t?.close());
+
+  it('the OpenAPI examples are what the demo answers (npm run openapi:voorbeelden writes them)', async () => {
+    const demoSleutel = readFileSync(path.join(t.services.config.DATA_DIR, 'demo-sleutel.txt'), 'utf8').trim();
+    const arm = await t.account(0);
+    const live = await verzamelVoorbeelden(t.app, demoSleutel, await t.key(arm.id));
+    // Usage rows share one timestamp under the test clock, so which two come first is free: compare their fields.
+    const vergelijkbaar = (vs: Voorbeeld[]) =>
+      (maskeer(vs) as Voorbeeld[]).map((v) => (v.pad === '/verbruik' ? { ...v, antwoord: { ...(v.antwoord as object), data: (v.antwoord as { data: object[] }).data.map((r) => Object.keys(r)) } } : v));
+    expect(vergelijkbaar(live)).toEqual(vergelijkbaar(voorbeelden as Voorbeeld[]));
+  });
 
   it('every demo address: the shown toevoeging is valid input and resolves to that address', () => {
     expect(rijen.length).toBeGreaterThanOrEqual(20_000);
