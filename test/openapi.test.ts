@@ -15,6 +15,9 @@ type Doc = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, any>; securitySchemes?: Record<string, any> };
+  info: { license?: unknown };
+  externalDocs: { url: string };
+  tags: { name: string }[];
 };
 
 /** The REST surface of decisions section 1 (paths relative to /api/v1), method per path. */
@@ -89,8 +92,8 @@ describe(`OpenAPI document and /docs (${dialect})`, () => {
       const fouten = Object.entries(op.responses).filter(([s]) => Number(s) >= 400);
       expect(fouten.length, `${methode} ${pad}`).toBeGreaterThan(0);
       for (const [status, resp] of fouten) {
-        expect(resp.content['application/json'].schema, `${methode} ${pad} ${status}`).toStrictEqual({ $ref: '#/components/schemas/Fout' });
-        expect(Object.keys(resp.content), `${methode} ${pad} ${status}`).toEqual(['application/json']);
+        expect(resp.content?.['application/json'].schema, `${methode} ${pad} ${status}`).toStrictEqual({ $ref: '#/components/schemas/Fout' });
+        expect(Object.keys(resp.content ?? {}), `${methode} ${pad} ${status}`).toEqual(['application/json']);
       }
     }
     expect(Object.keys(doc.components.schemas).filter((n) => n.startsWith('error.'))).toEqual([]);
@@ -103,8 +106,8 @@ describe(`OpenAPI document and /docs (${dialect})`, () => {
         expect(Object.keys(resp.headers ?? {}), `${methode} ${pad} ${status}`).toEqual(expect.arrayContaining(['Insight-Gefactureerd-Cent', 'X-Request-Id']));
         if (!['401', '405', '413', '415'].includes(status)) expect(Object.keys(resp.headers ?? {}), `${methode} ${pad} ${status}`).toContain('Insight-Saldo-Credits');
       }
-      expect(op.responses['200'].content['application/json'].examples, `${methode} ${pad}`).toBeDefined();
-      if (methode === 'post') expect(op.requestBody.content['application/json'].examples, `${methode} ${pad}`).toBeDefined();
+      expect((op.responses['200'].content as Record<string, { examples?: unknown }> | undefined)?.['application/json'].examples, `${methode} ${pad}`).toBeDefined();
+      if (methode === 'post') expect((op.requestBody as { content: Record<string, { examples?: unknown }> }).content['application/json'].examples, `${methode} ${pad}`).toBeDefined();
     }
     expect(JSON.stringify(doc)).not.toContain('9007199254740991');
     expect(doc.externalDocs.url).toMatch(/^https?:\/\//);
