@@ -4,7 +4,10 @@ import { dialect } from './helpers/db.ts';
 import { seedDemo } from '../src/seed.ts';
 import { kiesAdres, toevoegingSleutel, toonToevoeging } from '../src/domain/register/adressen.ts';
 import { toevoegingSchema } from '../src/procedures/inzicht/gedeeld.ts';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { clientTypes } from '../examples/typescript/genereer.ts';
 import path from 'node:path';
 import { maskeer, verzamelVoorbeelden, type Voorbeeld } from '../src/gateways/openapi-voorbeelden.ts';
 import voorbeelden from '../src/gateways/openapi-voorbeelden.json' with { type: 'json' };
@@ -15,6 +18,17 @@ import voorbeelden from '../src/gateways/openapi-voorbeelden.json' with { type: 
  * and through REST for every address whose addition equals another's once separators are dropped
  * (9A and 9-A) plus the first address of every shape the demo holds (none, `A`, `-2`, `-A`; `A-2` below).
  */
+/** A Python 3 that has httpx: the one on PATH, else Debian's (python3-httpx installs there). */
+const python = ['python3', '/usr/bin/python3'].find((p) => {
+  try {
+    execFileSync(p, ['-c', 'import httpx'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+});
+const httpxAanwezig = python !== undefined;
+
 describe(`toevoeging round trip over the demo dataset (${dialect})`, () => {
   let t: TestApp;
   let key: string;
@@ -36,6 +50,13 @@ describe(`toevoeging round trip over the demo dataset (${dialect})`, () => {
   }, 300_000);
   afterAll(async () => t?.close());
 
+  /** Run a client example with the URL of this app (listening on loopback) and the demo account's key. */
+  async function voerVoorbeeldUit(cmd: string, args: string[]) {
+    const url = t.app.server.listening ? `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}` : await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const demoSleutel = readFileSync(path.join(t.services.config.DATA_DIR, 'demo-sleutel.txt'), 'utf8').trim();
+    return promisify(execFile)(cmd, args, { env: { ...process.env, INSIGHT_URL: url, INSIGHT_KEY: demoSleutel } });
+  }
+
   it('the OpenAPI examples are what the demo answers (npm run openapi:voorbeelden writes them)', async () => {
     const demoSleutel = readFileSync(path.join(t.services.config.DATA_DIR, 'demo-sleutel.txt'), 'utf8').trim();
     const arm = await t.account(0);
@@ -44,6 +65,17 @@ describe(`toevoeging round trip over the demo dataset (${dialect})`, () => {
     const vergelijkbaar = (vs: Voorbeeld[]) =>
       (maskeer(vs) as Voorbeeld[]).map((v) => (v.pad === '/verbruik' ? { ...v, antwoord: { ...(v.antwoord as object), data: (v.antwoord as { data: object[] }).data.map((r) => Object.keys(r)) } } : v));
     expect(vergelijkbaar(live)).toEqual(vergelijkbaar(voorbeelden as Voorbeeld[]));
+  });
+
+  it('the typed TypeScript client example runs against the demo; its generated types are current', async () => {
+    expect(await clientTypes(), 'run npm run client:types').toBe(readFileSync('examples/typescript/insight-api.d.ts', 'utf8'));
+    const { stdout } = await voerVoorbeeldUit(process.execPath, ['--disable-warning=ExperimentalWarning', 'examples/typescript/waarde.ts']);
+    expect(JSON.parse(stdout)).toMatchObject({ weergave: 'Maantulpstraat 3, 7800 SD Verzonnenveen', marktwaarde: expect.any(Number), gefactureerd_cent: 90, saldo_credits: expect.any(Number) });
+  });
+
+  it.skipIf(!httpxAanwezig)('the Python httpx example runs against the demo (skipped without python3-httpx)', async () => {
+    const { stdout } = await voerVoorbeeldUit(python!, ['examples/python/waarde.py']);
+    expect(JSON.parse(stdout)).toMatchObject({ weergave: 'Maantulpstraat 3, 7800 SD Verzonnenveen', marktwaarde: expect.any(Number), gefactureerd_cent: 90 });
   });
 
   it('every demo address: the shown toevoeging is valid input and resolves to that address', () => {
