@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -109,6 +109,19 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
       const c = await db.prisma.ledgerEntry.findMany({ where: { accountId: acc.account_id, soort: 'correctie' } });
       expect(c).toMatchObject([{ credits: -30, omschrijving: 'dubbel opgewaardeerd' }]);
     });
+  });
+
+  it.skipIf(dialect === 'postgres')('bin/insight.js reads .env in the working directory when present', async () => {
+    const map = mkdtempSync(path.join(tmpdir(), 'insight-env-'));
+    try {
+      writeFileSync(path.join(map, '.env'), `DATA_DIR=${path.join(map, 'uit-env')}\nLOG_LEVEL=silent\nDEMO_CREDITS=7\n`);
+      const { DATA_DIR: _weg, ...zonder } = env;
+      const r = await run(process.execPath, [path.resolve('bin/insight.js'), 'account', 'list', '--json'], { cwd: map, env: { ...zonder, DEMO_CREDITS: '9' } });
+      expect(JSON.parse(r.stdout)).toEqual([]);
+      expect(existsSync(path.join(map, 'uit-env', 'pgdata'))).toBe(true);
+    } finally {
+      rmSync(map, { recursive: true, force: true });
+    }
   });
 
   it.skipIf(dialect === 'postgres')('refuses, without touching the data, while another process holds the embedded database', async () => {
