@@ -13,5 +13,6 @@ if (!existsSync(node)) {
   console.error('Insight heeft Node 24 nodig. Draai eerst `npm install` in de projectmap.');
   process.exit(1);
 }
-const r = spawnSync(node, ['--disable-warning=ExperimentalWarning', main, ...process.argv.slice(2)], { stdio: 'inherit' });
+// `.env` in the working directory is loaded when present (as `npm start` does); the environment wins.
+const r = spawnSync(node, ['--env-file-if-exists=.env', '--disable-warning=ExperimentalWarning', main, ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

@@ -1,8 +1,9 @@
 /**
- * Convert the King County house-sales file (Kaggle "House Sales in King County, USA"; see SOURCE.md
- * beside it) to the sales CSV of `insight import verkopen` / `insight backtest` (docs/import-formaten.md).
+ * Convert the King County house-sales file (Kaggle "House Sales in King County, USA", CC0:
+ * https://www.kaggle.com/datasets/harlfoxem/housesalesprediction; see test/fixtures/SOURCES.md) to
+ * the sales CSV of `insight import verkopen` / `insight backtest` (docs/import-formaten.md).
  *
- *   node scripts/kc-to-generic.ts [in.csv] [out.csv]
+ *   node scripts/kc-to-generic.ts <kc_house_data.csv> [out.csv]
  *
  * Mapping (only what a Dutch register also holds; grade, condition, view and waterfront are left
  * out on purpose, so the backtest measures the model on the information it has in production):
@@ -15,14 +16,17 @@
  * - energielabel: none (empty); lat/lon: `lat`/`long` (WGS84)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { formatSalesCsv } from '../src/domain/valuation/backtest/sales-csv.ts';
 import type { SaleRecord } from '../src/domain/valuation/types.ts';
 
 const SQFT_TO_M2 = 0.09290304;
 
-const input = process.argv[2] ?? fileURLToPath(new URL('../../shared/datasets/kc-house-sales/kc_house_data.csv', import.meta.url));
+const input = process.argv[2];
+if (!input) {
+  console.error('Gebruik: node scripts/kc-to-generic.ts <kc_house_data.csv> [uit.csv] (bestand: zie test/fixtures/SOURCES.md)');
+  process.exit(2);
+}
 const output = process.argv[3] ?? 'kc-sales.csv';
 
 const rows = parse(readFileSync(input, 'utf8'), { columns: true, skip_empty_lines: true }) as Record<string, string>[];

@@ -14,6 +14,8 @@ import { registerMcp } from './gateways/mcp/index.ts';
 import { stuurFout } from './gateways/fout-antwoord.ts';
 import { registerTrpc } from './gateways/trpc.ts';
 import { registerAppStatic } from './gateways/app-static.ts';
+import { installKostenHeaders } from './gateways/kosten-headers.ts';
+import { installHttpRanden } from './gateways/cors.ts';
 
 export interface BuildAppOptions {
   services: Services;
@@ -32,9 +34,12 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
 
   installJsonParser(app);
 
-  app.addHook('onSend', async (req, reply) => {
+  // Set on arrival, so answers that bypass onSend (the hijacked /mcp reply) carry it too.
+  app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
+  installKostenHeaders(app);
+  await installHttpRanden(app);
 
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;

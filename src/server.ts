@@ -13,6 +13,7 @@ export async function serve(config: Config): Promise<void> {
   const db = await openMigratedDatabase(config, log);
   const services = createServices(config, db, log);
   if (config.DEMO_SEED) await seedDemo(services, config, db);
+  else if ((await services.db.account.count()) === 0) log.warn('geen accounts en geen demo (DEMO_SEED staat uit): maak er een met `insight account create`');
   // Fit the valuation model before the first request needs it.
   await services.waardemodel.model();
   const app = await buildApp({ services });

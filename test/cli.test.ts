@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -51,7 +51,7 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
     expect(acc).toEqual({ account_id: expect.stringMatching(/^[0-9a-f-]{36}$/), credits: 250 });
     expect(await insight('account', 'topup', acc.account_id, '--credits', '50', '--json')).toEqual({ account_id: acc.account_id, credits: 300 });
     const k = await insight('key', 'create', acc.account_id, '--name', 'productie', '--expires', '2027-06-30', '--json');
-    expect(k).toEqual({ key: expect.stringMatching(/^pct_[0-9A-Za-z]{38}$/), voorvoegsel: k.key.slice(0, 12), verloopt_op: expect.stringMatching(/^2027-06-30T23:59:59\.000\+00:00$/) });
+    expect(k).toEqual({ key_id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: expect.stringMatching(/^pct_[0-9A-Za-z]{38}$/), voorvoegsel: k.key.slice(0, 12), verloopt_op: expect.stringMatching(/^2027-06-30T23:59:59\.000\+00:00$/) });
     const beheer = await insight('key', 'create', acc.account_id, '--name', 'beheer', '--family', 'beheer', '--json');
     await metDb(async (db) => {
       const p = await authenticate(db.prisma, `Bearer ${k.key}`, new Date('2026-12-01T00:00:00Z'));
@@ -77,6 +77,50 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
       );
       expect(r.code, args.join(' ')).not.toBe(0);
       expect(r.stderr, args.join(' ')).toMatch(/verwacht|bestaat niet|hoogstens|Fout/);
+    }
+  });
+
+  it('account list, key list in snake_case with offsets, a correcting booking with a reason, JSON errors', async () => {
+    const acc = await insight('account', 'create', '--name', 'Correctie BV', '--credits', '100', '--json');
+    const k = await insight('key', 'create', acc.account_id, '--name', 'p', '--json');
+    const lijst = await insight('account', 'list', '--json');
+    expect(lijst.find((a: { account_id: string }) => a.account_id === acc.account_id)).toEqual({
+      account_id: acc.account_id, naam: 'Correctie BV', credits: 100, geldige_sleutels: 1, aangemaakt_op: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T[\d:.]+\+00:00$/),
+    });
+    const sleutels = await insight('key', 'list', acc.account_id, '--json');
+    expect(sleutels).toEqual([expect.objectContaining({ key_id: k.key_id, voorvoegsel: k.voorvoegsel, verloopt_op: k.verloopt_op, ingetrokken_op: null })]);
+    expect(Object.keys(sleutels[0]).every((n) => /^[a-z_]+$/.test(n))).toBe(true);
+
+    expect(await insight('account', 'correct', acc.account_id, '--credits', '-30', '--reason', 'dubbel opgewaardeerd', '--json'))
+      .toEqual({ account_id: acc.account_id, correctie: -30, reden: 'dubbel opgewaardeerd', credits: 70 });
+    const fout = async (...args: string[]) => {
+      const r = await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, ...args, '--json'], { env }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(r.code, args.join(' ')).not.toBe(0);
+      return JSON.parse(r.stderr.trim()).fout as string;
+    };
+    expect(await fout('account', 'correct', acc.account_id, '--credits', '-71', '--reason', 'te veel')).toMatch(/negatief/);
+    expect(await fout('account', 'correct', acc.account_id, '--credits', '-5')).toMatch(/--reason/);
+    expect(await fout('account', 'topup', 'geen-uuid', '--credits', '5')).toMatch(/uuid/);
+    await metDb(async (db) => {
+      expect(await ledgerSum(db.prisma, acc.account_id)).toBe(70);
+      const c = await db.prisma.ledgerEntry.findMany({ where: { accountId: acc.account_id, soort: 'correctie' } });
+      expect(c).toMatchObject([{ credits: -30, omschrijving: 'dubbel opgewaardeerd' }]);
+    });
+  });
+
+  it.skipIf(dialect === 'postgres')('bin/insight.js reads .env in the working directory when present', async () => {
+    const map = mkdtempSync(path.join(tmpdir(), 'insight-env-'));
+    try {
+      writeFileSync(path.join(map, '.env'), `DATA_DIR=${path.join(map, 'uit-env')}\nLOG_LEVEL=silent\nDEMO_CREDITS=7\n`);
+      const { DATA_DIR: _weg, ...zonder } = env;
+      const r = await run(process.execPath, [path.resolve('bin/insight.js'), 'account', 'list', '--json'], { cwd: map, env: { ...zonder, DEMO_CREDITS: '9' } });
+      expect(JSON.parse(r.stdout)).toEqual([]);
+      expect(existsSync(path.join(map, 'uit-env', 'pgdata'))).toBe(true);
+    } finally {
+      rmSync(map, { recursive: true, force: true });
     }
   });
 

@@ -37,7 +37,7 @@ describe(`demo dataset on first start (${dialect})`, () => {
     for (const pad of ['waarde', 'adres', 'woz', 'energielabel', 'woningtype', 'invloeden']) {
       const res = await post(pad, { adres: adres('waardering') });
       expect(res.statusCode, `${pad}: ${res.body}`).toBe(200);
-      expect(res.json().meta.bron?.naam ?? '').toMatch(pad === 'waarde' ? /verkopen/ : /synthetisch/);
+      expect(res.json().meta.bron?.naam ?? '').toMatch(pad === 'waarde' ? /^synthetisch demo-dataset \(fictief\) v1: verkopen \(\d+\)$/ : /synthetisch/);
     }
   });
 

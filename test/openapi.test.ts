@@ -15,6 +15,9 @@ type Doc = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, any>; securitySchemes?: Record<string, any> };
+  info: { license?: unknown };
+  externalDocs: { url: string };
+  tags: { name: string }[];
 };
 
 /** The REST surface of decisions section 1 (paths relative to /api/v1), method per path. */
@@ -89,10 +92,28 @@ describe(`OpenAPI document and /docs (${dialect})`, () => {
       const fouten = Object.entries(op.responses).filter(([s]) => Number(s) >= 400);
       expect(fouten.length, `${methode} ${pad}`).toBeGreaterThan(0);
       for (const [status, resp] of fouten) {
-        expect(resp.content, `${methode} ${pad} ${status}`).toStrictEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Fout' } } });
+        expect(resp.content?.['application/json'].schema, `${methode} ${pad} ${status}`).toStrictEqual({ $ref: '#/components/schemas/Fout' });
+        expect(Object.keys(resp.content ?? {}), `${methode} ${pad} ${status}`).toEqual(['application/json']);
       }
     }
     expect(Object.keys(doc.components.schemas).filter((n) => n.startsWith('error.'))).toEqual([]);
+  });
+
+  it('every answer documents the cost and request-id headers, every operation 405 (POST also 413/415), examples from the demo', () => {
+    for (const { pad, methode, op } of operaties()) {
+      expect(Object.keys(op.responses), `${methode} ${pad}`).toEqual(expect.arrayContaining(methode === 'post' ? ['405', '413', '415'] : ['405']));
+      for (const [status, resp] of Object.entries(op.responses) as [string, { headers?: Record<string, unknown>; content?: Record<string, { examples?: unknown }> }][]) {
+        expect(Object.keys(resp.headers ?? {}), `${methode} ${pad} ${status}`).toEqual(expect.arrayContaining(['Insight-Gefactureerd-Cent', 'X-Request-Id']));
+        if (!['401', '405', '413', '415'].includes(status)) expect(Object.keys(resp.headers ?? {}), `${methode} ${pad} ${status}`).toContain('Insight-Saldo-Credits');
+      }
+      expect((op.responses['200'].content as Record<string, { examples?: unknown }> | undefined)?.['application/json'].examples, `${methode} ${pad}`).toBeDefined();
+      if (methode === 'post') expect((op.requestBody as { content: Record<string, { examples?: unknown }> }).content['application/json'].examples, `${methode} ${pad}`).toBeDefined();
+    }
+    expect(JSON.stringify(doc)).not.toContain('9007199254740991');
+    expect(doc.externalDocs.url).toMatch(/^https?:\/\//);
+    expect(doc.tags.map((t: { name: string }) => t.name).sort()).toEqual(['account', 'inzicht']);
+    expect(doc.info.license).toBeDefined();
+    expect(Object.keys(doc.components.schemas.Marktwaarde.properties.meta.properties)).toEqual(expect.arrayContaining(['model_versie', 'data_vintage', 'index_bron', 'bron']));
     expect(JSON.stringify(doc)).not.toMatch(/#\/components\/schemas\/error\./);
   });
 

@@ -10,6 +10,14 @@ export function geheelGetal(min: number) {
   };
 }
 
+/** A whole number other than 0, negative allowed (`--credits -50`). */
+export function heelGetalNietNul(v: string): number {
+  if (!/^-?\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) === 0) {
+    throw new InvalidArgumentError('verwacht een geheel getal, niet 0 (negatief om credits terug te nemen)');
+  }
+  return Number(v);
+}
+
 export function datum(v: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`))) {
     throw new InvalidArgumentError('verwacht een datum als JJJJ-MM-DD');

@@ -27,15 +27,18 @@ export const configSchema = z.object({
   RATE_LIMIT_MCP_PROTOCOL_PER_MIN: z.coerce.number().int().min(1).default(300),
   /** Credits a new demo account gets on the first start of the embedded default. */
   DEMO_CREDITS: z.coerce.number().int().min(0).default(10_000),
-  /** Load the demo account, key and synthetic dataset into an empty database at start. */
-  DEMO_SEED: bool.default(true),
+  /**
+   * Load the demo account, key and synthetic dataset into an empty database at start. Unset: on for
+   * the embedded database only, so a first start on an empty PostgreSQL gives away no credits.
+   */
+  DEMO_SEED: bool.optional(),
   /** Reserved for webhook delivery: allow http:// and loopback/private targets (development and tests only). */
   WEBHOOK_ALLOW_INSECURE: bool.default(false),
   /** Reserved for GET /metrics: the bearer token it will require; empty: open. */
   METRICS_TOKEN: z.string().default(''),
 });
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = Omit<z.infer<typeof configSchema>, 'DEMO_SEED'> & { DEMO_SEED: boolean };
 
 /** Parse an environment (defaults to process.env); throws a readable error naming each bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Record<keyof Config, string>> = {}): Config {
@@ -49,5 +52,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Ongeldige configuratie:\n${lines.join('\n')}`);
   }
-  return parsed.data;
+  return { ...parsed.data, DEMO_SEED: parsed.data.DEMO_SEED ?? parsed.data.DATABASE_URL === '' };
 }

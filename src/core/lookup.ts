@@ -7,6 +7,7 @@ import type { AuthContext } from './context.ts';
 import { InsightFout, type FoutSoort } from './errors.ts';
 import { PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
 import { SCHEMA_INZICHT, SCHEMA_VERSIE } from './schema.ts';
+import { meldKosten } from './kosten.ts';
 import { EENHEID_CENT, getBalance } from '../domain/billing/tegoed.ts';
 import { meldOnvoldoendeTegoed, rekenAf } from '../domain/billing/afrekenen.ts';
 import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256 } from '../domain/idempotentie/idempotentie.ts';
@@ -78,6 +79,7 @@ export async function voerLookupUit<D>(
     }
     if (c.soort === 'herhaling') {
       ctx.setHeader('Idempotent-Replayed', 'true');
+      meldKosten(ctx, 0, await getBalance(db, p.accountId));
       if (c.status === 200) {
         const oud = c.antwoord as LookupEnvelope<D>;
         return { ...oud, meta: { ...oud.meta, cached: true, gefactureerd_cent: 0 } };
@@ -94,6 +96,7 @@ export async function voerLookupUit<D>(
     // 6. Balance before any work.
     const saldo = saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId));
     if (saldo < prijs) {
+      meldKosten(ctx, 0, saldo);
       await meldOnvoldoendeTegoed(db, basis);
       throw onvoldoende(prijs, saldo);
     }
@@ -112,9 +115,11 @@ export async function voerLookupUit<D>(
     const r = await rekenAf(db, { ...basis, status: u.status, credits, idempotentie: claimId ? { id: claimId, antwoord } : undefined });
     if (r.soort === 'onvoldoende') {
       // Another call of the same account spent the credits between our check and our debit.
+      meldKosten(ctx, 0, r.saldo);
       await meldOnvoldoendeTegoed(db, basis);
       throw onvoldoende(prijs, r.saldo);
     }
+    meldKosten(ctx, credits, r.saldo ?? saldo);
     klaar = true;
     if (u.status !== 200) throw new InsightFout(statusSoort[u.status], u.fout);
     return antwoord as LookupEnvelope<D>;

@@ -10,6 +10,7 @@ import type { AuthContext, Context } from './context.ts';
 import { InsightFout, naarFout } from './errors.ts';
 import { authenticate } from '../domain/keys/sleutels.ts';
 import { controleerLimiet, limietHeaders, type Emmer } from '../domain/limits/snelheid.ts';
+import { meldKosten, metKosten } from './kosten.ts';
 
 /** What an MCP tool needs beyond the procedure itself (contract 4.3: English tool names). */
 export interface McpMeta {
@@ -54,8 +55,9 @@ export const publicProcedure = t.procedure;
 export const sleutelProcedure = t.procedure.use(async ({ ctx, next }) => {
   const principal = ctx.principal ?? (await authenticate(ctx.services.db, ctx.authorization, ctx.services.now()));
   if (!principal) throw new InsightFout('ongeldige_sleutel');
-  const authCtx: AuthContext = { ...ctx, principal };
-  return next({ ctx: authCtx });
+  // The gate of an MCP tools/call reports no cost of its own: the tool result carries it in `_meta`.
+  if (ctx.mcpToolCall) return next({ ctx: { ...ctx, principal } satisfies AuthContext });
+  return metKosten(ctx, principal.accountId, (setHeader) => next({ ctx: { ...ctx, principal, setHeader } satisfies AuthContext }));
 });
 
 function emmersVoor(ctx: Context, meta: Meta | undefined): Emmer[] {
@@ -80,6 +82,8 @@ async function pasLimietToe(ctx: AuthContext, meta: Meta | undefined): Promise<n
   if (emmers.length === 0) return undefined;
   const uitslag = await controleerLimiet(ctx.services.db, ctx.principal.keyId, emmers, ctx.services.now());
   if (!uitslag.sleutelGeldig) throw new InsightFout('ongeldige_sleutel');
+  // The balance as read now, reported as the answer's cost 0 until the charging path reports what it charged.
+  if (uitslag.saldo !== undefined) meldKosten(ctx, 0, uitslag.saldo);
   const headers = limietHeaders(uitslag.standen);
   for (const [k, v] of Object.entries(headers)) ctx.setHeader(k, v);
   if (!uitslag.toegestaan) {

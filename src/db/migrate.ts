@@ -6,10 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import { SchemaEngine } from '@prisma/schema-engine-wasm';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const schemaPath = path.join(root, 'prisma/schema.prisma');
@@ -34,6 +31,8 @@ function readMigrationsList() {
 }
 
 async function engineFor(factory: SqlMigrationAwareDriverAdapterFactory) {
+  // Loaded only when a migration must run: a database that is up to date never needs the engine.
+  const { SchemaEngine } = await import('@prisma/schema-engine-wasm');
   const schema = readFileSync(schemaPath, 'utf8');
   const engine = await SchemaEngine.new({ datamodels: [['schema.prisma', schema]] }, () => {}, bindMigrationAwareSqlAdapterFactory(factory));
   return { engine, schema };
@@ -61,6 +60,8 @@ export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFac
  * diffed against the schema. Returns the folder name, or null when nothing changed.
  */
 export async function createMigration(name: string, now = new Date()): Promise<string | null> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PrismaPGlite } = await import('pglite-prisma-adapter');
   const scratch = new PGlite();
   const factory = new PrismaPGlite(scratch);
   const { engine, schema } = await engineFor(factory);

@@ -1,4 +1,9 @@
-/** Interactive documentation at /docs, rendered by Scalar from the same OpenAPI document. */
+/**
+ * Interactive documentation at /docs, rendered by Scalar from the same OpenAPI document. Everything
+ * it loads is served from here (its script under /docs/js, no web fonts, no request proxy: "try it"
+ * calls this API directly), without Scalar's AI agent, MCP generator, developer toolbar or telemetry,
+ * and with the bearer scheme preselected. test/docs.test.ts checks this in Chromium.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 
@@ -6,6 +11,18 @@ export async function registerDocs(app: FastifyInstance, doc: OpenAPIObject) {
   const { default: scalar } = await import('@scalar/fastify-api-reference');
   await app.register(scalar, {
     routePrefix: '/docs',
-    configuration: { title: 'Insight API', content: () => doc },
+    configuration: {
+      title: 'Insight API — documentatie',
+      metaData: { title: 'Insight API — documentatie', description: 'Eén oordeel per Nederlands adres: REST en MCP.' },
+      content: () => doc,
+      withDefaultFonts: false,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: 'never',
+      telemetry: false,
+      hideClientButton: false,
+      authentication: { preferredSecurityScheme: 'Bearer' },
+      persistAuth: false,
+    },
   });
 }

@@ -8,6 +8,7 @@ import type { Config } from '../config/env.ts';
 import { appRouter } from '../procedures/router.ts';
 import type { Meta } from '../core/trpc.ts';
 import { foutSoortVoorStatus } from '../core/errors.ts';
+import { werkOpenApiAf } from './openapi-afwerking.ts';
 
 /** Statuses every protected operation can answer, whatever it does; texts and headers from core/errors.ts. */
 const STANDAARD_STATUSSEN = [401, 429, 500];
@@ -65,5 +66,5 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
       };
     }
   }
-  return doc;
+  return werkOpenApiAf(doc, config);
 }

@@ -6,9 +6,10 @@
  */
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
+import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import type { Services } from '../core/context.ts';
 import { naarFout } from '../core/errors.ts';
+import { stuurFout } from './fout-antwoord.ts';
 import { appWebRouter } from '../procedures/app/router.ts';
 import { CSRF_HEADER, type WebContext } from '../procedures/app/trpc.ts';
 
@@ -48,6 +49,10 @@ export async function registerTrpc(app: FastifyInstance, services: Services) {
     scope.addHook('onSend', async (_req, reply) => {
       reply.header('Cache-Control', 'no-store');
     });
+    // Same-origin only (no CORS here, README): a preflight gets the same 404 as on every non-API path.
+    scope.addHook('onRequest', async (req, reply) => {
+      if (req.method === 'OPTIONS') return stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.url.split('?')[0]}`);
+    });
     await scope.register(fastifyTRPCPlugin, {
       prefix: TRPC_PREFIX,
       trpcOptions: {
@@ -62,6 +67,6 @@ export async function registerTrpc(app: FastifyInstance, services: Services) {
           if (naarFout(error).intern) req.log.error({ err: error }, 'interne fout bij /trpc-verzoek');
         },
       },
-    } as never);
+    } satisfies FastifyTRPCPluginOptions<typeof appWebRouter>);
   });
 }

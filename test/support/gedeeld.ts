@@ -1,6 +1,5 @@
-/** The shared folder beside the repository (`../shared`): real sample files and datasets. */
+/** Real sample files kept in the repository (`test/fixtures`, provenance in its SOURCES.md). */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const SHARED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared');
-export const FIXTURES = path.join(SHARED, 'fixtures');
+export const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures');

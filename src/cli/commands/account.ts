@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/env.ts';
 import { createAccount, topUp } from '../../domain/billing/tegoed.ts';
-import { geheelGetal, uuid } from '../args.ts';
+import { boekCorrectie, lijstAccounts } from '../../domain/billing/correctie.ts';
+import { isoMetOffset } from '../../domain/begrippen.ts';
+import { geheelGetal, heelGetalNietNul, uuid } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
 
 export function registerAccountCommands(program: Command) {
@@ -16,6 +18,28 @@ export function registerAccountCommands(program: Command) {
     .action(async (opts: { name: string; credits: number; json?: boolean }) => {
       const acc = await withDatabase(loadConfig(), (db) => createAccount(db.prisma, { naam: opts.name, credits: opts.credits }));
       print(!!opts.json, { account_id: acc.id, credits: acc.credits }, `Account ${acc.id} aangemaakt met ${acc.credits} credits.`);
+    });
+
+  account
+    .command('list')
+    .description('Alle accounts met saldo en aantal geldige sleutels')
+    .option('--json', 'uitvoer als JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const rows = await withDatabase(loadConfig(), (db) => lijstAccounts(db.prisma));
+      const uit = rows.map((a) => ({ account_id: a.id, naam: a.naam, credits: a.credits, geldige_sleutels: a.geldigeSleutels, aangemaakt_op: isoMetOffset(a.aangemaaktOp) }));
+      print(!!opts.json, uit, uit.map((a) => `${a.account_id}  ${String(a.credits).padStart(8)} credits  ${a.geldige_sleutels} sleutel(s)  ${a.naam}`).join('\n') || '(geen accounts)');
+    });
+
+  account
+    .command('correct')
+    .argument('<account_id>', 'account-id (uuid)', uuid)
+    .description('Corrigeer het saldo met een reden (negatief: credits terugnemen); één grootboekregel')
+    .requiredOption('--credits <n>', 'aantal credits erbij (positief) of eraf (negatief), niet 0', heelGetalNietNul)
+    .requiredOption('--reason <reden>', 'waarom; staat in het grootboek')
+    .option('--json', 'uitvoer als JSON')
+    .action(async (accountId: string, opts: { credits: number; reason: string; json?: boolean }) => {
+      const credits = await withDatabase(loadConfig(), (db) => boekCorrectie(db.prisma, { accountId, credits: opts.credits, reden: opts.reason }));
+      print(!!opts.json, { account_id: accountId, correctie: opts.credits, reden: opts.reason, credits }, `Account ${accountId}: correctie ${opts.credits} credits; saldo nu ${credits} credits.`);
     });
 
   account

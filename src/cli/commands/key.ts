@@ -27,8 +27,8 @@ export function registerKeyCommands(program: Command) {
       const k = await withDatabase(loadConfig(), (db) =>
         createKey(db.prisma, { accountId: id, naam: opts.name, familie: opts.family, verlooptOp: opts.expires ? new Date(`${opts.expires}T23:59:59Z`) : undefined }),
       );
-      print(!!opts.json, { key: k.key, voorvoegsel: k.voorvoegsel, verloopt_op: isoMetOffset(k.verlooptOp) },
-        `Sleutel (wordt maar één keer getoond):\n\n  ${k.key}\n\nVerloopt op ${isoMetOffset(k.verlooptOp)}.`);
+      print(!!opts.json, { key_id: k.id, key: k.key, voorvoegsel: k.voorvoegsel, verloopt_op: isoMetOffset(k.verlooptOp) },
+        `Sleutel ${k.id} (wordt maar één keer getoond):\n\n  ${k.key}\n\nVerloopt op ${isoMetOffset(k.verlooptOp)}.`);
     });
 
   key
@@ -39,7 +39,7 @@ export function registerKeyCommands(program: Command) {
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, keyId: string, opts: { json?: boolean }) => {
       const k = await withDatabase(loadConfig(), (db) => rotateKey(db.prisma, { accountId, keyId }));
-      print(!!opts.json, { key: k.key, voorvoegsel: k.voorvoegsel, verloopt_op: isoMetOffset(k.verlooptOp) }, `Nieuwe sleutel:\n\n  ${k.key}\n`);
+      print(!!opts.json, { key_id: k.id, vervangt: keyId, key: k.key, voorvoegsel: k.voorvoegsel, verloopt_op: isoMetOffset(k.verlooptOp) }, `Nieuwe sleutel ${k.id}:\n\n  ${k.key}\n`);
     });
 
   key
@@ -50,7 +50,7 @@ export function registerKeyCommands(program: Command) {
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, keyId: string, opts: { json?: boolean }) => {
       await withDatabase(loadConfig(), (db) => revokeKey(db.prisma, { accountId, keyId }));
-      print(!!opts.json, { ingetrokken: keyId }, `Sleutel ${keyId} ingetrokken.`);
+      print(!!opts.json, { key_id: keyId, ingetrokken: true }, `Sleutel ${keyId} ingetrokken.`);
     });
 
   key
@@ -60,6 +60,11 @@ export function registerKeyCommands(program: Command) {
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, opts: { json?: boolean }) => {
       const rows = await withDatabase(loadConfig(), (db) => listKeys(db.prisma, accountId));
-      print(!!opts.json, rows, rows.map((r) => `${r.id}  ${r.voorvoegsel}…  ${r.familie}  ${r.naam}  ${r.ingetrokkenOp ? 'ingetrokken' : `tot ${isoMetOffset(r.verlooptOp)}`}`).join('\n') || '(geen sleutels)');
+      const iso = (d: Date | null) => (d ? isoMetOffset(d) : null);
+      const uit = rows.map((r) => ({
+        key_id: r.id, naam: r.naam, familie: r.familie, rechten: r.rechten, voorvoegsel: r.voorvoegsel, verloopt_op: iso(r.verlooptOp),
+        ingetrokken_op: iso(r.ingetrokkenOp), aangemaakt_op: iso(r.aangemaaktOp), laatst_gebruikt_op: iso(r.laatstGebruiktOp),
+      }));
+      print(!!opts.json, uit, rows.map((r) => `${r.id}  ${r.voorvoegsel}…  ${r.familie}  ${r.naam}  ${r.ingetrokkenOp ? 'ingetrokken' : `tot ${isoMetOffset(r.verlooptOp)}`}`).join('\n') || '(geen sleutels)');
     });
 }

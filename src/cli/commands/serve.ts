@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/env.ts';
-import { serve } from '../../server.ts';
 import { openCliDatabase, print } from '../db.ts';
 import { applyMigrations } from '../../db/migrate.ts';
 import { openDatabase } from '../../db/client.ts';
@@ -10,6 +9,8 @@ export function registerServeCommands(program: Command) {
     .command('serve')
     .description('Start de server (migreert eerst; vult een lege database met de demo)')
     .action(async () => {
+      // Loaded here, not at the top: the other commands never need the HTTP stack (CLI start-up time).
+      const { serve } = await import('../../server.ts');
       await serve(loadConfig());
     });
 

@@ -17,10 +17,14 @@ export interface AdresRij {
   woonplaats: string;
 }
 
-/** The addition as shown to callers: `A`, `2`, `A-2`; null when there is none. */
+/**
+ * The addition as shown to callers: what follows the house number in `weergave`, so that sent back
+ * it reaches the same dwelling. The huisletter as is, a huisnummertoevoeging after a dash: `A`
+ * (12A), `-2` (12-2), `A-2` (12A-2), `-A` (12-A, distinct from 12A); null when there is none.
+ */
 export function toonToevoeging(a: Pick<AdresRij, 'huisletter' | 'toevoeging'>): string | null {
-  if (a.huisletter && a.toevoeging) return `${a.huisletter}-${a.toevoeging}`;
-  return a.huisletter ?? a.toevoeging ?? null;
+  const tekst = `${a.huisletter ?? ''}${a.toevoeging ? `-${a.toevoeging}` : ''}`;
+  return tekst === '' ? null : tekst;
 }
 
 /** `Straat 12A-2, 1234 AB Plaats` */
@@ -48,7 +52,10 @@ export function huisnummerTekst(a: Pick<AdresRij, 'huisnummer' | 'huisletter' | 
   return `${a.huisnummer}${a.huisletter ?? ''}${a.toevoeging ? `-${a.toevoeging}` : ''}`;
 }
 
-export type AdresUitkomst<R extends AdresRij = Adres> =
+/** What resolution needs of an address (the demo-contract test checks the rule on bare rows). */
+export type AdresKandidaat = Pick<AdresRij, 'huisnummer' | 'huisletter' | 'toevoeging'>;
+
+export type AdresUitkomst<R extends AdresKandidaat = Adres> =
   | { soort: 'gevonden'; adres: R }
   | { soort: 'onbekend' }
   | { soort: 'dubbelzinnig'; opties: string[] };
@@ -67,7 +74,7 @@ export async function zoekAdres(db: Db, postcode: string, huisnummer: number, to
 }
 
 /** The choice of `zoekAdres` among the candidates at one postcode and number (sorted by huisletter, toevoeging). */
-export function kiesAdres<R extends AdresRij>(kandidaten: R[], toevoeging: string | null | undefined): AdresUitkomst<R> {
+export function kiesAdres<R extends AdresKandidaat>(kandidaten: R[], toevoeging: string | null | undefined): AdresUitkomst<R> {
   if (kandidaten.length === 0) return { soort: 'onbekend' };
   const gezocht = toevoegingVergelijkvorm(toevoeging);
   const treffers = kandidaten.filter((k) => toevoegingSleutel(k.huisletter, k.toevoeging) === gezocht);
@@ -75,7 +82,7 @@ export function kiesAdres<R extends AdresRij>(kandidaten: R[], toevoeging: strin
   if (treffers.length > 1 && toevoeging) {
     // `A` as huisletter and `A` as toevoeging both exist: the way it was written decides.
     const s = structuur(toevoeging);
-    const exact = treffers.filter((k) => (k.huisletter ?? null) === s.huisletter && toevoegingVergelijkvorm(k.toevoeging) === (s.toevoeging ?? ''));
+    const exact = treffers.filter((k) => (k.huisletter?.toUpperCase() ?? null) === s.huisletter && toevoegingVergelijkvorm(k.toevoeging) === (s.toevoeging ?? ''));
     if (exact.length === 1) return { soort: 'gevonden', adres: exact[0] };
   }
   if (!gezocht && kandidaten.length === 1) return { soort: 'gevonden', adres: kandidaten[0] };

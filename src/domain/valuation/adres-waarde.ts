@@ -15,13 +15,15 @@ export interface WaarderingsAdres extends AdresRij {
   lon: number | null;
   energielabel: string | null;
   woningtype: string | null;
+  /** Where the address row came from (the synthetic demo says so in `meta.bron`). */
+  bron: string;
 }
 
 /** Every address at a postcode and number with label and house type, ordered like `adresKandidaten`. */
 export function waarderingsKandidaten(db: Db, postcode: string, huisnummer: number): Promise<WaarderingsAdres[]> {
   return db.$queryRaw<WaarderingsAdres[]>`
     SELECT a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats,
-           a.oppervlakte, a.bouwjaar, a.lat, a.lon, e.label AS energielabel, w.woningtype
+           a.oppervlakte, a.bouwjaar, a.lat, a.lon, a.bron, e.label AS energielabel, w.woningtype
     FROM adres a
     LEFT JOIN energielabel e ON e.adres_id = a.id
     LEFT JOIN woningtype w ON w.adres_id = a.id

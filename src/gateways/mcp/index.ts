@@ -9,6 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createContextInner, type Services } from '../../core/context.ts';
 import { naarFout } from '../../core/errors.ts';
+import { kostenMeta } from '../../core/kosten.ts';
 import { createCaller, MCP_TOOLS } from './tools.ts';
 import { stuurFout } from '../fout-antwoord.ts';
 import type { Principal } from '../../domain/keys/sleutels.ts';
@@ -25,6 +26,7 @@ function bouwServer(services: Services, principal: Principal, req: FastifyReques
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.inputShape, annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true } },
       async (args: Record<string, unknown>) => {
+        const gezet: Record<string, string> = {};
         const ctx = createContextInner({
           services,
           kanaal: 'mcp',
@@ -33,17 +35,18 @@ function bouwServer(services: Services, principal: Principal, req: FastifyReques
           mcpTool: tool.name,
           requestId: String(req.id),
           setHeader: (k, v) => {
+            gezet[k] = v;
             if (!reply.raw.headersSent) reply.raw.setHeader(k, v);
           },
         });
         try {
           const antwoord = (await tool.call(createCaller(ctx), args)) as Record<string, unknown>;
-          return { content: [{ type: 'text' as const, text: JSON.stringify(antwoord) }], structuredContent: antwoord };
+          return { content: [{ type: 'text' as const, text: JSON.stringify(antwoord) }], structuredContent: antwoord, _meta: kostenMeta(gezet) };
         } catch (err) {
           const f = naarFout(err);
           if (f.intern) req.log.error({ err, tool: tool.name }, 'interne fout bij MCP-tool');
           const body = { fout: f.fout, status: f.status };
-          return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(body) }], structuredContent: body };
+          return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(body) }], structuredContent: body, _meta: kostenMeta(gezet) };
         }
       },
     );

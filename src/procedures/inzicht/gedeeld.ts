@@ -42,7 +42,7 @@ export const adresUitvoerSchema = z
     weergave: z.string().describe('Straat 12A-2, 1234 AB Plaats'),
     postcode: z.string(),
     huisnummer: z.int(),
-    toevoeging: z.string().nullable(),
+    toevoeging: z.string().nullable().describe('Wat in `weergave` op het huisnummer volgt: huisletter `A`, toevoeging `-2`, beide `A-2`; zo teruggestuurd bereikt het hetzelfde adres.'),
   })
   .meta({ id: 'Adres' });
 

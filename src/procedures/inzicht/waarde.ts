@@ -3,6 +3,7 @@ import { InsightFout } from '../../core/errors.ts';
 import { datumAmsterdam } from '../../domain/begrippen.ts';
 import { waardeerAdres, waarderingsKandidaten } from '../../domain/valuation/adres-waarde.ts';
 import { maakLookup } from './maak-lookup.ts';
+import { DEMO_BRON } from '../../domain/register/demo/opzet.ts';
 
 const DATUM_RE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -76,7 +77,8 @@ export const waarde = maakLookup({
     return {
       status: 200,
       data: { marktwaarde: w.marktwaarde, min: w.min, max: w.max, betrouwbaarheid: w.betrouwbaarheid, peildatum, valuta: 'EUR' as const },
-      bron: { naam: `verkopen (${w.info.verkopen})`, datum: w.info.nieuwsteVerkoop },
+      // An address of the synthetic demo is valued from the demo's synthetic sales: say so (README).
+      bron: { naam: `${a.bron === DEMO_BRON ? `${DEMO_BRON}: ` : ''}verkopen (${w.info.verkopen})`, datum: w.info.nieuwsteVerkoop },
       gefactureerd: true,
       extraMeta,
     };

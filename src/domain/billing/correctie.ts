@@ -1,0 +1,37 @@
+/**
+ * Operator bookings beside top-ups: a correction of the balance in either direction (a refund after
+ * a fault, taking back credits booked by mistake), always with a reason, as one ledger row of soort
+ * `correctie` in the same transaction as the balance change. A correction never takes the balance
+ * below zero. And the list of accounts the operator CLI shows.
+ */
+import { TX_OPTS, type Db } from '../../db/client.ts';
+
+export class BoekingGeweigerd extends Error {}
+
+/** Add (positive) or take away (negative) credits with a reason; returns the new balance. */
+export async function boekCorrectie(db: Db, opts: { accountId: string; credits: number; reden: string }): Promise<number> {
+  if (!Number.isSafeInteger(opts.credits) || opts.credits === 0) throw new BoekingGeweigerd('een correctie is een geheel aantal credits, niet 0');
+  const reden = opts.reden.trim();
+  if (!reden) throw new BoekingGeweigerd('een correctie heeft een reden nodig');
+  return db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ credits: number }[]>`
+      UPDATE account SET credits = credits + ${opts.credits}
+      WHERE id = ${opts.accountId}::uuid AND credits + ${opts.credits} >= 0 RETURNING credits`;
+    if (rows.length === 0) {
+      const acc = await tx.account.findUnique({ where: { id: opts.accountId }, select: { credits: true } });
+      if (!acc) throw new BoekingGeweigerd(`account ${opts.accountId} bestaat niet`);
+      throw new BoekingGeweigerd(`de correctie van ${opts.credits} credits zou het saldo (${acc.credits} credits) negatief maken`);
+    }
+    await tx.ledgerEntry.create({ data: { accountId: opts.accountId, credits: opts.credits, soort: 'correctie', omschrijving: reden } });
+    return rows[0].credits;
+  }, TX_OPTS);
+}
+
+/** Every account with its balance and its number of valid keys, oldest first. */
+export async function lijstAccounts(db: Db, now = new Date()) {
+  const accounts = await db.account.findMany({
+    orderBy: { aangemaaktOp: 'asc' },
+    select: { id: true, naam: true, credits: true, aangemaaktOp: true, _count: { select: { keys: { where: { ingetrokkenOp: null, verlooptOp: { gt: now } } } } } },
+  });
+  return accounts.map((a) => ({ id: a.id, naam: a.naam, credits: a.credits, aangemaaktOp: a.aangemaaktOp, geldigeSleutels: a._count.keys }));
+}

@@ -1,0 +1,28 @@
+/**
+ * Large static answers that never change while the process runs (the docs script): compressed once
+ * per encoding and kept, with a day of browser caching. @fastify/compress leaves an answer that
+ * already has a Content-Encoding alone, so this runs before it and the rest goes through it.
+ */
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+
+export function gecomprimeerdeBestanden(app: FastifyInstance, paden: string[]): void {
+  const cache = new Map<string, { br?: Buffer; gzip?: Buffer }>();
+  app.addHook('onSend', async (req, reply, payload) => {
+    const pad = req.url.split('?')[0];
+    if (!paden.includes(pad) || reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+    reply.header('Cache-Control', 'public, max-age=86400');
+    reply.header('Vary', 'Accept-Encoding');
+    const accept = String(req.headers['accept-encoding'] ?? '');
+    const encoding = /\bbr\b/.test(accept) ? 'br' : /\bgzip\b/.test(accept) ? 'gzip' : null;
+    if (!encoding) return payload;
+    let c = cache.get(pad);
+    if (!c) cache.set(pad, (c = {}));
+    c[encoding] ??= encoding === 'br'
+      ? brotliCompressSync(payload, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } })
+      : gzipSync(payload, { level: 9 });
+    reply.header('Content-Encoding', encoding);
+    reply.removeHeader('Content-Length');
+    return c[encoding];
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * Finishing the generated OpenAPI document for its readers (people and the two linters, Spectral's
+ * `oas` ruleset and Redocly's `recommended`, both at 0 errors and 0 warnings in .ci/run): contact,
+ * licence, absolute externalDocs, defined tags; the statuses every route can answer (405, and for
+ * POST 413/415); the headers every answer carries (cost, balance, request id); the `meta` fields
+ * the market value adds; examples from the demo; and no ±(2^53-1) bounds zod adds to every integer.
+ */
+import type { OpenAPIObject } from 'trpc-to-openapi';
+import type { Config } from '../config/env.ts';
+import { KOSTEN_HEADER, SALDO_HEADER } from '../core/kosten.ts';
+import type { Voorbeeld } from './openapi-voorbeelden.ts';
+import voorbeelden from './openapi-voorbeelden.json' with { type: 'json' };
+import { MODEL_VERSIE } from '../domain/valuation/model.ts';
+
+type Json = Record<string, unknown>;
+const kop = (description: string, type: 'string' | 'integer' = 'string') => ({ description, schema: { type } });
+const fout = (description: string, headers: Json = {}) => ({ description, headers, content: { 'application/json': { schema: { $ref: '#/components/schemas/Fout' } } } });
+
+const TAGS = [
+  { name: 'inzicht', description: 'Opvragingen per adres. Betaald uit het tegoed van het account (1 credit = 5 cent).' },
+  { name: 'account', description: 'De sleutel, het saldo en het verbruik van het account. Gratis.' },
+];
+
+const ANTWOORD_HEADERS = {
+  [KOSTEN_HEADER]: kop('Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout).', 'integer'),
+  [SALDO_HEADER]: kop('Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel.', 'integer'),
+  'X-Request-Id': kop('Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs.'),
+};
+
+/** Fields the market value adds to `meta` (core/lookup.ts passes them through). */
+const WAARDE_META = {
+  model_versie: { type: 'string', description: 'Versie van het waarderingsmodel.', examples: [MODEL_VERSIE] },
+  data_vintage: { type: ['string', 'null'], description: 'Datum (Y-m-d) van de nieuwste verkoop in het model.' },
+  index_bron: { type: 'string', description: 'Bron van de prijsindex waarmee verkopen naar de peildatum zijn geïndexeerd.' },
+};
+
+/** zod-openapi gives every z.int() the safe-integer bounds; they say nothing to a reader. */
+function zonderVeiligeGrenzen(v: unknown): void {
+  if (Array.isArray(v)) {
+    for (const x of v) zonderVeiligeGrenzen(x);
+    return;
+  }
+  if (!v || typeof v !== 'object') return;
+  const o = v as Json;
+  if (o.minimum === Number.MIN_SAFE_INTEGER) delete o.minimum;
+  if (o.maximum === Number.MAX_SAFE_INTEGER) delete o.maximum;
+  Object.values(o).forEach(zonderVeiligeGrenzen);
+}
+
+export function werkOpenApiAf(doc: OpenAPIObject, config: Config): OpenAPIObject {
+  const basis = (config.PUBLIC_BASE_URL || `http://${config.HOST}:${config.PORT}`).replace(/\/$/, '');
+  doc.info.contact = { name: 'Insight API', url: `${basis}/docs` };
+  doc.info.license = { name: 'MIT', identifier: 'MIT' };
+  doc.externalDocs = { description: 'Interactieve documentatie', url: `${basis}/docs` };
+  doc.tags = TAGS;
+  zonderVeiligeGrenzen(doc);
+
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, Json>;
+  const meta = (schemas.Marktwaarde?.properties as Json | undefined)?.meta as Json | undefined;
+  if (meta?.properties) Object.assign(meta.properties as Json, WAARDE_META);
+
+  const alle = voorbeelden as Voorbeeld[];
+  for (const [pad, item] of Object.entries(doc.paths ?? {})) {
+    for (const [methode, op] of Object.entries(item as Record<string, Json>)) {
+      const responses = op.responses as Record<string, Json>;
+      responses['405'] = fout('Methode niet toegestaan op dit pad; `Allow` noemt de juiste.', { Allow: kop('De toegestane methoden.') });
+      if (methode === 'post') {
+        responses['413'] = fout('De body is groter dan de ingestelde limiet (standaard 64 KiB).');
+        responses['415'] = fout('Stuur de body als `application/json`.');
+      }
+      for (const [status, r] of Object.entries(responses)) {
+        const geenSaldo = ['401', '405', '413', '415'].includes(status);
+        r.headers = { ...(r.headers as Json | undefined), ...ANTWOORD_HEADERS };
+        if (geenSaldo) delete (r.headers as Json)[SALDO_HEADER];
+        const vb = alle.find((v) => v.pad === pad && v.methode.toLowerCase() === methode && String(v.status) === status);
+        const media = (r.content as Record<string, Json> | undefined)?.['application/json'];
+        if (vb && media) media.examples = { demo: { summary: 'Demo-dataset (synthetisch)', value: vb.antwoord } };
+      }
+      const verzoek = alle.find((v) => v.pad === pad && v.methode.toLowerCase() === methode && v.verzoek !== undefined && v.status === 200);
+      const body = ((op.requestBody as Json | undefined)?.content as Record<string, Json> | undefined)?.['application/json'];
+      if (verzoek && body) body.examples = { demo: { summary: 'Een adres uit de demo-dataset', value: verzoek.verzoek } };
+    }
+  }
+  return doc;
+}

@@ -1,0 +1,66 @@
+/**
+ * Request and response examples of the OpenAPI document, taken from the synthetic demo: the README's
+ * demo addresses sent through the real app. `npm run openapi:voorbeelden` writes them to
+ * openapi-voorbeelden.json (on a fresh in-memory demo with the clock at VOORBEELD_MOMENT);
+ * test/demo-voorbeelden.test.ts checks that the committed examples are what the demo answers.
+ */
+import type { FastifyInstance } from 'fastify';
+import { DEMO_ADRESSEN, type DemoGeval } from '../domain/register/demo/index.ts';
+
+export const VOORBEELD_MOMENT = new Date('2026-11-22T10:00:00+01:00');
+
+/** One example per (operation, status): method, path, body sent, and what came back. */
+export interface Voorbeeld {
+  methode: 'GET' | 'POST';
+  pad: string;
+  status: number;
+  verzoek?: unknown;
+  antwoord: unknown;
+}
+
+function adres(g: DemoGeval) {
+  const a = DEMO_ADRESSEN.find((x) => x.geval === g)!;
+  const toevoeging = a.huisletter && a.toevoeging ? `${a.huisletter}-${a.toevoeging}` : (a.huisletter ?? (a.toevoeging ? `-${a.toevoeging}` : null));
+  return { postcode: a.postcode, huisnummer: String(a.huisnummer), ...(toevoeging ? { toevoeging } : {}) };
+}
+
+/** What is asked, per operation and status. `arm`: sent with the key of an account without credits. */
+const VRAGEN: { methode: 'GET' | 'POST'; pad: string; status: number; verzoek?: unknown; sleutel?: 'geen' | 'arm' }[] = [
+  { methode: 'GET', pad: '/whoami', status: 200 },
+  { methode: 'POST', pad: '/inzicht/waarde', status: 200, verzoek: { adres: adres('waardering') } },
+  { methode: 'POST', pad: '/inzicht/waarde', status: 422, verzoek: { adres: adres('te-weinig-verkopen') } },
+  { methode: 'POST', pad: '/inzicht/waarde', status: 402, verzoek: { adres: adres('waardering') }, sleutel: 'arm' },
+  { methode: 'POST', pad: '/inzicht/adres', status: 200, verzoek: { adres: adres('appartement') } },
+  { methode: 'POST', pad: '/inzicht/adres', status: 404, verzoek: { adres: adres('meerduidige-toevoeging') } },
+  { methode: 'POST', pad: '/inzicht/adres', status: 400, verzoek: { adres: { postcode: '0123AB', huisnummer: '1' } } },
+  { methode: 'POST', pad: '/inzicht/woz', status: 200, verzoek: { adres: adres('waardering') } },
+  { methode: 'POST', pad: '/inzicht/energielabel', status: 200, verzoek: { adres: adres('waardering') } },
+  { methode: 'POST', pad: '/inzicht/woningtype', status: 200, verzoek: { adres: adres('letter-of-toevoeging') } },
+  { methode: 'POST', pad: '/inzicht/invloeden', status: 200, verzoek: { adres: adres('natura2000-oranje') } },
+  { methode: 'POST', pad: '/inzicht/woz', status: 401, verzoek: { adres: adres('waardering') }, sleutel: 'geen' },
+  { methode: 'GET', pad: '/verbruik?limiet=2', status: 200 },
+];
+
+/** Ask every example question of `app` (prefix /api/v1) with `sleutel` (and `armeSleutel`: no credits). */
+export async function verzamelVoorbeelden(app: FastifyInstance, sleutel: string, armeSleutel: string): Promise<Voorbeeld[]> {
+  const uit: Voorbeeld[] = [];
+  for (const v of VRAGEN) {
+    const key = v.sleutel === 'geen' ? undefined : v.sleutel === 'arm' ? armeSleutel : sleutel;
+    const res = await app.inject({
+      method: v.methode,
+      url: `/api/v1${v.pad}`,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(v.verzoek ? { 'content-type': 'application/json' } : {}) },
+      ...(v.verzoek ? { payload: JSON.stringify(v.verzoek) } : {}),
+    });
+    if (res.statusCode !== v.status) throw new Error(`${v.methode} ${v.pad}: ${res.statusCode} in plaats van ${v.status}: ${res.body}`);
+    uit.push({ methode: v.methode, pad: v.pad.split('?')[0], status: v.status, ...(v.verzoek ? { verzoek: v.verzoek } : {}), antwoord: res.json() });
+  }
+  return uit;
+}
+
+/** Values that differ per key or per run (key prefix, expiry, usage ids and times): masked for comparison. */
+export function maskeer(v: unknown): unknown {
+  return JSON.parse(JSON.stringify(v), (k, w) =>
+    ['voorvoegsel', 'verloopt_op', 'verzoek_id', 'id', 'tijdstip', 'aangemaakt_op', 'volgende', 'sleutel_voorvoegsel', 'naam'].includes(k) && typeof w === 'string' ? '…' : w,
+  );
+}
