@@ -11,6 +11,7 @@ import { InsightFout, naarFout } from './errors.ts';
 import { authenticate } from '../domain/keys/sleutels.ts';
 import { controleerLimiet, limietHeaders, type Emmer } from '../domain/limits/snelheid.ts';
 import { meldKosten, metKosten } from './kosten.ts';
+import type { Voorziening } from './prijzen.ts';
 
 /** What an MCP tool needs beyond the procedure itself (contract 4.3: English tool names). */
 export interface McpMeta {
@@ -22,6 +23,8 @@ export interface McpMeta {
    * purpose: the procedure validates, with the REST messages.
    */
   extraArgumenten: z.ZodRawShape;
+  /** What the tool charges for (core/prijzen.ts); filled in by maakLookup. */
+  voorziening?: Voorziening;
 }
 
 export interface Meta extends OpenApiMeta {

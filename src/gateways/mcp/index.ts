@@ -10,6 +10,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { createContextInner, type Services } from '../../core/context.ts';
 import { naarFout } from '../../core/errors.ts';
 import { kostenMeta } from '../../core/kosten.ts';
+import { prijsTekst } from '../../core/prijzen.ts';
 import { createCaller, MCP_TOOLS } from './tools.ts';
 import { stuurFout } from '../fout-antwoord.ts';
 import type { Principal } from '../../domain/keys/sleutels.ts';
@@ -19,12 +20,23 @@ function isToolCall(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === 'tools/call';
 }
 
+/** The initialize result's `instructions`: what the tools are for and what each costs (prices from core/prijzen.ts). */
+export const INSTRUCTIES = [
+  'Insight geeft per Nederlands adres een oordeel: marktwaarde, kenmerken uit de BAG, WOZ-waarden en omgevingsinvloeden. ' +
+    'Elke tool neemt postcode, huisnummer en eventueel toevoeging (huisletter A, toevoeging -2, beide A-2) en betaalt met het tegoed van de sleutel ' +
+    `(1 credit = ${prijsTekst(1)}):`,
+  ...MCP_TOOLS.map((t) => `- ${t.name} (${t.title}): ${t.kosten} per aanroep.`),
+  'Niet in rekening gebracht: ongeldige invoer, een onbekend adres, onvoldoende tegoed, en een identieke aanroep binnen 24 uur (die krijgt het bewaarde antwoord). ' +
+    'Wat een aanroep kostte en het saldo erna staan in _meta (gefactureerd_cent, saldo_credits). ' +
+    'Een fout is een resultaat met isError en {"fout", "status"}; de gegevens zijn in het Nederlands.',
+].join('\n');
+
 function bouwServer(services: Services, principal: Principal, req: FastifyRequest, reply: FastifyReply): McpServer {
-  const server = new McpServer({ name: 'insight-api', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: 'insight-api', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIES });
   for (const tool of MCP_TOOLS) {
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.inputShape, annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true } },
+      { title: tool.title, description: tool.description, inputSchema: tool.inputShape, outputSchema: tool.outputSchema, annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true } },
       async (args: Record<string, unknown>) => {
         const gezet: Record<string, string> = {};
         const ctx = createContextInner({
@@ -51,6 +63,8 @@ function bouwServer(services: Services, principal: Principal, req: FastifyReques
       },
     );
   }
+  // registerTool advertises tools.listChanged; a stateless server never sends that notification.
+  server.server.registerCapabilities({ tools: { listChanged: undefined } });
   return server;
 }
 

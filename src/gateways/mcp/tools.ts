@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { appRouter } from '../../procedures/router.ts';
 import { createCallerFactory, type Meta } from '../../core/trpc.ts';
+import { kostTekst } from '../../core/prijzen.ts';
 
 export const createCaller = createCallerFactory(appRouter);
 export type Caller = ReturnType<typeof createCaller>;
@@ -35,6 +36,10 @@ export interface McpTool {
   title: string;
   description: string;
   inputShape: z.ZodRawShape;
+  /** What `structuredContent` holds: the procedure's answer, or `{fout, status}` of an isError result. */
+  outputSchema: z.ZodObject;
+  /** The price as the instructions state it: `18 credits (€ 0,90)`. */
+  kosten: string;
   call(caller: Caller, args: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -47,15 +52,43 @@ function procedureOp(caller: Caller, pad: string): Procedure {
   return o as Procedure;
 }
 
-export const MCP_TOOLS: McpTool[] = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>).flatMap(([pad, proc]) => {
+/** `structuredContent` of an isError result (gateways/mcp/index.ts). */
+export const foutUitvoer = z.strictObject({ fout: z.string(), status: z.int().min(400).max(599) });
+
+/**
+ * A tool's outputSchema, from the procedure's own `.output(...)` so it cannot drift: the answer or
+ * `{fout, status}`. Both, because SDK 1.x clients validate `structuredContent` of isError results too
+ * (typescript-sdk#1943). Written as an object carrying the union in its JSON Schema, because clients
+ * require `type: "object"` at the root and McpServer lists only a Zod object; the object's check runs
+ * the same union, so server and JSON Schema agree.
+ */
+function uitvoerSchema(antwoord: z.ZodType): z.ZodObject {
+  const unie = z.union([antwoord, foutUitvoer]);
+  const { $schema: _, ...json } = z.toJSONSchema(unie, { target: 'draft-7', io: 'output' });
+  return z
+    .looseObject({})
+    .superRefine((waarde, ctx) => {
+      const r = unie.safeParse(waarde);
+      if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue, code: 'custom', input: waarde });
+    })
+    .meta(json);
+}
+
+export const MCP_TOOLS: McpTool[] = Object.entries(
+  appRouter._def.procedures as unknown as Record<string, { _def: { meta?: Meta; output?: z.ZodType } }>,
+).flatMap(([pad, proc]) => {
   const m = proc._def.meta?.mcp;
+  const antwoord = proc._def.output;
   if (!m) return [];
+  if (!antwoord || !m.voorziening) throw new Error(`MCP-tool ${m.tool}: de procedure ${pad} heeft geen .output(...) of voorziening`);
   return [
     {
       name: m.tool,
       title: m.titel,
       description: m.beschrijving,
       inputShape: { ...adresArgs, ...m.extraArgumenten },
+      outputSchema: uitvoerSchema(antwoord),
+      kosten: kostTekst(m.voorziening),
       call: (caller: Caller, args: Record<string, unknown>) => procedureOp(caller, pad)(restBody(args)),
     },
   ];

@@ -64,7 +64,7 @@ export function maakLookup<S extends z.ZodRawShape, D extends z.ZodObject, R ext
         successDescription: 'Het oordeel over het adres, met meta (kosten, bron, cached).',
       },
       extraEmmer: def.extraEmmer,
-      mcp: def.mcp && { ...def.mcp, beschrijving: def.mcp.beschrijving.replace('{prijs}', prijsTekst(PRIJZEN[def.voorziening])) },
+      mcp: def.mcp && { ...def.mcp, voorziening: def.voorziening, beschrijving: def.mcp.beschrijving.replace('{prijs}', prijsTekst(PRIJZEN[def.voorziening])) },
     })
     .input(invoer)
     .output(envelope(def.schemaId, def.voorziening, dataMetAdres))
