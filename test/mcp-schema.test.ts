@@ -78,7 +78,7 @@ describe(`MCP outputSchema, instructions, capabilities (${dialect})`, () => {
     const { tools } = await c.listTools();
     // The schema as a client would read it if it had drifted from the answer: the address's number as text.
     const verbogen = structuredClone(tools) as Tool[];
-    const woz = verbogen.find((x) => x.name === 'woz')!.outputSchema as { definitions: { Adres: { properties: { huisnummer: { type: string } } } } };
+    const woz = verbogen.find((x) => x.name === 'woz')!.outputSchema as unknown as { definitions: { Adres: { properties: { huisnummer: { type: string } } } } };
     woz.definitions.Adres.properties.huisnummer.type = 'string';
     (c as unknown as { cacheToolMetadata(tools: Tool[]): void }).cacheToolMetadata(verbogen);
     await expect(c.callTool({ name: 'woz', arguments: { postcode: volledig.postcode, huisnummer: volledig.huisnummer } })).rejects.toThrow(
@@ -87,7 +87,7 @@ describe(`MCP outputSchema, instructions, capabilities (${dialect})`, () => {
     // An error result outside {fout, status} would be refused too: the error branch is as strict.
     // (A fresh copy: Ajv keeps a compiled validator per schema object.)
     const verbogen2 = structuredClone(tools) as Tool[];
-    const adres = verbogen2.find((x) => x.name === 'property_address')!.outputSchema as { anyOf: { properties?: { status?: { type: string } } }[] };
+    const adres = verbogen2.find((x) => x.name === 'property_address')!.outputSchema as unknown as { anyOf: { properties?: { status?: { type: string } } }[] };
     adres.anyOf[1].properties!.status!.type = 'string';
     (c as unknown as { cacheToolMetadata(tools: Tool[]): void }).cacheToolMetadata(verbogen2);
     await expect(c.callTool({ name: 'property_address', arguments: { postcode: '9999ZZ', huisnummer: '1' } })).rejects.toThrow(

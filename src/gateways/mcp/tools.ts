@@ -71,7 +71,7 @@ function uitvoerSchema(antwoord: z.ZodType): z.ZodObject {
       const r = unie.safeParse(waarde);
       if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ ...issue, code: 'custom', input: waarde });
     })
-    .meta(json);
+    .meta({ ...json, additionalProperties: true });
 }
 
 export const MCP_TOOLS: McpTool[] = Object.entries(
