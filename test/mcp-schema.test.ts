@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
+import { mcpClient } from './support/mcp.ts';
 import { maakAdres, maakVolledigAdres } from './support/register.ts';
 import { maakVerkopen } from './support/verkopen.ts';
 import { kostTekst, prijsTekst, type Voorziening } from '../src/core/prijzen.ts';
@@ -27,11 +26,7 @@ describe(`MCP outputSchema, instructions, capabilities (${dialect})`, () => {
   });
   afterAll(async () => t?.close());
 
-  async function client(key: string) {
-    const c = new Client({ name: 'test', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
-    return c;
-  }
+  const client = (key: string) => mcpClient(base, key);
 
   /** The tool -> what it charges for, as the contract's table has it. */
   const VOORZIENING: Record<string, Voorziening> = { property_value: 'waarde', property_address: 'adres', woz: 'woz', influences: 'invloeden' };
