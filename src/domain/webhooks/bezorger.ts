@@ -21,8 +21,8 @@ import { TIMEOUT_MS, verstuur, type Uitslag } from './verzenden.ts';
 export const SCHEMA_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000];
 export const MAX_POGINGEN = SCHEMA_MS.length + 1;
 export const UITSCHAKELEN_NA_MS = 5 * 24 * 3600_000;
-/** A claim outlives the send timeout comfortably; after it a row counts as abandoned. */
-const LEASE_MS = TIMEOUT_MS * 4;
+/** A claim outlives the send timeout by this much; after it the row counts as abandoned (its process died) and is claimed again. */
+const LEASE_MARGE_MS = 5_000;
 
 export interface BezorgerOpties {
   db: Db;
@@ -166,7 +166,7 @@ export class Bezorger {
          FROM kandidaat k, webhook_gebeurtenis g, webhook w
          WHERE l.id = k.id AND g.id = l.event_id AND w.id = l.endpoint_id
          RETURNING l.id, l.event_id, l.endpoint_id, l.pogingen, g.payload::text AS body, w.url, w.geheim, w.vorig_geheim, w.vorig_geheim_tot`,
-        now, Math.min(vrij, 100), JSON.stringify(bezet), this.o.maxPerEndpoint, new Date(now.getTime() + LEASE_MS),
+        now, Math.min(vrij, 100), JSON.stringify(bezet), this.o.maxPerEndpoint, new Date(now.getTime() + this.o.timeoutMs + LEASE_MARGE_MS),
       );
       if (rijen.length === 0) return;
       for (const c of rijen) {
