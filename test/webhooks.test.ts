@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { startOntvanger, type Ontvangen, type Ontvanger } from './support/ontvanger.ts';
-import { startBezorger, SCHEMA_MS, type Bezorger } from '../src/domain/webhooks/bezorger.ts';
+import { meldVerlopendeSleutels, startBezorger, SCHEMA_MS, type Bezorger } from '../src/domain/webhooks/bezorger.ts';
 import type { Resolver } from '../src/domain/webhooks/doeladres.ts';
 
 type Body = { type: string; timestamp: string; data: Record<string, unknown> };
@@ -198,6 +198,34 @@ describe(`webhooks (${dialect})`, () => {
       await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${w.id}/test`, payload: {}, headers: auth(key) });
       const [, o2] = await r.wacht(`${p}/ok`, 2);
       expect(String(o2.headers['webhook-signature']).split(' ')).toHaveLength(1);
+      t.clock.now = new Date();
+    });
+  });
+
+  describe('sleutel.verloopt', () => {
+    it('fires 7 days and 1 day before a key expires, once each, never for a revoked key', async () => {
+      t.clock.now = new Date();
+      const acc = await t.account(10);
+      const key = await t.key(acc.id, { verlooptOp: new Date(t.clock.now.getTime() + 10 * 24 * 3600_000) });
+      const ingetrokken = await t.key(acc.id, { verlooptOp: new Date(t.clock.now.getTime() + 3 * 24 * 3600_000) });
+      await t.db.prisma.apiKey.updateMany({ where: { voorvoegsel: ingetrokken.slice(0, 12) }, data: { ingetrokkenOp: t.clock.now } });
+      const p = pad();
+      const w = await registreer(key, `${r.base}${p}/ok`, ['sleutel.verloopt']);
+      expect(await meldVerlopendeSleutels(t.db.prisma, t.clock.now)).toBe(0);
+      const gemeld: number[] = [];
+      for (const dagen of [3, 0, 1, 5, 0]) {
+        t.clock.advance(dagen * 24 * 3600_000 + 1000);
+        gemeld.push(await meldVerlopendeSleutels(t.db.prisma, t.clock.now));
+        await bezorger.leeg();
+      }
+      expect(gemeld).toEqual([1, 0, 0, 1, 0]);
+      const ontvangen = await r.wacht(`${p}/ok`, 2);
+      expect(r.van(`${p}/ok`)).toHaveLength(2);
+      const data = ontvangen.map((o) => (JSON.parse(o.body) as Body).data);
+      expect(data.map((d) => d.dagen)).toEqual([7, 1]);
+      expect(data[0]).toMatchObject({ sleutel_voorvoegsel: key.slice(0, 12), verloopt_op: expect.stringMatching(/\+00:00$/) });
+      expect(ontvangen[0].body).not.toContain(key);
+      expect(w.id).toBeTruthy();
       t.clock.now = new Date();
     });
   });

@@ -158,6 +158,7 @@ export class Bezorger {
          ), kandidaat AS (
            SELECT l.id FROM webhook_aflevering l JOIN rang r ON r.id = l.id
            WHERE r.n + r.bezet <= $4
+             AND NOT (l.id::text IN (SELECT jsonb_array_elements_text($6::jsonb)))
              AND ((l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz) OR (l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz))
            ORDER BY l.volgende_poging LIMIT $2
            FOR UPDATE OF l SKIP LOCKED
@@ -167,6 +168,8 @@ export class Bezorger {
          WHERE l.id = k.id AND g.id = l.event_id AND w.id = l.endpoint_id
          RETURNING l.id, l.event_id, l.endpoint_id, l.pogingen, g.payload::text AS body, w.url, w.geheim, w.vorig_geheim, w.vorig_geheim_tot`,
         now, Math.min(vrij, 100), JSON.stringify(bezet), this.o.maxPerEndpoint, new Date(now.getTime() + this.o.timeoutMs + LEASE_MARGE_MS),
+        // Never this process's own rows still in flight, whatever the clock says about their lease.
+        JSON.stringify([...this.bezig.keys()]),
       );
       if (rijen.length === 0) return;
       for (const c of rijen) {
