@@ -18,6 +18,8 @@ export interface Ontvanger {
   van(pad: string): Ontvangen[];
   /** The most concurrent requests in flight for one webhook-id seen so far. */
   maxGelijktijdigPerId: number;
+  /** The most concurrent requests in flight per path seen so far. */
+  maxGelijktijdigPerPad: Map<string, number>;
   wisselendAan: boolean;
   /** Wait until `n` requests arrived on `pad` (or throw after ms). */
   wacht(pad: string, n: number, ms?: number): Promise<Ontvangen[]>;
@@ -33,6 +35,7 @@ export async function startOntvanger(opts: { vertragingMs?: number } = {}): Prom
     ontvangen,
     van: (pad) => ontvangen.filter((x) => x.pad === pad),
     maxGelijktijdigPerId: 0,
+    maxGelijktijdigPerPad: new Map(),
     wisselendAan: false,
     async wacht(pad, n, ms = 10_000) {
       const tot = Date.now() + ms;
@@ -51,9 +54,18 @@ export async function startOntvanger(opts: { vertragingMs?: number } = {}): Prom
   const server = http.createServer((req, res) => {
     const delen: Buffer[] = [];
     const id = String(req.headers['webhook-id'] ?? '');
+    const p = (req.url ?? '/').split('?')[0];
     lopend.set(id, (lopend.get(id) ?? 0) + 1);
+    lopend.set(p, (lopend.get(p) ?? 0) + 1);
     o.maxGelijktijdigPerId = Math.max(o.maxGelijktijdigPerId, lopend.get(id) ?? 0);
-    const klaar = () => lopend.set(id, (lopend.get(id) ?? 1) - 1);
+    o.maxGelijktijdigPerPad.set(p, Math.max(o.maxGelijktijdigPerPad.get(p) ?? 0, lopend.get(p) ?? 0));
+    let gesloten = false;
+    const klaar = () => {
+      if (gesloten) return;
+      gesloten = true;
+      lopend.set(id, (lopend.get(id) ?? 1) - 1);
+      lopend.set(p, (lopend.get(p) ?? 1) - 1);
+    };
     req.on('data', (c: Buffer) => delen.push(c));
     req.on('end', () => {
       const pad = (req.url ?? '/').split('?')[0];

@@ -149,19 +149,20 @@ export class Bezorger {
       const bezet = [...this.perEndpoint].map(([e, n]) => ({ e, n }));
       const now = this.o.now();
       const rijen = await this.o.db.$queryRawUnsafe<Claim[]>(
-        `WITH rang AS (
-           SELECT l.id, row_number() OVER (PARTITION BY l.endpoint_id ORDER BY l.volgende_poging, l.id) AS n, coalesce(b.n, 0) AS bezet
-           FROM webhook_aflevering l
-           JOIN webhook w ON w.id = l.endpoint_id AND w.actief
-           LEFT JOIN jsonb_to_recordset($3::jsonb) AS b(e uuid, n int) ON b.e = l.endpoint_id
-           WHERE (l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz) OR (l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz)
-         ), kandidaat AS (
-           SELECT l.id FROM webhook_aflevering l JOIN rang r ON r.id = l.id
-           WHERE r.n + r.bezet <= $4
-             AND NOT (l.id::text IN (SELECT jsonb_array_elements_text($6::jsonb)))
-             AND ((l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz) OR (l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz))
-           ORDER BY l.volgende_poging LIMIT $2
-           FOR UPDATE OF l SKIP LOCKED
+        `WITH kandidaat AS (
+           SELECT k.id FROM webhook w
+           LEFT JOIN jsonb_to_recordset($3::jsonb) AS b(e uuid, n int) ON b.e = w.id
+           CROSS JOIN LATERAL (
+             SELECT l.id FROM webhook_aflevering l
+             WHERE l.endpoint_id = w.id
+               AND ((l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz) OR (l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz))
+               AND NOT (l.id::text IN (SELECT jsonb_array_elements_text($6::jsonb)))
+             ORDER BY l.volgende_poging
+             LIMIT greatest($4 - coalesce(b.n, 0), 0)
+             FOR UPDATE OF l SKIP LOCKED
+           ) k
+           WHERE w.actief
+           LIMIT $2
          )
          UPDATE webhook_aflevering l SET toestand = 'bezig', geclaimd_tot = $5::timestamptz, bijgewerkt_op = $1::timestamptz
          FROM kandidaat k, webhook_gebeurtenis g, webhook w
@@ -222,13 +223,15 @@ export class Bezorger {
 async function legUitslagVast(db: Db, c: Claim, u: Uitslag, now: Date, random: () => number): Promise<void> {
   const poging = c.pogingen + 1;
   if (u.soort === 'ok') {
-    await db.$transaction([
-      db.$executeRawUnsafe(
-        `UPDATE webhook_aflevering SET toestand = 'afgeleverd', pogingen = $2, laatste_status = $3, laatste_fout = NULL, geclaimd_tot = NULL, bijgewerkt_op = $4::timestamptz WHERE id = $1::uuid`,
-        c.id, poging, u.status, now,
-      ),
-      db.$executeRawUnsafe(`UPDATE webhook SET falend_sinds = NULL WHERE id = $1::uuid AND falend_sinds IS NOT NULL`, c.endpoint_id),
-    ]);
+    // One statement (no transaction round trips): the row delivered, and the endpoint's failure streak over.
+    await db.$executeRawUnsafe(
+      `WITH a AS (
+         UPDATE webhook_aflevering SET toestand = 'afgeleverd', pogingen = $2, laatste_status = $3, laatste_fout = NULL, geclaimd_tot = NULL, bijgewerkt_op = $4::timestamptz
+         WHERE id = $1::uuid RETURNING endpoint_id
+       )
+       UPDATE webhook w SET falend_sinds = NULL FROM a WHERE w.id = a.endpoint_id AND w.falend_sinds IS NOT NULL`,
+      c.id, poging, u.status, now,
+    );
     return;
   }
   if (u.soort === 'weg') {
