@@ -312,6 +312,25 @@ describe(`webhooks (${dialect})`, () => {
       await t.app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${h.id}`, headers: auth(traag.key) });
     });
 
+    it('graceful shutdown hands an in-flight delivery back without counting an attempt', async () => {
+      t.clock.now = new Date();
+      const { key } = await t.klant(10);
+      const p = pad();
+      const w = await registreer(key, `${r.base}${p}/hangt`);
+      // A worker of its own with a long timeout, so the send is still in flight when it stops.
+      await bezorger.sluit(100);
+      const eigen = await startBezorger(t.services, t.db, { pollMs: 25, timeoutMs: 60_000, verloopControleMs: 0 });
+      await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${w.id}/test`, payload: {}, headers: auth(key) });
+      await r.wacht(`${p}/hangt`, 1);
+      const begin = Date.now();
+      await eigen.sluit(200);
+      expect(Date.now() - begin).toBeLessThan(5_000);
+      const [a] = await t.db.prisma.webhookDelivery.findMany({ where: { endpointId: w.id } });
+      expect(a).toMatchObject({ toestand: 'wachtend', pogingen: 0, geclaimdTot: null });
+      await t.app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${w.id}`, headers: auth(key) });
+      bezorger = await startBezorger(t.services, t.db, { pollMs: 25, random: () => 0.5, timeoutMs: 400, verloopControleMs: 0 });
+    });
+
     it('5 days of failure disables the endpoint with a reason', async () => {
       t.clock.now = new Date();
       const { key } = await t.klant(100);

@@ -149,23 +149,33 @@ export class Bezorger {
       const bezet = [...this.perEndpoint].map(([e, n]) => ({ e, n }));
       const now = this.o.now();
       const rijen = await this.o.db.$queryRawUnsafe<Claim[]>(
+        // Candidates per endpoint (at most its free slots) straight off the (endpoint, toestand,
+        // volgende_poging) index, so a backlog of thousands costs no sort; then lock what is still due.
         `WITH kandidaat AS (
-           SELECT k.id FROM webhook w
+           SELECT c.id FROM webhook w
            LEFT JOIN jsonb_to_recordset($3::jsonb) AS b(e uuid, n int) ON b.e = w.id
            CROSS JOIN LATERAL (
-             SELECT l.id FROM webhook_aflevering l
-             WHERE l.endpoint_id = w.id
-               AND ((l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz) OR (l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz))
-               AND NOT (l.id::text IN (SELECT jsonb_array_elements_text($6::jsonb)))
-             ORDER BY l.volgende_poging
-             LIMIT greatest($4 - coalesce(b.n, 0), 0)
-             FOR UPDATE OF l SKIP LOCKED
-           ) k
+             SELECT u.id FROM (
+               (SELECT l.id FROM webhook_aflevering l
+                WHERE l.endpoint_id = w.id AND l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz
+                ORDER BY l.volgende_poging LIMIT greatest($4 - coalesce(b.n, 0), 0))
+               UNION ALL
+               (SELECT l.id FROM webhook_aflevering l
+                WHERE l.endpoint_id = w.id AND l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz
+                  AND NOT (l.id::text IN (SELECT jsonb_array_elements_text($6::jsonb)))
+                LIMIT greatest($4 - coalesce(b.n, 0), 0))
+             ) u LIMIT greatest($4 - coalesce(b.n, 0), 0)
+           ) c
            WHERE w.actief
+         ), geclaimd AS (
+           SELECT l.id FROM webhook_aflevering l
+           WHERE l.id IN (SELECT id FROM kandidaat)
+             AND ((l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz) OR (l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz))
            LIMIT $2
+           FOR UPDATE OF l SKIP LOCKED
          )
          UPDATE webhook_aflevering l SET toestand = 'bezig', geclaimd_tot = $5::timestamptz, bijgewerkt_op = $1::timestamptz
-         FROM kandidaat k, webhook_gebeurtenis g, webhook w
+         FROM geclaimd k, webhook_gebeurtenis g, webhook w
          WHERE l.id = k.id AND g.id = l.event_id AND w.id = l.endpoint_id
          RETURNING l.id, l.event_id, l.endpoint_id, l.pogingen, g.payload::text AS body, w.url, w.geheim, w.vorig_geheim, w.vorig_geheim_tot`,
         now, Math.min(vrij, 100), JSON.stringify(bezet), this.o.maxPerEndpoint, new Date(now.getTime() + this.o.timeoutMs + LEASE_MARGE_MS),
