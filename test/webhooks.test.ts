@@ -27,7 +27,7 @@ describe(`webhooks (${dialect})`, () => {
     t.clock.now = new Date();
     r = await startOntvanger();
     // Jitter fixed at its middle (factor 1.0) and a short send timeout, so the schedule and the cut-off are exact.
-    bezorger = await startBezorger(t.services, t.db, { pollMs: 25, random: () => 0.5, timeoutMs: 400, verloopControleMs: 0 });
+    bezorger = await startBezorger(t.services, t.db, { pollMs: 25, random: () => 0.5, timeoutMs: 400, maxPerEndpoint: 4, verloopControleMs: 0 });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
@@ -328,7 +328,7 @@ describe(`webhooks (${dialect})`, () => {
       const [a] = await t.db.prisma.webhookDelivery.findMany({ where: { endpointId: w.id } });
       expect(a).toMatchObject({ toestand: 'wachtend', pogingen: 0, geclaimdTot: null });
       await t.app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${w.id}`, headers: auth(key) });
-      bezorger = await startBezorger(t.services, t.db, { pollMs: 25, random: () => 0.5, timeoutMs: 400, verloopControleMs: 0 });
+      bezorger = await startBezorger(t.services, t.db, { pollMs: 25, random: () => 0.5, timeoutMs: 400, maxPerEndpoint: 4, verloopControleMs: 0 });
     });
 
     it('5 days of failure disables the endpoint with a reason', async () => {

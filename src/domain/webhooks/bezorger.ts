@@ -73,7 +73,7 @@ export class Bezorger {
   private luisteraar?: pg.Client;
 
   constructor(o: BezorgerOpties) {
-    this.o = { maxTotaal: 32, maxPerEndpoint: 4, pollMs: 1000, timeoutMs: TIMEOUT_MS, random: Math.random, verloopControleMs: 60_000, ...o };
+    this.o = { maxTotaal: 64, maxPerEndpoint: 8, pollMs: 1000, timeoutMs: TIMEOUT_MS, random: Math.random, verloopControleMs: 60_000, ...o };
   }
 
   async start(): Promise<void> {
