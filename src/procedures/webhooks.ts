@@ -128,10 +128,12 @@ const wijzig = inzichtProcedure
       errorResponses: { 400: 'Ongeldige URL of eventtype.', ...fouten([404]) },
     },
   })
-  .input(z.strictObject({ id: idParam, url: z.string().max(2048).optional(), events: eventsSchema.optional(), omschrijving: z.string().max(200).nullable().optional(), actief: z.boolean().optional() }))
+  // actief as text, like every other input: no coercible field (test/validatie.test.ts).
+  .input(z.strictObject({ id: idParam, url: z.string().max(2048).optional(), events: eventsSchema.optional(), omschrijving: z.string().max(200).nullable().optional(), actief: z.enum(['true', 'false']).optional().describe("'true' zet de webhook aan, 'false' uit.") }))
   .output(enkel)
   .mutation(async ({ ctx, input }) => {
-    const e = await wijzigEndpoint(ctx.services.db, { accountId: ctx.principal.accountId, ...input, ...doel(ctx) }).catch(vertaal);
+    const actief = input.actief === undefined ? undefined : input.actief === 'true';
+    const e = await wijzigEndpoint(ctx.services.db, { accountId: ctx.principal.accountId, ...input, actief, ...doel(ctx) }).catch(vertaal);
     if (!e) throw nietGevonden();
     return { data: naarWebhook(e), meta: accountMeta() };
   });
