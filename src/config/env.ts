@@ -29,7 +29,7 @@ export const configSchema = z.object({
   DEMO_CREDITS: z.coerce.number().int().min(0).default(10_000),
   /** Load the demo account, key and synthetic dataset into an empty database at start. */
   DEMO_SEED: bool.default(true),
-  /** Reserved for webhook delivery: allow http:// and loopback/private targets (development and tests only). */
+  /** Webhooks: allow http:// and loopback targets (development and tests only). */
   WEBHOOK_ALLOW_INSECURE: bool.default(false),
   /** Reserved for GET /metrics: the bearer token it will require; empty: open. */
   METRICS_TOKEN: z.string().default(''),
