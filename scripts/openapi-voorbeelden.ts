@@ -31,7 +31,8 @@ try {
   const voorbeelden = await verzamelVoorbeelden(app, readFileSync(path.join(map, 'demo-sleutel.txt'), 'utf8').trim(), armeSleutel);
   await app.close();
   const uit = new URL('../src/gateways/openapi-voorbeelden.json', import.meta.url);
-  writeFileSync(uit, `${JSON.stringify(voorbeelden, null, 2)}\n`);
+  // A signing secret of this throwaway database is still no thing to publish: shown shortened.
+  writeFileSync(uit, `${JSON.stringify(voorbeelden, (k, v) => (k === 'geheim' && typeof v === 'string' ? `${v.slice(0, 6)}…` : v), 2)}\n`);
   console.log(`${voorbeelden.length} voorbeelden -> ${uit.pathname}`);
 } finally {
   await db.close();

@@ -7,6 +7,7 @@ import { buildApp } from './app.ts';
 import { createLogger } from './logging.ts';
 import { createServices, openMigratedDatabase } from './runtime.ts';
 import { seedDemo } from './seed.ts';
+import { startBezorger } from './domain/webhooks/bezorger.ts';
 
 export async function serve(config: Config): Promise<void> {
   const log = createLogger(config);
@@ -17,6 +18,7 @@ export async function serve(config: Config): Promise<void> {
   // Fit the valuation model before the first request needs it.
   await services.waardemodel.model();
   const app = await buildApp({ services });
+  const bezorger = startBezorger(services, db);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -30,6 +32,7 @@ export async function serve(config: Config): Promise<void> {
     hard.unref();
     try {
       await app.close();
+      await (await bezorger).sluit();
       await db.close();
     } finally {
       clearTimeout(hard);

@@ -160,6 +160,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Webhooks van het account
+         * @description Alle webhooks van het account, met hun status en eventuele uitschakelreden; nooit het geheim.
+         */
+        get: operations["webhooks-lijst"];
+        put?: never;
+        /**
+         * Webhook registreren
+         * @description Registreert een https-URL voor gebeurtenissen van het account (REST en MCP). Gratis; hoogstens 10 per account. Het geheim `whsec_...` staat alleen in dit antwoord.
+         */
+        post: operations["webhooks-maak"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Eén webhook
+         * @description Eén webhook van het account (404 voor een id van een ander account); nooit het geheim.
+         */
+        get: operations["webhooks-haal"];
+        put?: never;
+        post?: never;
+        /**
+         * Webhook verwijderen
+         * @description Verwijdert de webhook en zijn wachtende afleveringen.
+         */
+        delete: operations["webhooks-verwijder"];
+        options?: never;
+        head?: never;
+        /**
+         * Webhook wijzigen
+         * @description Wijzig url, events, omschrijving of zet de webhook aan/uit. Weer aanzetten wist de uitschakelreden; wachtende afleveringen gaan dan alsnog.
+         */
+        patch: operations["webhooks-wijzig"];
+        trace?: never;
+    };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Testgebeurtenis sturen
+         * @description Zet een gebeurtenis `webhook.test` klaar voor deze webhook alleen; volg hem in de afleveringen.
+         */
+        post: operations["webhooks-test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/geheim-roteren": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Geheim roteren
+         * @description Nieuw geheim, alleen in dit antwoord zichtbaar. 24 uur lang tekent ook het vorige geheim (twee `v1,`-handtekeningen in `webhook-signature`).
+         */
+        post: operations["webhooks-roteer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/afleveringen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Afleveringen van een webhook, nieuwste eerst
+         * @description Per aflevering: gebeurtenis-id, type, pogingen, laatste status en fout, volgende poging. Blader met `na` = `meta.volgende`.
+         */
+        get: operations["webhooks-afleveringen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/afleveringen/{aflevering}/opnieuw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Aflevering opnieuw sturen
+         * @description Stuurt de gebeurtenis nu opnieuw, met dezelfde `webhook-id`, en begint een nieuwe reeks pogingen.
+         */
+        post: operations["webhooks-opnieuw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -430,6 +562,49 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
+        };
+        WebhookMetGeheim: {
+            id: string;
+            url: string;
+            events: string[];
+            omschrijving: string | null;
+            actief: boolean;
+            /** @description ISO 8601 met offset; wanneer de webhook werd uitgeschakeld. */
+            uitgeschakeld_op: string | null;
+            /** @description Waarom de webhook uit staat (410 van de ontvanger, 5 dagen falen, of door het account). */
+            uitschakel_reden: string | null;
+            aangemaakt_op: string;
+            /** @description Na een rotatie tekent ook het vorige geheim tot dit moment. */
+            vorig_geheim_geldig_tot: string | null;
+            /** @description Het ondertekengeheim (`whsec_...`); alleen nu zichtbaar. */
+            geheim: string;
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            events: string[];
+            omschrijving: string | null;
+            actief: boolean;
+            /** @description ISO 8601 met offset; wanneer de webhook werd uitgeschakeld. */
+            uitgeschakeld_op: string | null;
+            /** @description Waarom de webhook uit staat (410 van de ontvanger, 5 dagen falen, of door het account). */
+            uitschakel_reden: string | null;
+            aangemaakt_op: string;
+            /** @description Na een rotatie tekent ook het vorige geheim tot dit moment. */
+            vorig_geheim_geldig_tot: string | null;
+        };
+        WebhookAflevering: {
+            id: string;
+            /** @description De `webhook-id` header (`msg_...`), gelijk bij elke poging. */
+            gebeurtenis_id: string;
+            type: string;
+            /** @enum {string} */
+            toestand: "wachtend" | "bezig" | "afgeleverd" | "mislukt";
+            pogingen: number;
+            laatste_status: number | null;
+            laatste_fout: string | null;
+            volgende_poging: string | null;
+            aangemaakt_op: string;
         };
         /** @description Foutantwoord: één Nederlandstalige melding. */
         Fout: {
@@ -1901,6 +2076,1363 @@ export interface operations {
                 };
             };
             /** @description Te veel verzoeken (algemeen 60/min, invloeden 30/min); zie Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
+                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
+            500: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+        };
+    };
+    "webhooks-lijst": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy": string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"][];
+                        meta: components["schemas"]["AccountMeta"];
+                    };
+                };
+            };
+            /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description Altijd `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
+            403: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Methode niet toegestaan op dit pad; `Allow` noemt de juiste. */
+            405: {
+                headers: {
+                    /** @description De toegestane methoden. */
+                    Allow?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Te veel verzoeken; zie `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
+                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
+            500: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+        };
+    };
+    "webhooks-maak": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https-URL van de ontvanger. */
+                    url: string;
+                    events: ("inzicht.voltooid" | "inzicht.mislukt" | "saldo.laag" | "sleutel.verloopt")[];
+                    omschrijving?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy": string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookMetGeheim"];
+                        meta: components["schemas"]["AccountMeta"];
+                    };
+                };
+            };
+            /** @description Ongeldige URL (alleen https, geen privé- of lokale adressen, geen inloggegevens) of onbekend eventtype. */
+            400: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description Altijd `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
+            403: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Methode niet toegestaan op dit pad; `Allow` noemt de juiste. */
+            405: {
+                headers: {
+                    /** @description De toegestane methoden. */
+                    Allow?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Al 10 webhooks. */
+            409: {
+                headers: {
+                    /** @description Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt. */
+                    "Retry-After"?: number;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De body is groter dan de ingestelde limiet (standaard 64 KiB). */
+            413: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Stuur de body als `application/json`. */
+            415: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Te veel verzoeken; zie `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
+                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
+            500: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+        };
+    };
+    "webhooks-haal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id van de webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy": string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                        meta: components["schemas"]["AccountMeta"];
+                    };
+                };
+            };
+            /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description Altijd `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
+            403: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Niet gevonden. */
+            404: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Methode niet toegestaan op dit pad; `Allow` noemt de juiste. */
+            405: {
+                headers: {
+                    /** @description De toegestane methoden. */
+                    Allow?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Te veel verzoeken; zie `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
+                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
+            500: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+        };
+    };
+    "webhooks-verwijder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id van de webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy": string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @constant */
+                            verwijderd: true;
+                        };
+                        meta: components["schemas"]["AccountMeta"];
+                    };
+                };
+            };
+            /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description Altijd `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
+            403: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Niet gevonden. */
+            404: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Methode niet toegestaan op dit pad; `Allow` noemt de juiste. */
+            405: {
+                headers: {
+                    /** @description De toegestane methoden. */
+                    Allow?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Te veel verzoeken; zie `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
+                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
+            500: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+        };
+    };
+    "webhooks-wijzig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id van de webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    events?: ("inzicht.voltooid" | "inzicht.mislukt" | "saldo.laag" | "sleutel.verloopt")[];
+                    omschrijving?: string | null;
+                    /**
+                     * @description 'true' zet de webhook aan, 'false' uit.
+                     * @enum {string}
+                     */
+                    actief?: "true" | "false";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy": string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                        meta: components["schemas"]["AccountMeta"];
+                    };
+                };
+            };
+            /** @description Ongeldige URL of eventtype. */
+            400: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description Altijd `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
+            403: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Niet gevonden. */
+            404: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Methode niet toegestaan op dit pad; `Allow` noemt de juiste. */
+            405: {
+                headers: {
+                    /** @description De toegestane methoden. */
+                    Allow?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Te veel verzoeken; zie `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
+                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
+            500: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+        };
+    };
+    "webhooks-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id van de webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy": string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            gebeurtenis_id: string;
+                            aflevering_id: string;
+                        };
+                        meta: components["schemas"]["AccountMeta"];
+                    };
+                };
+            };
+            /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description Altijd `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
+            403: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Niet gevonden. */
+            404: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Methode niet toegestaan op dit pad; `Allow` noemt de juiste. */
+            405: {
+                headers: {
+                    /** @description De toegestane methoden. */
+                    Allow?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De body is groter dan de ingestelde limiet (standaard 64 KiB). */
+            413: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Stuur de body als `application/json`. */
+            415: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Te veel verzoeken; zie `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
+                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
+            500: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+        };
+    };
+    "webhooks-roteer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id van de webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy": string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookMetGeheim"];
+                        meta: components["schemas"]["AccountMeta"];
+                    };
+                };
+            };
+            /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description Altijd `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
+            403: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Niet gevonden. */
+            404: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Methode niet toegestaan op dit pad; `Allow` noemt de juiste. */
+            405: {
+                headers: {
+                    /** @description De toegestane methoden. */
+                    Allow?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De body is groter dan de ingestelde limiet (standaard 64 KiB). */
+            413: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Stuur de body als `application/json`. */
+            415: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Te veel verzoeken; zie `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
+                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
+            500: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+        };
+    };
+    "webhooks-afleveringen": {
+        parameters: {
+            query?: {
+                limiet?: string;
+                na?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Id van de webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy": string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookAflevering"][];
+                        meta: {
+                            /** @description Schemafamilie op accountniveau; eindigt op '/api'. */
+                            schema: string;
+                            /** @constant */
+                            schema_versie: "1.0";
+                            volgende: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Ongeldige limiet of cursor. */
+            400: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description Altijd `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
+            403: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Niet gevonden. */
+            404: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Methode niet toegestaan op dit pad; `Allow` noemt de juiste. */
+            405: {
+                headers: {
+                    /** @description De toegestane methoden. */
+                    Allow?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Te veel verzoeken; zie `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
+                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
+            500: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+        };
+    };
+    "webhooks-opnieuw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id van de webhook. */
+                id: string;
+                aflevering: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy": string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookAflevering"];
+                        meta: components["schemas"]["AccountMeta"];
+                    };
+                };
+            };
+            /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
+            401: {
+                headers: {
+                    /** @description Altijd `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
+            403: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Niet gevonden. */
+            404: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Methode niet toegestaan op dit pad; `Allow` noemt de juiste. */
+            405: {
+                headers: {
+                    /** @description De toegestane methoden. */
+                    Allow?: string;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De body is groter dan de ingestelde limiet (standaard 64 KiB). */
+            413: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Stuur de body als `application/json`. */
+            415: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
                     /** @description Seconden tot er weer ruimte is in het venster. */

@@ -32,7 +32,7 @@ export const configSchema = z.object({
    * the embedded database only, so a first start on an empty PostgreSQL gives away no credits.
    */
   DEMO_SEED: bool.optional(),
-  /** Reserved for webhook delivery: allow http:// and loopback/private targets (development and tests only). */
+  /** Webhooks: allow http:// and loopback targets (development and tests only). */
   WEBHOOK_ALLOW_INSECURE: bool.default(false),
   /** Reserved for GET /metrics: the bearer token it will require; empty: open. */
   METRICS_TOKEN: z.string().default(''),

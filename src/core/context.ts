@@ -8,6 +8,7 @@ import type { Config } from '../config/env.ts';
 import type { Db } from '../db/client.ts';
 import type { Principal } from '../domain/keys/sleutels.ts';
 import type { ModelHouder } from '../domain/valuation/houder.ts';
+import type { Resolver } from '../domain/webhooks/doeladres.ts';
 
 export interface Services {
   db: Db;
@@ -17,6 +18,8 @@ export interface Services {
   log: Logger;
   /** The fitted market-value model of this process. */
   waardemodel: ModelHouder;
+  /** DNS for the webhook SSRF guard; tests inject a hostile one. Default: the system resolver. */
+  webhookResolver?: Resolver;
 }
 
 export type Kanaal = 'rest' | 'mcp' | 'intern';

@@ -9,7 +9,7 @@ import { PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
 import { SCHEMA_INZICHT, SCHEMA_VERSIE } from './schema.ts';
 import { meldKosten } from './kosten.ts';
 import { EENHEID_CENT, getBalance } from '../domain/billing/tegoed.ts';
-import { meldOnvoldoendeTegoed, rekenAf } from '../domain/billing/afrekenen.ts';
+import { meldMislukt, meldOnvoldoendeTegoed, rekenAf } from '../domain/billing/afrekenen.ts';
 import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256 } from '../domain/idempotentie/idempotentie.ts';
 
 export interface Bron {
@@ -92,7 +92,7 @@ export async function voerLookupUit<D>(
 
   let klaar = false;
   try {
-    const basis = { accountId: p.accountId, keyId: p.keyId, voorvoegsel: p.voorvoegsel, kanaal: ctx.kanaal, voorziening, adres, now };
+    const basis = { accountId: p.accountId, keyId: p.keyId, voorvoegsel: p.voorvoegsel, kanaal: ctx.kanaal, voorziening, adres, now, idempotencyKey: ctx.kanaal === 'rest' ? ctx.idempotencyKey : undefined };
     // 6. Balance before any work.
     const saldo = saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId));
     if (saldo < prijs) {
@@ -101,7 +101,10 @@ export async function voerLookupUit<D>(
       throw onvoldoende(prijs, saldo);
     }
     // 7. The lookup itself.
-    const u = await zoek();
+    const u = await zoek().catch(async (e: unknown) => {
+      if (!(e instanceof InsightFout)) await meldMislukt(db, basis, 500).catch(() => {});
+      throw e;
+    });
     const credits = (u.status === 422 && u.gefactureerd !== false) || (u.status === 200 && u.gefactureerd) ? prijs : 0;
     const meta = {
       schema: SCHEMA_INZICHT,

@@ -19,6 +19,7 @@ const fout = (description: string, headers: Json = {}) => ({ description, header
 const TAGS = [
   { name: 'inzicht', description: 'Opvragingen per adres. Betaald uit het tegoed van het account (1 credit = 5 cent).' },
   { name: 'account', description: 'De sleutel, het saldo en het verbruik van het account. Gratis.' },
+  { name: 'webhooks', description: 'Gebeurtenissen van het account (REST en MCP) naar je eigen https-URL, ondertekend volgens Standard Webhooks. Gratis.' },
 ];
 
 const ANTWOORD_HEADERS = {

@@ -11,7 +11,8 @@ export const VOORBEELD_MOMENT = new Date('2026-11-22T10:00:00+01:00');
 
 /** One example per (operation, status): method, path, body sent, and what came back. */
 export interface Voorbeeld {
-  methode: 'GET' | 'POST';
+  methode: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** The operation's path as the OpenAPI document writes it (`/webhooks/{id}`). */
   pad: string;
   status: number;
   verzoek?: unknown;
@@ -41,26 +42,45 @@ const VRAGEN: { methode: 'GET' | 'POST'; pad: string; status: number; verzoek?: 
   { methode: 'GET', pad: '/verbruik?limiet=2', status: 200 },
 ];
 
+/** A public address written as an IP literal: registering it needs no DNS (nothing is delivered here). */
+const VOORBEELD_WEBHOOK_URL = 'https://93.184.215.14/insight-webhook';
+
 /** Ask every example question of `app` (prefix /api/v1) with `sleutel` (and `armeSleutel`: no credits). */
 export async function verzamelVoorbeelden(app: FastifyInstance, sleutel: string, armeSleutel: string): Promise<Voorbeeld[]> {
   const uit: Voorbeeld[] = [];
+  async function vraag(methode: Voorbeeld['methode'], pad: string, status: number, opts: { url?: string; verzoek?: unknown; key?: string } = {}) {
+    const res = await app.inject({
+      method: methode,
+      url: `/api/v1${opts.url ?? pad}`,
+      headers: { ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}), ...(opts.verzoek ? { 'content-type': 'application/json' } : {}) },
+      ...(opts.verzoek ? { payload: JSON.stringify(opts.verzoek) } : {}),
+    });
+    if (res.statusCode !== status) throw new Error(`${methode} ${opts.url ?? pad}: ${res.statusCode} in plaats van ${status}: ${res.body}`);
+    const antwoord = res.json();
+    uit.push({ methode, pad: pad.split('?')[0], status, ...(opts.verzoek ? { verzoek: opts.verzoek } : {}), antwoord });
+    return antwoord as { data: Record<string, string> & { id: string } };
+  }
   for (const v of VRAGEN) {
     const key = v.sleutel === 'geen' ? undefined : v.sleutel === 'arm' ? armeSleutel : sleutel;
-    const res = await app.inject({
-      method: v.methode,
-      url: `/api/v1${v.pad}`,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(v.verzoek ? { 'content-type': 'application/json' } : {}) },
-      ...(v.verzoek ? { payload: JSON.stringify(v.verzoek) } : {}),
-    });
-    if (res.statusCode !== v.status) throw new Error(`${v.methode} ${v.pad}: ${res.statusCode} in plaats van ${v.status}: ${res.body}`);
-    uit.push({ methode: v.methode, pad: v.pad.split('?')[0], status: v.status, ...(v.verzoek ? { verzoek: v.verzoek } : {}), antwoord: res.json() });
+    await vraag(v.methode, v.pad, v.status, { verzoek: v.verzoek, key });
   }
+  // The webhook operations, one after another on one endpoint (its id and a delivery's id from the answers).
+  const nieuw = { url: VOORBEELD_WEBHOOK_URL, events: ['inzicht.voltooid', 'saldo.laag'], omschrijving: 'CRM van het kantoor' };
+  const { id } = (await vraag('POST', '/webhooks', 200, { verzoek: nieuw, key: sleutel })).data;
+  await vraag('GET', '/webhooks', 200, { key: sleutel });
+  await vraag('GET', '/webhooks/{id}', 200, { url: `/webhooks/${id}`, key: sleutel });
+  await vraag('PATCH', '/webhooks/{id}', 200, { url: `/webhooks/${id}`, verzoek: { omschrijving: 'CRM (productie)' }, key: sleutel });
+  const { aflevering_id } = (await vraag('POST', '/webhooks/{id}/test', 200, { url: `/webhooks/${id}/test`, key: sleutel })).data;
+  await vraag('GET', '/webhooks/{id}/afleveringen', 200, { url: `/webhooks/${id}/afleveringen`, key: sleutel });
+  await vraag('POST', '/webhooks/{id}/afleveringen/{aflevering}/opnieuw', 200, { url: `/webhooks/${id}/afleveringen/${aflevering_id}/opnieuw`, key: sleutel });
+  await vraag('POST', '/webhooks/{id}/geheim-roteren', 200, { url: `/webhooks/${id}/geheim-roteren`, key: sleutel });
+  await vraag('DELETE', '/webhooks/{id}', 200, { url: `/webhooks/${id}`, key: sleutel });
   return uit;
 }
 
 /** Values that differ per key or per run (key prefix, expiry, usage ids and times): masked for comparison. */
 export function maskeer(v: unknown): unknown {
   return JSON.parse(JSON.stringify(v), (k, w) =>
-    ['voorvoegsel', 'verloopt_op', 'verzoek_id', 'id', 'tijdstip', 'aangemaakt_op', 'volgende', 'sleutel_voorvoegsel', 'naam'].includes(k) && typeof w === 'string' ? '…' : w,
+    ['voorvoegsel', 'verloopt_op', 'verzoek_id', 'id', 'tijdstip', 'aangemaakt_op', 'volgende', 'sleutel_voorvoegsel', 'naam', 'geheim', 'gebeurtenis_id', 'aflevering_id', 'volgende_poging', 'vorig_geheim_geldig_tot'].includes(k) && typeof w === 'string' ? '…' : w,
   );
 }

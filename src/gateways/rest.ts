@@ -43,6 +43,9 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
 
     scope.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
       if ((req.routeOptions.config as { publiek?: boolean } | undefined)?.publiek) return;
+      // A POST without any body (POST /webhooks/{id}/test) needs no content type: it is an empty JSON body.
+      const leeg = !req.headers['transfer-encoding'] && (req.headers['content-length'] ?? '0') === '0';
+      if (req.method === 'POST' && leeg && !req.headers['content-type']) req.headers['content-type'] = 'application/json';
       const pad = req.url.split('?')[0].slice(REST_PREFIX.length) || '/';
       const treffers = sjablonen.filter((s) => s.patroon.test(pad));
       if (treffers.length === 0) {

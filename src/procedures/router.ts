@@ -10,6 +10,7 @@ import { energielabel } from './inzicht/energielabel.ts';
 import { woningtype } from './inzicht/woningtype.ts';
 import { invloeden } from './inzicht/invloeden.ts';
 import { waarde } from './inzicht/waarde.ts';
+import { webhooks } from './webhooks.ts';
 
 export const appRouter = router({
   whoami,
@@ -17,6 +18,7 @@ export const appRouter = router({
   mcp: router({ toegang: mcpToegang }),
   beheer: router({ toegang: beheerToegang }),
   inzicht: router({ waarde, adres, woz, energielabel, woningtype, invloeden }),
+  webhooks,
 });
 
 export type AppRouter = typeof appRouter;

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sqlRijen, type Db } from '../../db/client.ts';
-import { nieuweBerichtId, schrijfGebeurtenis, tijdstempel } from '../webhooks/gebeurtenissen.ts';
+import { meldNieuweAfleveringen, nieuweBerichtId, schrijfGebeurtenis, tijdstempel } from '../webhooks/gebeurtenissen.ts';
 import { EENHEID_CENT } from './tegoed.ts';
 
 export interface Afrekening {
@@ -22,15 +22,14 @@ export interface Afrekening {
   adres: unknown;
   /** The answer to store for idempotent replay (body, with meta), when a claim is held. */
   idempotentie?: { id: string; antwoord: unknown };
+  /** REST: the Idempotency-Key the caller sent, reported in the webhook payload. */
+  idempotencyKey?: string;
   now: Date;
 }
 
-export type AfrekenUitkomst = { soort: 'ok'; verzoekId: string; saldo: number | null } | { soort: 'onvoldoende'; saldo: number };
-
-export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
-  const verzoekId = randomUUID();
-  const adresTekst = typeof a.adres === 'string' ? a.adres : a.adres == null ? null : JSON.stringify(a.adres);
-  const data = {
+/** The webhook payload's data (decisions section 7): never the key, never the answer's data. */
+function eventData(a: Omit<Afrekening, 'idempotentie'>, verzoekId: string) {
+  return {
     verzoek_id: verzoekId,
     kanaal: a.kanaal,
     voorziening: a.voorziening,
@@ -38,7 +37,16 @@ export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
     adres: a.adres ?? null,
     gefactureerd_cent: a.credits * EENHEID_CENT,
     sleutel_voorvoegsel: a.voorvoegsel,
+    ...(a.idempotencyKey !== undefined ? { idempotency_key: a.idempotencyKey } : {}),
   };
+}
+
+export type AfrekenUitkomst = { soort: 'ok'; verzoekId: string; saldo: number | null } | { soort: 'onvoldoende'; saldo: number };
+
+export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
+  const verzoekId = randomUUID();
+  const adresTekst = typeof a.adres === 'string' ? a.adres : a.adres == null ? null : JSON.stringify(a.adres);
+  const data = eventData(a, verzoekId);
   const type = a.status === 200 || a.status === 422 ? 'inzicht.voltooid' : 'inzicht.mislukt';
   const [r] = await sqlRijen<{ r_ok: boolean; r_saldo: number | null }>(
     db,
@@ -52,15 +60,15 @@ export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
     ],
   );
   if (!r.r_ok) return { soort: 'onvoldoende', saldo: r.r_saldo ?? 0 };
+  meldNieuweAfleveringen();
   return { soort: 'ok', verzoekId, saldo: r.r_saldo };
 }
 
-/** A lookup refused for lack of credits still tells the account's webhooks (inzicht.mislukt). */
-export async function meldOnvoldoendeTegoed(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>): Promise<void> {
-  await schrijfGebeurtenis(db, {
-    accountId: a.accountId,
-    type: 'inzicht.mislukt',
-    data: { verzoek_id: randomUUID(), kanaal: a.kanaal, voorziening: a.voorziening, status: 402, adres: a.adres ?? null, gefactureerd_cent: 0, sleutel_voorvoegsel: a.voorvoegsel },
-    now: a.now,
-  });
+/**
+ * A lookup refused for lack of credits (402) or broken by an unexpected error (500) still tells the
+ * account's webhooks (inzicht.mislukt). No usage record exists for it, so verzoek_id is a fresh id.
+ */
+export async function meldMislukt(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>, status: 402 | 500 = 402): Promise<void> {
+  await schrijfGebeurtenis(db, { accountId: a.accountId, type: 'inzicht.mislukt', data: eventData({ ...a, status, credits: 0 }, randomUUID()), now: a.now });
 }
+export const meldOnvoldoendeTegoed = meldMislukt;

@@ -27,5 +27,20 @@ export async function schrijfGebeurtenis(
   const [r] = await sqlRijen<{ geschreven: boolean }>(db, 'SELECT webhook_schrijf($1::uuid, $2, $3, $4, $5::jsonb, $6::timestamptz) AS geschreven', [
     opts.accountId, id, opts.type, tijdstempel(opts.now), JSON.stringify(opts.data), opts.now,
   ]);
+  if (r.geschreven) meldNieuweAfleveringen();
   return r.geschreven ? id : null;
+}
+
+/**
+ * In-process wake-up of the delivery worker, called after a statement that wrote deliveries has
+ * committed (PGlite has one process, so this is all it needs; on PostgreSQL a NOTIFY from the
+ * migration 20261122210917_webhook_bezorging wakes the other processes too).
+ */
+const wekkers = new Set<() => void>();
+export function meldNieuweAfleveringen(): void {
+  for (const w of wekkers) w();
+}
+export function luisterNaarAfleveringen(w: () => void): () => void {
+  wekkers.add(w);
+  return () => wekkers.delete(w);
 }

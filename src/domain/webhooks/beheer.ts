@@ -1,0 +1,217 @@
+/**
+ * Managing an account's webhook endpoints: plain functions over the database, shared by the REST/MCP
+ * procedures and (later) the web app. Every function takes the account id and treats an endpoint of
+ * another account exactly like one that does not exist (null), so ids leak nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../db/client.ts';
+import { controleerDoel, OngeldigDoel, type Resolver } from './doeladres.ts';
+import { GEBEURTENIS_TYPES, meldNieuweAfleveringen, nieuweBerichtId, tijdstempel, type GebeurtenisType } from './gebeurtenissen.ts';
+
+export const MAX_ENDPOINTS = 10;
+/** After a rotation the previous secret keeps signing this long (both signatures are sent). */
+export const OVERLAP_MS = 24 * 3600_000;
+
+/** The event type of POST /webhooks/{id}/test: sent to that one endpoint only, whatever it subscribes to. */
+export const TEST_TYPE = 'webhook.test';
+
+export interface EndpointRij {
+  id: string;
+  accountId: string;
+  url: string;
+  events: string[];
+  omschrijving: string | null;
+  actief: boolean;
+  uitgeschakeldOp: Date | null;
+  uitschakelReden: string | null;
+  aangemaaktOp: Date;
+  vorigGeheimTot: Date | null;
+  falendSinds: Date | null;
+}
+
+export class WebhookFout extends Error {
+  readonly soort: 'ongeldig' | 'te_veel';
+  constructor(soort: 'ongeldig' | 'te_veel', message: string) {
+    super(message);
+    this.soort = soort;
+  }
+}
+
+export interface DoelOpties {
+  onveilig: boolean;
+  resolver?: Resolver;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function nieuwGeheim(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+const select = {
+  id: true, accountId: true, url: true, events: true, omschrijving: true, actief: true, uitgeschakeldOp: true,
+  uitschakelReden: true, aangemaaktOp: true, vorigGeheimTot: true, falendSinds: true,
+} as const;
+
+async function controleerUrl(url: string, opts: DoelOpties): Promise<void> {
+  try {
+    await controleerDoel(url, opts);
+  } catch (e) {
+    if (e instanceof OngeldigDoel) throw new WebhookFout('ongeldig', `Ongeldige invoer: ${e.message}`);
+    throw e;
+  }
+}
+
+function controleerEvents(events: string[]): GebeurtenisType[] {
+  const onbekend = events.filter((e) => !GEBEURTENIS_TYPES.includes(e as GebeurtenisType));
+  if (onbekend.length) {
+    throw new WebhookFout('ongeldig', `Ongeldige invoer: events: onbekend type ${onbekend.join(', ')}; kies uit ${GEBEURTENIS_TYPES.join(', ')}.`);
+  }
+  return [...new Set(events)] as GebeurtenisType[];
+}
+
+/** Register an endpoint; returns it with its secret (the only time the secret is shown). */
+export async function maakEndpoint(
+  db: Db,
+  a: { accountId: string; url: string; events: string[]; omschrijving?: string | null; now: Date } & DoelOpties,
+): Promise<{ endpoint: EndpointRij; geheim: string }> {
+  const events = controleerEvents(a.events);
+  await controleerUrl(a.url, a);
+  const geheim = nieuwGeheim();
+  // Count and insert in one transaction on the account row's lock: two concurrent creates cannot make 11.
+  const endpoint = await db.$transaction(async (tx) => {
+    await tx.$queryRawUnsafe('SELECT 1 FROM account WHERE id = $1::uuid FOR UPDATE', a.accountId);
+    const n = await tx.webhookEndpoint.count({ where: { accountId: a.accountId } });
+    if (n >= MAX_ENDPOINTS) throw new WebhookFout('te_veel', `Dit account heeft al ${MAX_ENDPOINTS} webhooks; verwijder er eerst een.`);
+    return tx.webhookEndpoint.create({
+      data: { accountId: a.accountId, url: a.url, events, omschrijving: a.omschrijving ?? null, geheim, aangemaaktOp: a.now },
+      select,
+    });
+  });
+  return { endpoint, geheim };
+}
+
+export async function lijstEndpoints(db: Db, accountId: string): Promise<EndpointRij[]> {
+  return db.webhookEndpoint.findMany({ where: { accountId }, orderBy: [{ aangemaaktOp: 'asc' }, { id: 'asc' }], select });
+}
+
+export async function haalEndpoint(db: Db, accountId: string, id: string): Promise<EndpointRij | null> {
+  if (!UUID_RE.test(id)) return null;
+  return db.webhookEndpoint.findFirst({ where: { id, accountId }, select });
+}
+
+/** Change url, events, description or the active flag. Switching on again clears the disable reason and the failure streak. */
+export async function wijzigEndpoint(
+  db: Db,
+  a: { accountId: string; id: string; url?: string; events?: string[]; omschrijving?: string | null; actief?: boolean } & DoelOpties,
+): Promise<EndpointRij | null> {
+  const huidig = await haalEndpoint(db, a.accountId, a.id);
+  if (!huidig) return null;
+  const events = a.events ? controleerEvents(a.events) : undefined;
+  if (a.url !== undefined) await controleerUrl(a.url, a);
+  const aan = a.actief === true && !huidig.actief;
+  const uit = a.actief === false && huidig.actief;
+  const r = await db.webhookEndpoint.updateMany({
+    where: { id: a.id, accountId: a.accountId },
+    data: {
+      ...(a.url !== undefined ? { url: a.url } : {}),
+      ...(events ? { events } : {}),
+      ...(a.omschrijving !== undefined ? { omschrijving: a.omschrijving } : {}),
+      ...(aan ? { actief: true, uitgeschakeldOp: null, uitschakelReden: null, falendSinds: null } : {}),
+      ...(uit ? { actief: false, uitgeschakeldOp: new Date(), uitschakelReden: 'Uitgeschakeld door het account.' } : {}),
+    },
+  });
+  if (r.count === 0) return null;
+  if (aan) meldNieuweAfleveringen();
+  return haalEndpoint(db, a.accountId, a.id);
+}
+
+export async function verwijderEndpoint(db: Db, accountId: string, id: string): Promise<boolean> {
+  if (!UUID_RE.test(id)) return false;
+  return (await db.webhookEndpoint.deleteMany({ where: { id, accountId } })).count === 1;
+}
+
+/** A new secret; the old one keeps signing (second signature) for 24 hours. */
+export async function roteerGeheim(db: Db, accountId: string, id: string, now: Date): Promise<{ endpoint: EndpointRij; geheim: string } | null> {
+  const geheim = nieuwGeheim();
+  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+    `UPDATE webhook SET vorig_geheim = geheim, vorig_geheim_tot = $3::timestamptz, geheim = $4
+     WHERE id = $1::uuid AND account_id = $2::uuid RETURNING id`,
+    ...[UUID_RE.test(id) ? id : '00000000-0000-0000-0000-000000000000', accountId, new Date(now.getTime() + OVERLAP_MS), geheim],
+  );
+  if (rows.length === 0) return null;
+  const endpoint = await haalEndpoint(db, accountId, id);
+  return endpoint ? { endpoint, geheim } : null;
+}
+
+/** Queue a `webhook.test` event for this endpoint alone (also when it is switched off: then it waits). */
+export async function stuurTest(db: Db, accountId: string, id: string, now: Date): Promise<{ berichtId: string; afleveringId: string } | null> {
+  const endpoint = await haalEndpoint(db, accountId, id);
+  if (!endpoint) return null;
+  const berichtId = nieuweBerichtId();
+  const payload = { type: TEST_TYPE, timestamp: tijdstempel(now), data: { webhook_id: endpoint.id, url: endpoint.url } };
+  const aflevering = await db.$transaction(async (tx) => {
+    await tx.webhookEvent.create({ data: { id: berichtId, accountId, type: TEST_TYPE, payload, aangemaaktOp: now } });
+    return tx.webhookDelivery.create({ data: { eventId: berichtId, endpointId: endpoint.id, volgendePoging: now }, select: { id: true } });
+  });
+  meldNieuweAfleveringen();
+  return { berichtId, afleveringId: aflevering.id };
+}
+
+export interface AfleveringRij {
+  id: string;
+  eventId: string;
+  type: string;
+  toestand: string;
+  pogingen: number;
+  laatsteStatus: number | null;
+  laatsteFout: string | null;
+  volgendePoging: Date | null;
+  aangemaaktOp: Date;
+}
+
+export interface AfleveringCursor {
+  t: Date;
+  id: string;
+}
+
+/** The endpoint's deliveries, newest event first, in pages; null when the endpoint is not the account's. */
+export async function afleveringenPagina(
+  db: Db,
+  a: { accountId: string; id: string; limiet: number; na: AfleveringCursor | null },
+): Promise<{ regels: AfleveringRij[]; volgende: AfleveringCursor | null } | null> {
+  if (!(await haalEndpoint(db, a.accountId, a.id))) return null;
+  const rows = await db.$queryRawUnsafe<(Omit<AfleveringRij, 'aangemaaktOp'> & { aangemaaktOp: Date })[]>(
+    `SELECT l.id, l.event_id AS "eventId", g.type, l.toestand, l.pogingen, l.laatste_status AS "laatsteStatus",
+            l.laatste_fout AS "laatsteFout", l.volgende_poging AS "volgendePoging", g.aangemaakt_op AS "aangemaaktOp"
+     FROM webhook_aflevering l JOIN webhook_gebeurtenis g ON g.id = l.event_id
+     WHERE l.endpoint_id = $1::uuid AND ($2::timestamptz IS NULL OR (g.aangemaakt_op, l.id) < ($2::timestamptz, $3::uuid))
+     ORDER BY g.aangemaakt_op DESC, l.id DESC LIMIT $4`,
+    a.id, a.na?.t ?? null, a.na?.id ?? null, a.limiet + 1,
+  );
+  const pagina = rows.slice(0, a.limiet).map((r) => ({ ...r, volgendePoging: r.toestand === 'wachtend' ? r.volgendePoging : null }));
+  const laatste = pagina[pagina.length - 1];
+  return { regels: pagina, volgende: rows.length > a.limiet && laatste ? { t: laatste.aangemaaktOp, id: laatste.id } : null };
+}
+
+/** Send a delivery again now (whatever its state), with the same webhook-id; a fresh series of attempts. */
+export async function afleveringOpnieuw(db: Db, a: { accountId: string; id: string; aflevering: string; now: Date }): Promise<AfleveringRij | null> {
+  if (!UUID_RE.test(a.id) || !UUID_RE.test(a.aflevering)) return null;
+  const r = await db.$queryRawUnsafe<{ id: string }[]>(
+    `UPDATE webhook_aflevering l SET toestand = 'wachtend', pogingen = 0, volgende_poging = $4::timestamptz, geclaimd_tot = NULL, bijgewerkt_op = $4::timestamptz
+     FROM webhook w WHERE l.id = $3::uuid AND l.endpoint_id = $1::uuid AND w.id = l.endpoint_id AND w.account_id = $2::uuid AND l.toestand <> 'bezig'
+     RETURNING l.id`,
+    a.id, a.accountId, a.aflevering, a.now,
+  );
+  if (r.length === 0) {
+    // In flight right now: report it as it is rather than starting a second attempt beside it.
+    const bestaand = await db.webhookDelivery.findFirst({ where: { id: a.aflevering, endpointId: a.id, endpoint: { accountId: a.accountId } }, select: { id: true } });
+    if (!bestaand) return null;
+  }
+  meldNieuweAfleveringen();
+  const p = await db.webhookDelivery.findUniqueOrThrow({ where: { id: a.aflevering }, include: { event: { select: { type: true, aangemaaktOp: true } } } });
+  return {
+    id: p.id, eventId: p.eventId, type: p.event.type, toestand: p.toestand, pogingen: p.pogingen, laatsteStatus: p.laatsteStatus,
+    laatsteFout: p.laatsteFout, volgendePoging: p.toestand === 'wachtend' ? p.volgendePoging : null, aangemaaktOp: p.event.aangemaaktOp,
+  };
+}
