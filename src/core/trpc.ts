@@ -96,7 +96,7 @@ async function pasLimietToe(ctx: AuthContext, meta: Meta | undefined): Promise<n
 
 /** Malformed JSON is reported only now, after auth and rate limits (decisions section 3, step 4). */
 const metGeldigeJson = t.middleware(({ ctx, next }) => {
-  if (ctx.ongeldigeJson) throw new InsightFout('ongeldige_json');
+  if (ctx.ongeldigeJson) throw new InsightFout('ongeldige_json', ctx.ongeldigeJson);
   return next();
 });
 

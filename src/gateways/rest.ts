@@ -9,7 +9,7 @@ import { appRouter } from '../procedures/router.ts';
 import { createCallerFactory } from '../core/trpc.ts';
 import { createContextInner, type Services } from '../core/context.ts';
 import { foutVoorStatus, naarFout } from '../core/errors.ts';
-import { ONGELDIGE_JSON } from './json-body.ts';
+import { ongeldigeBodyFout } from './json-body.ts';
 import { stuurFout } from './fout-antwoord.ts';
 import { bouwOpenApiDocument } from './openapi.ts';
 
@@ -86,7 +86,7 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
           kanaal: 'rest',
           authorization: req.headers.authorization,
           idempotencyKey: typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined,
-          ongeldigeJson: req.body === ONGELDIGE_JSON,
+          ongeldigeJson: ongeldigeBodyFout(req.body),
           requestId: String(req.id),
           setHeader: (k, v) => void res.header(k, v),
         }),

@@ -12,6 +12,7 @@ import { naarFout } from '../../core/errors.ts';
 import { kostenMeta } from '../../core/kosten.ts';
 import { createCaller, MCP_TOOLS } from './tools.ts';
 import { stuurFout } from '../fout-antwoord.ts';
+import { ongeldigeBodyFout } from '../json-body.ts';
 import type { Principal } from '../../domain/keys/sleutels.ts';
 
 /** One JSON-RPC tools/call message (a batch or anything else is a protocol message). */
@@ -67,8 +68,8 @@ export async function registerMcp(app: FastifyInstance, services: Services) {
       const f = naarFout(err);
       return stuurFout(reply, f.status, f.fout, f.headers);
     }
-    if (req.body === undefined || typeof req.body !== 'object') {
-      return stuurFout(reply, 400, 'De body is geen geldige JSON-RPC-boodschap.');
+    if (req.body === undefined || typeof req.body !== 'object' || ongeldigeBodyFout(req.body)) {
+      return stuurFout(reply, 400, ongeldigeBodyFout(req.body) ?? 'De body is geen geldige JSON-RPC-boodschap.');
     }
     const server = bouwServer(services, principal, req, reply);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
