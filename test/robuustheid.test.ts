@@ -1,4 +1,6 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logging.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { getBalance } from '../src/domain/billing/tegoed.ts';
@@ -43,5 +45,39 @@ describe(`hostile input (${dialect})`, () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/inzicht/woz', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, payload: JSON.stringify({ adres: { postcode: '[[[[{{{{'.repeat(100), huisnummer: '1' } }) });
     expect(res.statusCode).toBe(400);
     expect(res.json().fout).not.toMatch(/genest/);
+  });
+});
+
+/** Issue 12 item 2: a key never reaches a log line, wherever the client put it. */
+describe(`no key in the log (${dialect})`, () => {
+  let t: TestApp;
+  const regels: string[] = [];
+  beforeAll(async () => {
+    const stroom = new Writable({
+      write(chunk, _enc, cb) {
+        regels.push(String(chunk));
+        cb();
+      },
+    });
+    t = await createTestApp({}, { log: createLogger({ LOG_LEVEL: 'debug' }, stroom) });
+  });
+  afterAll(async () => t?.close());
+
+  it('in the query string, the path, a header or a body field: logged as [verborgen]', async () => {
+    const { key } = await t.klant(10);
+    const verzoeken = [
+      { method: 'GET' as const, url: `/api/v1/whoami?key=${key}` },
+      { method: 'GET' as const, url: `/api/v1/whoami?token=${key.slice(4)}&x=1` },
+      { method: 'GET' as const, url: `/api/v1/${key}` },
+      { method: 'GET' as const, url: '/api/v1/whoami', headers: { authorization: `Bearer ${key}`, 'x-api-key': key } },
+      { method: 'POST' as const, url: '/api/v1/inzicht/woz', headers: { 'content-type': 'application/json' }, payload: { key, adres: { postcode: key } } },
+    ];
+    for (const v of verzoeken) await t.app.inject(v);
+    t.services.log.info({ headers: { authorization: `Bearer ${key}` }, body: { sleutel: key } }, 'handmatig');
+    const log = regels.join('');
+    expect(log).toContain('/api/v1/whoami?key=[verborgen]');
+    expect(log).toContain('token=[verborgen]&x=1');
+    expect(log).not.toContain(key);
+    expect(log).not.toContain(key.slice(4));
   });
 });
