@@ -8,6 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from './core/context.ts';
 import { foutVoorStatus } from './core/errors.ts';
 import { installJsonParser } from './gateways/json-body.ts';
+import { httpParserFout } from './gateways/http-parser-fouten.ts';
 import { registerRest } from './gateways/rest.ts';
 import { registerDocs } from './gateways/docs.ts';
 import { registerMcp } from './gateways/mcp/index.ts';
@@ -30,6 +31,13 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
+    // A client gets REQUEST_TIMEOUT_MS for the whole request (headers included); checked every second at most.
+    requestTimeout: services.config.REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: services.config.REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(services.config.REQUEST_TIMEOUT_MS / 4))),
+    },
+    clientErrorHandler: httpParserFout,
   });
 
   installJsonParser(app);

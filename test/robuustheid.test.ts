@@ -1,3 +1,4 @@
+import { connect, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logging.ts';
@@ -79,5 +80,67 @@ describe(`no key in the log (${dialect})`, () => {
     expect(log).toContain('token=[verborgen]&x=1');
     expect(log).not.toContain(key);
     expect(log).not.toContain(key.slice(4));
+  });
+});
+
+/** Issue 12 items 3 and 5: slow bodies are cut off, and HTTP-parser errors answer `{"fout"}` in Dutch. */
+describe(`the HTTP edge on a real socket (${dialect})`, () => {
+  let t: TestApp;
+  let poort: number;
+  beforeAll(async () => {
+    t = await createTestApp({ REQUEST_TIMEOUT_MS: '1000' });
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    poort = (t.app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => t?.close());
+
+  /** Write `tekst` on a raw connection and collect everything until the server closes it (or `maxMs`). */
+  function rauw(tekst: string, maxMs = 8000): Promise<{ antwoord: string; ms: number; gesloten: boolean }> {
+    return new Promise((resolve, reject) => {
+      const t0 = Date.now();
+      let antwoord = '';
+      const s = connect(poort, '127.0.0.1', () => s.write(tekst));
+      const klaar = (gesloten: boolean) => {
+        clearTimeout(timer);
+        s.destroy();
+        resolve({ antwoord, ms: Date.now() - t0, gesloten });
+      };
+      const timer = setTimeout(() => klaar(false), maxMs);
+      s.on('data', (d) => {
+        antwoord += d.toString('utf8');
+      });
+      s.on('close', () => klaar(true));
+      s.on('error', reject);
+    });
+  }
+
+  const body = (antwoord: string) => JSON.parse(antwoord.slice(antwoord.indexOf('\r\n\r\n') + 4));
+
+  it('a body shorter than its Content-Length: 408 {fout} and the connection closed after REQUEST_TIMEOUT_MS', async () => {
+    const r = await rauw('POST /api/v1/inzicht/woz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"adres":');
+    expect(r.gesloten).toBe(true);
+    expect(r.antwoord).toMatch(/^HTTP\/1\.1 408 /);
+    expect(Object.keys(body(r.antwoord))).toEqual(['fout']);
+    expect(body(r.antwoord).fout).toMatch(/niet op tijd/);
+    expect(r.ms).toBeLessThan(6000);
+  });
+
+  it('headers that never end are cut off the same way', async () => {
+    const r = await rauw('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Traag: ');
+    expect(r.gesloten).toBe(true);
+    expect(r.antwoord).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it.each([
+    ['both Transfer-Encoding and Content-Length', 'POST /api/v1/inzicht/woz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n0\r\n\r\n', 400, /niet beide/],
+    ['a malformed request line', 'GET /healthz HTTP/9.Z\r\n\r\n', 400, /ongeldig/],
+    ['an invalid Content-Length', 'POST /api/v1/inzicht/woz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400, /lengte van de body/],
+    ['headers over 16 KB', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Groot: ${'a'.repeat(20_000)}\r\n\r\n`, 431, /te groot/],
+  ])('%s: {fout} in Dutch', async (_naam, verzoek, status, fout) => {
+    const r = await rauw(verzoek);
+    expect(r.antwoord).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(r.antwoord.toLowerCase()).toContain('content-type: application/json; charset=utf-8');
+    expect(Object.keys(body(r.antwoord))).toEqual(['fout']);
+    expect(body(r.antwoord).fout).toMatch(fout);
   });
 });
