@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from './core/context.ts';
 import { foutVoorStatus } from './core/errors.ts';
+import { isDatabaseOnbereikbaar, meldOnbereikbaar, stopStoringsProbe } from './core/database-storing.ts';
 import { installJsonParser } from './gateways/json-body.ts';
 import { httpParserFout } from './gateways/http-parser-fouten.ts';
 import { registerRest } from './gateways/rest.ts';
@@ -65,10 +66,12 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
       await services.db.$queryRaw`SELECT 1`;
       return { status: 'ok', database: 'ok' };
     } catch (err) {
-      services.log.warn({ err }, 'readyz: database niet bereikbaar');
-      return stuurFout(reply, 503, 'De database is niet bereikbaar.');
+      const f = isDatabaseOnbereikbaar(err) ? meldOnbereikbaar(services, err) : undefined;
+      if (!f) services.log.warn({ err }, 'readyz: database niet bereikbaar');
+      return stuurFout(reply, 503, 'De database is niet bereikbaar.', f?.headers);
     }
   });
+  app.addHook('onClose', async () => stopStoringsProbe(services));
 
   const doc = await registerRest(app, services);
   await registerDocs(app, doc);

@@ -11,6 +11,7 @@ import { InsightFout, naarFout } from './errors.ts';
 import { authenticate } from '../domain/keys/sleutels.ts';
 import { controleerLimiet, limietHeaders, type Emmer } from '../domain/limits/snelheid.ts';
 import { meldKosten, metKosten } from './kosten.ts';
+import { isDatabaseOnbereikbaar, meldOnbereikbaar } from './database-storing.ts';
 
 /** What an MCP tool needs beyond the procedure itself (contract 4.3: English tool names). */
 export interface McpMeta {
@@ -46,13 +47,19 @@ const t = initTRPC
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure;
+
+/** Every procedure: a database that cannot be reached answers 503 with Retry-After (core/database-storing.ts). */
+export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const uit = await next();
+  if (!uit.ok && isDatabaseOnbereikbaar(uit.error)) throw meldOnbereikbaar(ctx.services, uit.error);
+  return uit;
+});
 
 /**
  * Any valid key of either family (whoami). A principal the MCP gateway already authenticated for this
  * HTTP request is used as it is: one key lookup per tool call.
  */
-export const sleutelProcedure = t.procedure.use(async ({ ctx, next }) => {
+export const sleutelProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const principal = ctx.principal ?? (await authenticate(ctx.services.db, ctx.authorization, ctx.services.now()));
   if (!principal) throw new InsightFout('ongeldige_sleutel');
   // The gate of an MCP tools/call reports no cost of its own: the tool result carries it in `_meta`.
