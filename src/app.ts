@@ -17,6 +17,7 @@ import { stuurFout } from './gateways/fout-antwoord.ts';
 import { registerTrpc } from './gateways/trpc.ts';
 import { registerAppStatic } from './gateways/app-static.ts';
 import { installKostenHeaders } from './gateways/kosten-headers.ts';
+import { installBeveiligingsHeaders } from './gateways/beveiliging.ts';
 import { installHttpRanden } from './gateways/cors.ts';
 
 export interface BuildAppOptions {
@@ -47,6 +48,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
+  installBeveiligingsHeaders(app);
   installKostenHeaders(app);
   await installHttpRanden(app);
 

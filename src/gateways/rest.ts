@@ -58,6 +58,9 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
         }
         return stuurFout(reply, 404, `Onbekend pad: ${req.method} ${REST_PREFIX}${pad}`);
       }
+      // HEAD is GET without the body (Node leaves the body out of a HEAD answer by itself); the
+      // procedures are looked up by method, so the request is handed on as GET.
+      if (req.method === 'HEAD' && treffers.some((s) => s.methode === 'GET')) req.raw.method = 'GET';
       if (!treffers.some((s) => s.methode === req.method)) {
         const toegestaan = [...new Set(treffers.map((s) => s.methode))].join(', ');
         return stuurFout(reply, 405, `Methode ${req.method} is niet toegestaan op ${REST_PREFIX}${pad}; gebruik ${toegestaan}.`, { Allow: toegestaan });
