@@ -7,6 +7,7 @@ import { buildApp } from './app.ts';
 import { createLogger } from './logging.ts';
 import { createServices, openMigratedDatabase } from './runtime.ts';
 import { seedDemo } from './seed.ts';
+import { ruimIdempotentieOp } from './domain/idempotentie/idempotentie.ts';
 
 export async function serve(config: Config): Promise<void> {
   const log = createLogger(config);
@@ -17,6 +18,15 @@ export async function serve(config: Config): Promise<void> {
   // Fit the valuation model before the first request needs it.
   await services.waardemodel.model();
   const app = await buildApp({ services });
+  // Idempotency records past their window and claims abandoned by a killed process: swept every 5 minutes.
+  const opruimen = () =>
+    void ruimIdempotentieOp(services.db, services.now())
+      .then((n) => n > 0 && log.info({ verwijderd: n }, 'idempotentie: verlopen en verlaten claims opgeruimd'))
+      .catch((err) => log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'idempotentie opruimen mislukt'));
+  opruimen();
+  const opruimTimer = setInterval(opruimen, 5 * 60_000);
+  opruimTimer.unref();
+  app.addHook('onClose', async () => clearInterval(opruimTimer));
 
   let stopping = false;
   const stop = async (signal: string) => {
