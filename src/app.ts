@@ -18,6 +18,7 @@ import { registerTrpc } from './gateways/trpc.ts';
 import { registerAppStatic } from './gateways/app-static.ts';
 import { installKostenHeaders } from './gateways/kosten-headers.ts';
 import { installBeveiligingsHeaders } from './gateways/beveiliging.ts';
+import { registerMetrics } from './gateways/metrics.ts';
 import { installHttpRanden } from './gateways/cors.ts';
 
 export interface BuildAppOptions {
@@ -75,6 +76,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   });
   app.addHook('onClose', async () => stopStoringsProbe(services));
 
+  registerMetrics(app, services);
   const doc = await registerRest(app, services);
   await registerDocs(app, doc);
   await registerMcp(app, services);

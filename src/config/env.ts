@@ -39,7 +39,7 @@ export const configSchema = z.object({
   DEMO_SEED: bool.optional(),
   /** Reserved for webhook delivery: allow http:// and loopback/private targets (development and tests only). */
   WEBHOOK_ALLOW_INSECURE: bool.default(false),
-  /** Reserved for GET /metrics: the bearer token it will require; empty: open. */
+  /** GET /metrics (Prometheus) requires `Authorization: Bearer <METRICS_TOKEN>`; empty: no /metrics at all (404). */
   METRICS_TOKEN: z.string().default(''),
 });
 
