@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
+import { mcpClient } from './support/mcp.ts';
 import { getBalance } from '../src/domain/billing/tegoed.ts';
 
 /**
@@ -18,11 +17,7 @@ describe(`MCP arguments validated like REST (${dialect})`, () => {
   });
   afterAll(async () => t?.close());
 
-  async function client(key: string) {
-    const c = new Client({ name: 'test', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
-    return c;
-  }
+  const client = (key: string) => mcpClient(base, key);
 
   it.each([
     ['postcode as a number', 'woz', { postcode: 1234, huisnummer: '1' }, /postcode/],

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
+import { mcpClient } from './support/mcp.ts';
 import { maakVolledigAdres } from './support/register.ts';
 
 /** The MCP gateway through the official SDK client over real HTTP on loopback. */
@@ -15,11 +14,7 @@ describe(`MCP /mcp (${dialect})`, () => {
   });
   afterAll(async () => t?.close());
 
-  async function client(key: string) {
-    const c = new Client({ name: 'test', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
-    return c;
-  }
+  const client = (key: string) => mcpClient(base, key);
 
   it('lists the four tools of the contract with flat arguments', async () => {
     const { key } = await t.klant(10);
