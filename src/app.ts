@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from './core/context.ts';
 import { foutVoorStatus } from './core/errors.ts';
+import { isDatabaseOnbereikbaar, meldOnbereikbaar, stopStoringsProbe } from './core/database-storing.ts';
 import { installJsonParser } from './gateways/json-body.ts';
+import { httpParserFout } from './gateways/http-parser-fouten.ts';
 import { registerRest } from './gateways/rest.ts';
 import { registerDocs } from './gateways/docs.ts';
 import { registerMcp } from './gateways/mcp/index.ts';
@@ -15,6 +17,8 @@ import { stuurFout } from './gateways/fout-antwoord.ts';
 import { registerTrpc } from './gateways/trpc.ts';
 import { registerAppStatic } from './gateways/app-static.ts';
 import { installKostenHeaders } from './gateways/kosten-headers.ts';
+import { installBeveiligingsHeaders } from './gateways/beveiliging.ts';
+import { registerMetrics } from './gateways/metrics.ts';
 import { installHttpRanden } from './gateways/cors.ts';
 
 export interface BuildAppOptions {
@@ -30,6 +34,13 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
+    // A client gets REQUEST_TIMEOUT_MS for the whole request (headers included); checked every second at most.
+    requestTimeout: services.config.REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: services.config.REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(services.config.REQUEST_TIMEOUT_MS / 4))),
+    },
+    clientErrorHandler: httpParserFout,
   });
 
   installJsonParser(app);
@@ -38,6 +49,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
+  installBeveiligingsHeaders(app);
   installKostenHeaders(app);
   await installHttpRanden(app);
 
@@ -57,11 +69,14 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
       await services.db.$queryRaw`SELECT 1`;
       return { status: 'ok', database: 'ok' };
     } catch (err) {
-      services.log.warn({ err }, 'readyz: database niet bereikbaar');
-      return stuurFout(reply, 503, 'De database is niet bereikbaar.');
+      const f = isDatabaseOnbereikbaar(err) ? meldOnbereikbaar(services, err) : undefined;
+      if (!f) services.log.warn({ err }, 'readyz: database niet bereikbaar');
+      return stuurFout(reply, 503, 'De database is niet bereikbaar.', f?.headers);
     }
   });
+  app.addHook('onClose', async () => stopStoringsProbe(services));
 
+  registerMetrics(app, services);
   const doc = await registerRest(app, services);
   await registerDocs(app, doc);
   await registerMcp(app, services);

@@ -8,6 +8,7 @@ import { createLogger } from './logging.ts';
 import { createServices, openMigratedDatabase } from './runtime.ts';
 import { seedDemo } from './seed.ts';
 import { startBezorger } from './domain/webhooks/bezorger.ts';
+import { ruimIdempotentieOp } from './domain/idempotentie/idempotentie.ts';
 
 export async function serve(config: Config): Promise<void> {
   const log = createLogger(config);
@@ -19,6 +20,15 @@ export async function serve(config: Config): Promise<void> {
   await services.waardemodel.model();
   const app = await buildApp({ services });
   const bezorger = startBezorger(services, db);
+  // Idempotency records past their window and claims abandoned by a killed process: swept every 5 minutes.
+  const opruimen = () =>
+    void ruimIdempotentieOp(services.db, services.now())
+      .then((n) => n > 0 && log.info({ verwijderd: n }, 'idempotentie: verlopen en verlaten claims opgeruimd'))
+      .catch((err) => log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'idempotentie opruimen mislukt'));
+  opruimen();
+  const opruimTimer = setInterval(opruimen, 5 * 60_000);
+  opruimTimer.unref();
+  app.addHook('onClose', async () => clearInterval(opruimTimer));
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -297,7 +297,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AdresInvoer: {
-            /** @description Nederlandse postcode, `1234AB` of `1234 ab`. */
+            /** @description Nederlandse postcode, `1234AB` of `1234 ab` (hoogstens één spatie). */
             postcode: string;
             /** @description Huisnummer als tekst, 1 tot en met 99999. */
             huisnummer: string;
@@ -858,7 +858,7 @@ export interface operations {
             content: {
                 "application/json": {
                     adres: components["schemas"]["AdresInvoer"];
-                    /** @description Peildatum JJJJ-MM-DD; standaard vandaag (Europe/Amsterdam). Niet in de toekomst. */
+                    /** @description Peildatum JJJJ-MM-DD, van 1900-01-01 tot en met vandaag; standaard vandaag (Europe/Amsterdam). */
                     peildatum?: string;
                     /** @description Woonoppervlakte in m², 20 tot en met 2000; vervangt de oppervlakte uit de BAG. */
                     woonoppervlakte?: number;

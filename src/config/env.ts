@@ -21,6 +21,11 @@ export const configSchema = z.object({
   PUBLIC_BASE_URL: z.string().default(''),
   /** Maximum request body in bytes. */
   BODY_LIMIT: z.coerce.number().int().min(1024).default(64 * 1024),
+  /**
+   * Time a client gets to send a whole request, headers and body (Node's requestTimeout); a body
+   * shorter than its Content-Length is cut off after this with 408. Headers alone get at most this too.
+   */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   RATE_LIMIT_REST_PER_MIN: z.coerce.number().int().min(1).default(60),
   RATE_LIMIT_INVLOEDEN_PER_MIN: z.coerce.number().int().min(1).default(30),
   RATE_LIMIT_MCP_TOOLS_PER_MIN: z.coerce.number().int().min(1).default(30),
@@ -34,7 +39,7 @@ export const configSchema = z.object({
   DEMO_SEED: bool.optional(),
   /** Webhooks: allow http:// and loopback targets (development and tests only). */
   WEBHOOK_ALLOW_INSECURE: bool.default(false),
-  /** Reserved for GET /metrics: the bearer token it will require; empty: open. */
+  /** GET /metrics (Prometheus) requires `Authorization: Bearer <METRICS_TOKEN>`; empty: no /metrics at all (404). */
   METRICS_TOKEN: z.string().default(''),
 });
 

@@ -31,8 +31,8 @@ export interface ContextInput {
   authorization?: string;
   /** REST only: the Idempotency-Key header. */
   idempotencyKey?: string;
-  /** Set by the REST edge when the body was not valid JSON; answered after auth and rate limits. */
-  ongeldigeJson?: boolean;
+  /** Set by the REST edge when the body was not valid JSON (or too deeply nested): the Dutch message, answered after auth and rate limits. */
+  ongeldigeJson?: string;
   /** MCP only: the tool name, for the idempotency fingerprint. */
   mcpTool?: string;
   /**
@@ -50,7 +50,7 @@ export interface ContextInput {
 export interface Context extends Required<Pick<ContextInput, 'services' | 'kanaal' | 'requestId' | 'setHeader'>> {
   authorization?: string;
   idempotencyKey?: string;
-  ongeldigeJson: boolean;
+  ongeldigeJson?: string;
   mcpTool?: string;
   mcpToolCall: boolean;
   principal?: Principal;
@@ -69,7 +69,7 @@ export function createContextInner(input: ContextInput): Context {
     kanaal: input.kanaal,
     authorization: input.authorization,
     idempotencyKey: input.idempotencyKey,
-    ongeldigeJson: input.ongeldigeJson ?? false,
+    ongeldigeJson: input.ongeldigeJson,
     mcpTool: input.mcpTool,
     mcpToolCall: input.mcpToolCall ?? false,
     principal: input.principal,

@@ -56,7 +56,13 @@ export const FOUT_SOORTEN = {
     fout: 'Er ging iets mis aan onze kant. Probeer het later opnieuw.',
     beschrijving: 'Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`).',
   },
-  niet_beschikbaar: { status: 503, code: 'SERVICE_UNAVAILABLE', fout: 'De dienst is tijdelijk niet beschikbaar.', beschrijving: 'De dienst is tijdelijk niet beschikbaar.' },
+  niet_beschikbaar: {
+    status: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    fout: 'De dienst is tijdelijk niet beschikbaar.',
+    beschrijving: 'De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`.',
+    headers: { 'Retry-After': { beschrijving: 'Seconden tot een nieuwe poging zinvol is.', type: 'integer' } },
+  },
 } as const satisfies Record<string, FoutSoortDef>;
 
 export type FoutSoort = keyof typeof FOUT_SOORTEN;
@@ -128,7 +134,8 @@ const vertaald = new WeakMap<object, FoutAntwoord>();
 
 function vertaal(err: unknown): FoutAntwoord {
   const e = err instanceof TRPCError && !(err instanceof InsightFout) && err.cause instanceof InsightFout ? err.cause : err;
-  if (e instanceof InsightFout) return { status: e.status, fout: e.message, headers: e.headers, intern: e.status >= 500 };
+  // A 503 (database unreachable) is an outage that core/database-storing.ts logs once, not a bug per request.
+  if (e instanceof InsightFout) return { status: e.status, fout: e.message, headers: e.headers, intern: e.status >= 500 && e.soort !== 'niet_beschikbaar' };
   if (e instanceof TRPCError) {
     if (e.cause instanceof z.ZodError) {
       return { status: 400, fout: zodNaarFout(e.cause), headers: {}, intern: false };

@@ -12,6 +12,7 @@ import { authenticate } from '../domain/keys/sleutels.ts';
 import { controleerLimiet, limietHeaders, type Emmer } from '../domain/limits/snelheid.ts';
 import { meldKosten, metKosten } from './kosten.ts';
 import type { Voorziening } from './prijzen.ts';
+import { isDatabaseOnbereikbaar, meldOnbereikbaar } from './database-storing.ts';
 
 /** What an MCP tool needs beyond the procedure itself (contract 4.3: English tool names). */
 export interface McpMeta {
@@ -49,13 +50,19 @@ const t = initTRPC
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure;
+
+/** Every procedure: a database that cannot be reached answers 503 with Retry-After (core/database-storing.ts). */
+export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const uit = await next();
+  if (!uit.ok && isDatabaseOnbereikbaar(uit.error)) throw meldOnbereikbaar(ctx.services, uit.error);
+  return uit;
+});
 
 /**
  * Any valid key of either family (whoami). A principal the MCP gateway already authenticated for this
  * HTTP request is used as it is: one key lookup per tool call.
  */
-export const sleutelProcedure = t.procedure.use(async ({ ctx, next }) => {
+export const sleutelProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const principal = ctx.principal ?? (await authenticate(ctx.services.db, ctx.authorization, ctx.services.now()));
   if (!principal) throw new InsightFout('ongeldige_sleutel');
   // The gate of an MCP tools/call reports no cost of its own: the tool result carries it in `_meta`.
@@ -99,7 +106,7 @@ async function pasLimietToe(ctx: AuthContext, meta: Meta | undefined): Promise<n
 
 /** Malformed JSON is reported only now, after auth and rate limits (decisions section 3, step 4). */
 const metGeldigeJson = t.middleware(({ ctx, next }) => {
-  if (ctx.ongeldigeJson) throw new InsightFout('ongeldige_json');
+  if (ctx.ongeldigeJson) throw new InsightFout('ongeldige_json', ctx.ongeldigeJson);
   return next();
 });
 

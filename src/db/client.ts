@@ -50,6 +50,11 @@ function statementNaam(tekst: string): string {
   return naam;
 }
 
+/** The PostgreSQL pool behind a client (for /metrics); undefined on PGlite. */
+export function poolVan(db: PrismaClient): { totalCount: number; idleCount: number; waitingCount: number } | undefined {
+  return directePools.get(db)?.pool;
+}
+
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgres';

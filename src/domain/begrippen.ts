@@ -28,7 +28,18 @@ export const KERN_INVLOED_TYPES = ['natura2000', 'hoogspanning'] as const;
 
 /** A Dutch postcode as stored: four digits (the first not 0) and two capitals, `1234AB`. */
 export const POSTCODE_RE = /^[1-9][0-9]{3}[A-Z]{2}$/;
+/**
+ * A postcode as a client may send it (and as the OpenAPI pattern publishes it): `1234AB`, `1234 ab`,
+ * at most one space, nothing around it. Stored and compared in POSTCODE_RE form.
+ */
+export const POSTCODE_INVOER_RE = /^[1-9][0-9]{3} ?[A-Za-z]{2}$/;
 export const HUISNUMMER_RE = /^[1-9][0-9]{0,4}$/;
+/**
+ * A date as the API accepts it (peildatum): JJJJ-MM-DD with a real month and day number, from
+ * 1900-01-01 on (no Dutch sales or index series go further back); an impossible day such as 31 April
+ * is refused by a check the pattern cannot express.
+ */
+export const DATUM_INVOER_RE = /^(19[0-9]{2}|[2-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/;
 export const TOEVOEGING_MAX = 6;
 
 /** `1234 ab` -> `1234AB` (spaces out, capitals); says nothing about validity. */

@@ -9,7 +9,7 @@ import { appRouter } from '../procedures/router.ts';
 import { createCallerFactory } from '../core/trpc.ts';
 import { createContextInner, type Services } from '../core/context.ts';
 import { foutVoorStatus, naarFout } from '../core/errors.ts';
-import { ONGELDIGE_JSON } from './json-body.ts';
+import { ongeldigeBodyFout } from './json-body.ts';
 import { stuurFout } from './fout-antwoord.ts';
 import { bouwOpenApiDocument } from './openapi.ts';
 
@@ -61,6 +61,9 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
         }
         return stuurFout(reply, 404, `Onbekend pad: ${req.method} ${REST_PREFIX}${pad}`);
       }
+      // HEAD is GET without the body (Node leaves the body out of a HEAD answer by itself); the
+      // procedures are looked up by method, so the request is handed on as GET.
+      if (req.method === 'HEAD' && treffers.some((s) => s.methode === 'GET')) req.raw.method = 'GET';
       if (!treffers.some((s) => s.methode === req.method)) {
         const toegestaan = [...new Set(treffers.map((s) => s.methode))].join(', ');
         return stuurFout(reply, 405, `Methode ${req.method} is niet toegestaan op ${REST_PREFIX}${pad}; gebruik ${toegestaan}.`, { Allow: toegestaan });
@@ -89,7 +92,7 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
           kanaal: 'rest',
           authorization: req.headers.authorization,
           idempotencyKey: typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined,
-          ongeldigeJson: req.body === ONGELDIGE_JSON,
+          ongeldigeJson: ongeldigeBodyFout(req.body),
           requestId: String(req.id),
           setHeader: (k, v) => void res.header(k, v),
         }),

@@ -2,7 +2,7 @@
  * A real app on a real database for integration tests: the Fastify instance (for app.inject), a
  * tRPC caller factory (for createCaller), a movable clock, and factories that create unique data.
  */
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/env.ts';
@@ -31,7 +31,7 @@ export interface TestApp {
 
 export async function createTestApp(
   overrides: Partial<Record<keyof Config, string>> = {},
-  opts: { onQuery?: (sql: string) => void } = {},
+  opts: { onQuery?: (sql: string) => void; log?: Logger } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase(opts);
   const config = loadConfig({}, { LOG_LEVEL: 'silent', DEMO_SEED: 'false', WEBHOOK_ALLOW_INSECURE: 'true', ...overrides });
@@ -41,7 +41,7 @@ export async function createTestApp(
       this.now = new Date(this.now.getTime() + ms);
     },
   };
-  const log = pino({ level: 'silent' });
+  const log = opts.log ?? pino({ level: 'silent' });
   const services: Services = { db: db.prisma, config, now: () => clock.now, log, waardemodel: maakModelHouder(db.prisma, log, { controleMs: 0 }) };
   const app = await buildApp({ services });
   await app.ready();

@@ -64,3 +64,15 @@ export async function claim(
 export async function geefVrij(db: Db, id: string): Promise<void> {
   await db.idempotencyRecord.deleteMany({ where: { id, toestand: 'bezig' } });
 }
+
+/**
+ * Remove what no request can use any more: records past their 24 h window, and claims still "bezig"
+ * longer than VERLATEN_NA_MS (their process was killed mid-request; a retry could take them over, but
+ * without one they would stay). Run periodically by the server (server.ts); returns the rows removed.
+ */
+export async function ruimIdempotentieOp(db: Db, now: Date): Promise<number> {
+  const { count } = await db.idempotencyRecord.deleteMany({
+    where: { OR: [{ verlooptOp: { lte: now } }, { toestand: 'bezig', aangemaaktOp: { lte: new Date(now.getTime() - VERLATEN_NA_MS) } }] },
+  });
+  return count;
+}

@@ -156,7 +156,9 @@ export async function authenticate(db: Db, authorization: string | undefined, no
   // Wall time for the cache's own lifetime (tests move the request clock, not this one).
   const klok = Date.now();
   if (gecacht && gecacht.tot > klok) {
-    return gecacht.principal.verlooptOp.getTime() <= now.getTime() ? null : gecacht.principal;
+    if (gecacht.principal.verlooptOp.getTime() <= now.getTime()) return null;
+    await markeerGebruik(db, gecacht.principal.keyId, now);
+    return gecacht.principal;
   }
   sleutelCache.delete(hash);
   const row = await db.apiKey.findUnique({
@@ -175,5 +177,30 @@ export async function authenticate(db: Db, authorization: string | undefined, no
   };
   if (sleutelCache.size >= MAX_GECACHTE_SLEUTELS) sleutelCache.delete(sleutelCache.keys().next().value!);
   sleutelCache.set(hash, { principal, tot: klok + SLEUTEL_CACHE_MS });
+  await markeerGebruik(db, principal.keyId, now);
   return principal;
+}
+
+/**
+ * `laatst_gebruikt_op` of a key, kept to the minute: this process writes it at most once a minute per
+ * key (an in-memory stamp, so almost every request costs nothing), and the UPDATE's own condition keeps
+ * it to once a minute across processes. A failed write costs the request nothing.
+ */
+const GEBRUIK_STAP_MS = 60_000;
+const laatstGemarkeerd = new Map<string, number>();
+
+async function markeerGebruik(db: Db, keyId: string, now: Date): Promise<void> {
+  const t = now.getTime();
+  const vorige = laatstGemarkeerd.get(keyId);
+  if (vorige !== undefined && t >= vorige && t - vorige < GEBRUIK_STAP_MS) return;
+  if (laatstGemarkeerd.size >= MAX_GECACHTE_SLEUTELS) laatstGemarkeerd.delete(laatstGemarkeerd.keys().next().value!);
+  laatstGemarkeerd.set(keyId, t);
+  try {
+    await db.apiKey.updateMany({
+      where: { id: keyId, OR: [{ laatstGebruiktOp: null }, { laatstGebruiktOp: { lte: new Date(t - GEBRUIK_STAP_MS) } }] },
+      data: { laatstGebruiktOp: now },
+    });
+  } catch {
+    // Bookkeeping only: an unreachable database shows up in the request's own statements.
+  }
 }

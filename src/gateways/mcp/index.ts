@@ -7,18 +7,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createContextInner, type Services } from '../../core/context.ts';
 import { naarFout } from '../../core/errors.ts';
 import { kostenMeta } from '../../core/kosten.ts';
 import { prijsTekst } from '../../core/prijzen.ts';
-import { createCaller, MCP_TOOLS } from './tools.ts';
+import { createCaller, MCP_TOOLS, type McpTool } from './tools.ts';
 import { stuurFout } from '../fout-antwoord.ts';
+import { ongeldigeBodyFout } from '../json-body.ts';
 import type { Principal } from '../../domain/keys/sleutels.ts';
 
 /** One JSON-RPC tools/call message (a batch or anything else is a protocol message). */
 function isToolCall(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === 'tools/call';
 }
+
+type ToolAntwoord = { isError?: boolean; content: { type: 'text'; text: string }[]; structuredContent: Record<string, unknown>; _meta: Record<string, unknown> };
 
 /** The initialize result's `instructions`: what the tools are for and what each costs (prices from core/prijzen.ts). */
 export const INSTRUCTIES = [
@@ -33,39 +37,55 @@ export const INSTRUCTIES = [
 
 function bouwServer(services: Services, principal: Principal, req: FastifyRequest, reply: FastifyReply): McpServer {
   const server = new McpServer({ name: 'insight-api', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIES });
+  const voerUit = async (tool: McpTool, args: Record<string, unknown>): Promise<ToolAntwoord> => {
+    const gezet: Record<string, string> = {};
+    const ctx = createContextInner({
+      services,
+      kanaal: 'mcp',
+      authorization: req.headers.authorization,
+      principal,
+      mcpTool: tool.name,
+      requestId: String(req.id),
+      setHeader: (k, v) => {
+        gezet[k] = v;
+        if (!reply.raw.headersSent) reply.raw.setHeader(k, v);
+      },
+    });
+    try {
+      const antwoord = (await tool.call(createCaller(ctx), args)) as Record<string, unknown>;
+      return { content: [{ type: 'text' as const, text: JSON.stringify(antwoord) }], structuredContent: antwoord, _meta: kostenMeta(gezet) };
+    } catch (err) {
+      const f = naarFout(err);
+      if (f.intern) req.log.error({ err, tool: tool.name }, 'interne fout bij MCP-tool');
+      return toolFout(f.status, f.fout, kostenMeta(gezet));
+    }
+  };
   for (const tool of MCP_TOOLS) {
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.inputShape, outputSchema: tool.outputSchema, annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true } },
-      async (args: Record<string, unknown>) => {
-        const gezet: Record<string, string> = {};
-        const ctx = createContextInner({
-          services,
-          kanaal: 'mcp',
-          authorization: req.headers.authorization,
-          principal,
-          mcpTool: tool.name,
-          requestId: String(req.id),
-          setHeader: (k, v) => {
-            gezet[k] = v;
-            if (!reply.raw.headersSent) reply.raw.setHeader(k, v);
-          },
-        });
-        try {
-          const antwoord = (await tool.call(createCaller(ctx), args)) as Record<string, unknown>;
-          return { content: [{ type: 'text' as const, text: JSON.stringify(antwoord) }], structuredContent: antwoord, _meta: kostenMeta(gezet) };
-        } catch (err) {
-          const f = naarFout(err);
-          if (f.intern) req.log.error({ err, tool: tool.name }, 'interne fout bij MCP-tool');
-          const body = { fout: f.fout, status: f.status };
-          return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(body) }], structuredContent: body, _meta: kostenMeta(gezet) };
-        }
-      },
+      (args: Record<string, unknown>) => voerUit(tool, args),
     );
   }
+  // tools/call is answered here, not by McpServer: its own argument check answers in English and drops
+  // unknown arguments. The arguments go to the procedure as they came, so it validates them with the
+  // REST schemas and messages; an argument the tool does not declare is refused like an unknown field.
+  server.server.setRequestHandler(CallToolRequestSchema, async (verzoek) => {
+    const tool = MCP_TOOLS.find((t) => t.name === verzoek.params.name);
+    if (!tool) return toolFout(404, `Onbekende tool '${verzoek.params.name}'; beschikbaar: ${MCP_TOOLS.map((t) => t.name).join(', ')}.`, {});
+    const args = verzoek.params.arguments ?? {};
+    const onbekend = Object.keys(args).filter((k) => !Object.hasOwn(tool.inputShape, k));
+    if (onbekend.length) return toolFout(400, `Ongeldige invoer: onbekend argument ${onbekend.map((k) => `'${k}'`).join(', ')}.`, {});
+    return voerUit(tool, args);
+  });
   // registerTool advertises tools.listChanged; a stateless server never sends that notification.
   server.server.registerCapabilities({ tools: { listChanged: undefined } });
   return server;
+}
+
+function toolFout(status: number, fout: string, meta: Record<string, unknown>): ToolAntwoord {
+  const body = { fout, status };
+  return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(body) }], structuredContent: body, _meta: meta };
 }
 
 export async function registerMcp(app: FastifyInstance, services: Services) {
@@ -81,8 +101,8 @@ export async function registerMcp(app: FastifyInstance, services: Services) {
       const f = naarFout(err);
       return stuurFout(reply, f.status, f.fout, f.headers);
     }
-    if (req.body === undefined || typeof req.body !== 'object') {
-      return stuurFout(reply, 400, 'De body is geen geldige JSON-RPC-boodschap.');
+    if (req.body === undefined || typeof req.body !== 'object' || ongeldigeBodyFout(req.body)) {
+      return stuurFout(reply, 400, ongeldigeBodyFout(req.body) ?? 'De body is geen geldige JSON-RPC-boodschap.');
     }
     const server = bouwServer(services, principal, req, reply);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -4,6 +4,7 @@
  * call maps its flat arguments onto the procedure's REST body `{adres: {...}, ...extra}`.
  */
 import { z } from 'zod';
+import { HUISNUMMER_RE, POSTCODE_INVOER_RE } from '../../domain/begrippen.ts';
 import { appRouter } from '../../procedures/router.ts';
 import { createCallerFactory, type Meta } from '../../core/trpc.ts';
 import { kostTekst } from '../../core/prijzen.ts';
@@ -11,10 +12,14 @@ import { kostTekst } from '../../core/prijzen.ts';
 export const createCaller = createCallerFactory(appRouter);
 export type Caller = ReturnType<typeof createCaller>;
 
-/** Flat address arguments. Types are loose on purpose: the procedure validates, with the REST messages. */
+/**
+ * Flat address arguments, published as strictly as the REST body (same patterns). These schemas are
+ * only listed: tools/call hands the arguments to the procedure as sent, which validates them with the
+ * REST schemas and messages (gateways/mcp/index.ts).
+ */
 const adresArgs = {
-  postcode: z.string().describe('Nederlandse postcode, 1234AB of 1234 ab'),
-  huisnummer: z.union([z.string(), z.number()]).describe('Huisnummer, 1 tot en met 99999'),
+  postcode: z.string().regex(POSTCODE_INVOER_RE).describe('Nederlandse postcode, 1234AB of 1234 ab'),
+  huisnummer: z.union([z.string().regex(HUISNUMMER_RE), z.int().min(1).max(99999)]).describe('Huisnummer, 1 tot en met 99999'),
   toevoeging: z.string().nullable().optional().describe('Huisletter en/of toevoeging: A, 2, A-2'),
 };
 

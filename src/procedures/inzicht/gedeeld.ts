@@ -5,16 +5,15 @@
  * `coerce` on for those at runtime (see test/validatie.test.ts, which guards this).
  */
 import { z } from 'zod';
-import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_RE, TOEVOEGING_MAX } from '../../domain/begrippen.ts';
+import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_INVOER_RE, TOEVOEGING_MAX } from '../../domain/begrippen.ts';
 import { SCHEMA_VERSIE } from '../../core/schema.ts';
 import { foutBeschrijvingen } from '../../core/errors.ts';
 
 export const postcodeSchema = z
   .string({ error: 'verwacht tekst, zoals "1234AB"' })
-  .max(16, 'ongeldige postcode: verwacht vier cijfers en twee letters, zoals 1234AB')
+  .regex(POSTCODE_INVOER_RE, 'ongeldige postcode: verwacht vier cijfers (eerste niet 0) en twee letters, zoals 1234AB of 1234 ab')
   .transform(normaliseerPostcode)
-  .refine((v) => POSTCODE_RE.test(v), 'ongeldige postcode: verwacht vier cijfers (eerste niet 0) en twee letters, zoals 1234AB')
-  .meta({ description: 'Nederlandse postcode, `1234AB` of `1234 ab`.', examples: ['1234AB'] });
+  .meta({ description: 'Nederlandse postcode, `1234AB` of `1234 ab` (hoogstens één spatie).', examples: ['1234AB'] });
 
 export const huisnummerSchema = z
   .string({ error: 'verwacht het huisnummer als tekst, zoals "12"' })

@@ -1,16 +1,22 @@
 import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
-import { datumAmsterdam } from '../../domain/begrippen.ts';
+import { DATUM_INVOER_RE, datumAmsterdam } from '../../domain/begrippen.ts';
 import { waardeerAdres, waarderingsKandidaten } from '../../domain/valuation/adres-waarde.ts';
 import { maakLookup } from './maak-lookup.ts';
 import { DEMO_BRON } from '../../domain/register/demo/opzet.ts';
-
-const DATUM_RE = /^\d{4}-\d{2}-\d{2}$/;
 
 function geldigeDatum(v: string): boolean {
   const d = new Date(`${v}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
 }
+
+/** The peildatum on REST and MCP alike (the pattern is published; see DATUM_INVOER_RE). */
+const peildatumSchema = z
+  .string({ error: 'verwacht een datum als tekst, JJJJ-MM-DD' })
+  .regex(DATUM_INVOER_RE, 'verwacht een datum als JJJJ-MM-DD, niet vóór 1900-01-01')
+  .refine(geldigeDatum, 'geen bestaande datum')
+  .optional()
+  .describe('Peildatum JJJJ-MM-DD, van 1900-01-01 tot en met vandaag; standaard vandaag (Europe/Amsterdam).');
 
 /**
  * POST /api/v1/inzicht/waarde: the estimated market value with an 80 % band and a confidence label.
@@ -26,12 +32,7 @@ export const waarde = maakLookup({
     '(hoog, normaal, laag; de definitie staat in de README). Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. ' +
     'Kost {prijs}. Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht.',
   extraInvoer: {
-    peildatum: z
-      .string({ error: 'verwacht een datum als tekst, JJJJ-MM-DD' })
-      .regex(DATUM_RE, 'verwacht een datum als JJJJ-MM-DD')
-      .refine(geldigeDatum, 'geen bestaande datum')
-      .optional()
-      .describe('Peildatum JJJJ-MM-DD; standaard vandaag (Europe/Amsterdam). Niet in de toekomst.'),
+    peildatum: peildatumSchema,
     // A pipe, not a bare z.int(): trpc-to-openapi would switch coerce on for a bare number field.
     woonoppervlakte: z
       .int({ error: 'verwacht een geheel getal (m²)' })
@@ -48,7 +49,7 @@ export const waarde = maakLookup({
       'Geschatte marktwaarde (hele euro) met bandbreedte min/max (80%-interval) en betrouwbaarheid (hoog/normaal/laag) voor één Nederlands adres. ' +
       'Indicatief, geen taxatie. Kost {prijs}; te weinig vergelijkbare verkopen geeft een fout zonder getal (wel in rekening gebracht).',
     extraArgumenten: {
-      peildatum: z.string().optional().describe('Peildatum JJJJ-MM-DD; standaard vandaag'),
+      peildatum: peildatumSchema,
       woonoppervlakte: z.number().optional().describe('Woonoppervlakte in m², 20 tot en met 2000'),
     },
   },

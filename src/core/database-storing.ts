@@ -1,0 +1,84 @@
+/**
+ * A database that cannot be reached is an outage, not a bug: callers get 503 `{"fout"}` with
+ * `Retry-After` (nothing is charged: the charge is a database transaction that never committed), and the
+ * log gets one line when the outage starts and one when it ends (with how many requests were refused
+ * meanwhile), instead of a stack trace per request. While it lasts a probe (`SELECT 1`, every
+ * PROBE_MS) notices the recovery; requests are tried as normal all the time, so the first one after
+ * the database returns succeeds without a restart.
+ */
+import type { Services } from './context.ts';
+import { InsightFout } from './errors.ts';
+
+export const RETRY_AFTER_S = 5;
+const PROBE_MS = 1000;
+
+/** Network and server states that mean "the database is not there right now" (pg, Prisma, PGlite). */
+const ONBEREIKBAAR_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', // admin shutdown, crash, starting, too many connections, connection failures
+  'P1001', 'P1002', 'P1017', 'P2024', // Prisma: can't reach, timed out, server closed, pool timeout
+]);
+const ONBEREIKBAAR_TEKST = /Connection terminated|timeout exceeded when trying to connect|Can't reach database|Cannot use a pool after calling end|connection (?:refused|closed|reset)|DatabaseNotReachable|server closed the connection/i;
+
+/** True when `err` (or anything in its cause chain) says the database could not be reached. */
+export function isDatabaseOnbereikbaar(err: unknown): boolean {
+  let e: unknown = err;
+  for (let i = 0; i < 8 && typeof e === 'object' && e !== null; i++) {
+    const o = e as { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; originalCode?: unknown };
+    if (typeof o.code === 'string' && ONBEREIKBAAR_CODES.has(o.code)) return true;
+    if (typeof o.originalCode === 'string' && ONBEREIKBAAR_CODES.has(o.originalCode)) return true;
+    if (o.kind === 'DatabaseNotReachable' || o.kind === 'ConnectionClosed' || o.kind === 'SocketTimeout') return true;
+    if (typeof o.message === 'string' && ONBEREIKBAAR_TEKST.test(o.message)) return true;
+    e = o.cause;
+  }
+  return false;
+}
+
+interface Storing {
+  sinds: number;
+  geweigerd: number;
+  probe: NodeJS.Timeout;
+}
+
+const storingen = new WeakMap<Services['db'], Storing>();
+
+/** Count a request refused because the database is unreachable; the first one of an outage logs it and starts the probe. */
+export function meldOnbereikbaar(services: Services, err: unknown): InsightFout {
+  const lopend = storingen.get(services.db);
+  if (lopend) lopend.geweigerd++;
+  else {
+    services.log.error({ err: { message: err instanceof Error ? err.message : String(err) } }, 'database onbereikbaar: verzoeken krijgen 503 tot hij terug is');
+    const storing: Storing = { sinds: Date.now(), geweigerd: 1, probe: setInterval(() => void peil(services), PROBE_MS) };
+    storing.probe.unref();
+    storingen.set(services.db, storing);
+  }
+  return new InsightFout('niet_beschikbaar', 'De database is tijdelijk niet bereikbaar; probeer het over enkele seconden opnieuw.', {
+    headers: { 'Retry-After': String(RETRY_AFTER_S) },
+  });
+}
+
+async function peil(services: Services): Promise<void> {
+  const storing = storingen.get(services.db);
+  if (!storing) return;
+  try {
+    await services.db.$queryRaw`SELECT 1`;
+  } catch {
+    return;
+  }
+  if (storingen.get(services.db) !== storing) return;
+  clearInterval(storing.probe);
+  storingen.delete(services.db);
+  services.log.warn({ geweigerd: storing.geweigerd, duurMs: Date.now() - storing.sinds }, 'database weer bereikbaar');
+}
+
+/** Stop the probe of an outage still running (on shutdown). */
+export function stopStoringsProbe(services: Services): void {
+  const storing = storingen.get(services.db);
+  if (storing) clearInterval(storing.probe);
+  storingen.delete(services.db);
+}
+
+/** Whether an outage is being reported right now (for /readyz). */
+export function inStoring(services: Services): boolean {
+  return storingen.has(services.db);
+}

@@ -1,0 +1,36 @@
+/**
+ * Security headers on every answer of every path, errors and the hijacked /mcp answer included (set on
+ * arrival, like X-Request-Id). Answers are JSON except /docs and /app: JSON gets a CSP that allows
+ * nothing; /docs (Scalar, served from here) only this origin plus the inline bootstrap and styles Scalar
+ * writes into its page; /app sets its own stricter page policy (app-static.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+
+const JSON_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'unsafe-inline'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const ALTIJD = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+};
+
+export function installBeveiligingsHeaders(app: FastifyInstance) {
+  app.addHook('onRequest', async (req, reply) => {
+    const pad = req.url;
+    reply.headers({ ...ALTIJD, 'Content-Security-Policy': pad === '/docs' || pad.startsWith('/docs/') || pad.startsWith('/docs?') ? DOCS_CSP : JSON_CSP });
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * Errors Node's HTTP server raises before Fastify sees a request (malformed request line or headers,
+ * both Transfer-Encoding and Content-Length, headers too large, a request not complete within
+ * REQUEST_TIMEOUT_MS) answered like every other error: `{"fout": "<Dutch>"}`, then the connection is
+ * closed (Node cannot read another request from it). Replaces Fastify's own `{"error","message"}` body.
+ */
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyBaseLogger } from 'fastify';
+
+function antwoordVoor(code: string | undefined): { status: number; fout: string } {
+  switch (code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, fout: 'Het verzoek kwam niet op tijd binnen: de verbinding wordt gesloten.' };
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, fout: 'De headers van het verzoek zijn te groot.' };
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+      return { status: 400, fout: 'De lengte van de body is ongeldig: stuur één geldige Content-Length of Transfer-Encoding: chunked, niet beide.' };
+    default:
+      return { status: 400, fout: 'Het HTTP-verzoek is ongeldig en kan niet worden gelezen.' };
+  }
+}
+
+/** Fastify's clientErrorHandler option: `this` is the Fastify instance. */
+export function httpParserFout(this: { log: FastifyBaseLogger }, err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, fout } = antwoordVoor(err.code);
+  this.log.debug({ code: err.code, status }, 'HTTP-verzoek geweigerd door de parser');
+  if (socket.writable) {
+    const body = JSON.stringify({ fout });
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}

@@ -1,0 +1,114 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config/env.ts';
+import type { Services } from '../src/core/context.ts';
+import { openDatabase, type Database } from '../src/db/client.ts';
+import { createAccount, getBalance } from '../src/domain/billing/tegoed.ts';
+import { createKey } from '../src/domain/keys/sleutels.ts';
+import { maakModelHouder } from '../src/domain/valuation/houder.ts';
+import { createLogger } from '../src/logging.ts';
+import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './support/db.ts';
+import { adresBody, maakVolledigAdres } from './support/register.ts';
+
+/**
+ * Issue 12 item 4: PostgreSQL unreachable. The app reaches its database through a TCP relay this test
+ * owns; closing the relay (and cutting its connections) is the outage, reopening it on the same port the
+ * recovery. The shared PostgreSQL itself is never stopped.
+ */
+class Relais {
+  private server: Server | undefined;
+  private sockets = new Set<Socket>();
+  port = 0;
+  private doel: { host: string; port: number };
+  constructor(doel: { host: string; port: number }) {
+    this.doel = doel;
+  }
+  async open(): Promise<void> {
+    this.server = createServer((inkomend) => {
+      const uit = connect(this.doel.port, this.doel.host);
+      for (const s of [inkomend, uit]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {});
+      }
+      inkomend.pipe(uit).pipe(inkomend);
+    });
+    await new Promise<void>((resolve) => this.server?.listen(this.port, '127.0.0.1', () => resolve()));
+    this.port = (this.server.address() as { port: number }).port;
+  }
+  async sluit(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+describe.skipIf(!testDatabaseUrl)('database outage (PostgreSQL behind a relay)', () => {
+  let direct: TestDatabase;
+  let viaRelais: Database;
+  let relais: Relais;
+  let app: FastifyInstance;
+  const regels: string[] = [];
+  let key: string;
+  let accountId: string;
+  let adres: { postcode: string; huisnummer: number };
+
+  beforeAll(async () => {
+    direct = await createTestDatabase();
+    const url = new URL(direct.url);
+    relais = new Relais({ host: url.hostname, port: Number(url.port) });
+    await relais.open();
+    url.host = `127.0.0.1:${relais.port}`;
+    viaRelais = await openDatabase({ databaseUrl: url.toString(), dataDir: '' });
+    const config = loadConfig({}, { LOG_LEVEL: 'info', DEMO_SEED: 'false' });
+    const log = createLogger(config, new Writable({ write: (c, _e, cb) => (regels.push(String(c)), cb()) }));
+    const services: Services = { db: viaRelais.prisma, config, now: () => new Date(), log, waardemodel: maakModelHouder(viaRelais.prisma, log, { controleMs: 0 }) };
+    app = await buildApp({ services });
+    await app.ready();
+    ({ id: accountId } = await createAccount(direct.prisma, { naam: 'storing', credits: 100 }));
+    key = (await createKey(direct.prisma, { accountId, naam: 'storing', now: new Date() })).key;
+    adres = await maakVolledigAdres(direct.prisma);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await viaRelais?.close();
+    await relais?.sluit();
+    await direct?.close();
+  });
+
+  const woz = () =>
+    app.inject({ method: 'POST', url: '/api/v1/inzicht/woz', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: adresBody(adres) });
+
+  it('answers 503 {fout} with Retry-After while unreachable, charges nothing, logs the outage once, and recovers without restart', async () => {
+    expect((await woz()).statusCode).toBe(200);
+    const saldo = await getBalance(direct.prisma, accountId);
+    await relais.sluit();
+    const tijdens = [];
+    for (let i = 0; i < 20; i++) tijdens.push(await woz());
+    tijdens.push(await app.inject({ method: 'GET', url: '/api/v1/whoami', headers: { authorization: `Bearer ${key}` } }));
+    for (const r of tijdens) {
+      expect(r.statusCode, r.body).toBe(503);
+      expect(Object.keys(r.json())).toEqual(['fout']);
+      expect(r.json().fout).toMatch(/database|tijdelijk/i);
+      expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect(await getBalance(direct.prisma, accountId)).toBe(saldo);
+    const storingRegels = regels.filter((r) => /"level":(40|50)/.test(r));
+    expect(storingRegels.length, storingRegels.join('\n')).toBe(1);
+    expect(storingRegels[0]).toMatch(/database onbereikbaar/);
+
+    await relais.open();
+    let r = await woz();
+    for (let i = 0; i < 50 && r.statusCode === 503; i++) {
+      await new Promise((ok) => setTimeout(ok, 100));
+      r = await woz();
+    }
+    expect(r.statusCode).toBe(200);
+    await new Promise((ok) => setTimeout(ok, 1500));
+    const herstel = regels.filter((l) => /database weer bereikbaar/.test(l));
+    expect(herstel).toHaveLength(1);
+    expect(JSON.parse(herstel[0]).geweigerd).toBeGreaterThanOrEqual(21);
+  });
+});

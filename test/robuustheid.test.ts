@@ -1,0 +1,146 @@
+import { connect, type AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logging.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
+import { getBalance } from '../src/domain/billing/tegoed.ts';
+
+/** Issue 12: hostile input never answers 5xx and never costs money; every error is `{"fout"}` in Dutch. */
+describe(`hostile input (${dialect})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  const diep = `${'['.repeat(30000)}${']'.repeat(30000)}`;
+
+  it.each([
+    ['zonder sleutel', false, 401],
+    ['met sleutel', true, 400],
+  ])('a JSON body nested 30,000 deep (%s) is refused in Dutch, never a 500, uncharged', async (_naam, metSleutel, status) => {
+    const { accountId, key } = await t.klant(50);
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (metSleutel) headers.authorization = `Bearer ${key}`;
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/inzicht/woz', headers, payload: diep });
+    expect(res.statusCode).toBe(status);
+    expect(Object.keys(res.json())).toEqual(['fout']);
+    if (status === 400) expect(res.json().fout).toMatch(/genest/);
+    expect(await getBalance(t.db.prisma, accountId)).toBe(50);
+  });
+
+  it('a deep object inside a valid body and a deep body to /mcp are refused alike', async () => {
+    const { key } = await t.klant(50);
+    const diepObject = `{"adres":${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}}`;
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/inzicht/woz', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, payload: diepObject });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().fout).toMatch(/genest/);
+    const mcp = await t.app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` }, payload: diep });
+    expect(mcp.statusCode).toBe(400);
+    expect(mcp.json().fout).toMatch(/genest/);
+  });
+
+  it('brackets inside strings do not count as nesting', async () => {
+    const { key } = await t.klant(50);
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/inzicht/woz', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, payload: JSON.stringify({ adres: { postcode: '[[[[{{{{'.repeat(100), huisnummer: '1' } }) });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().fout).not.toMatch(/genest/);
+  });
+});
+
+/** Issue 12 item 2: a key never reaches a log line, wherever the client put it. */
+describe(`no key in the log (${dialect})`, () => {
+  let t: TestApp;
+  const regels: string[] = [];
+  beforeAll(async () => {
+    const stroom = new Writable({
+      write(chunk, _enc, cb) {
+        regels.push(String(chunk));
+        cb();
+      },
+    });
+    t = await createTestApp({}, { log: createLogger({ LOG_LEVEL: 'debug' }, stroom) });
+  });
+  afterAll(async () => t?.close());
+
+  it('in the query string, the path, a header or a body field: logged as [verborgen]', async () => {
+    const { key } = await t.klant(10);
+    const verzoeken = [
+      { method: 'GET' as const, url: `/api/v1/whoami?key=${key}` },
+      { method: 'GET' as const, url: `/api/v1/whoami?token=${key.slice(4)}&x=1` },
+      { method: 'GET' as const, url: `/api/v1/${key}` },
+      { method: 'GET' as const, url: '/api/v1/whoami', headers: { authorization: `Bearer ${key}`, 'x-api-key': key } },
+      { method: 'POST' as const, url: '/api/v1/inzicht/woz', headers: { 'content-type': 'application/json' }, payload: { key, adres: { postcode: key } } },
+    ];
+    for (const v of verzoeken) await t.app.inject(v);
+    t.services.log.info({ headers: { authorization: `Bearer ${key}` }, body: { sleutel: key } }, 'handmatig');
+    const log = regels.join('');
+    expect(log).toContain('/api/v1/whoami?key=[verborgen]');
+    expect(log).toContain('token=[verborgen]&x=1');
+    expect(log).not.toContain(key);
+    expect(log).not.toContain(key.slice(4));
+  });
+});
+
+/** Issue 12 items 3 and 5: slow bodies are cut off, and HTTP-parser errors answer `{"fout"}` in Dutch. */
+describe(`the HTTP edge on a real socket (${dialect})`, () => {
+  let t: TestApp;
+  let poort: number;
+  beforeAll(async () => {
+    t = await createTestApp({ REQUEST_TIMEOUT_MS: '1000' });
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    poort = (t.app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => t?.close());
+
+  /** Write `tekst` on a raw connection and collect everything until the server closes it (or `maxMs`). */
+  function rauw(tekst: string, maxMs = 8000): Promise<{ antwoord: string; ms: number; gesloten: boolean }> {
+    return new Promise((resolve, reject) => {
+      const t0 = Date.now();
+      let antwoord = '';
+      const s = connect(poort, '127.0.0.1', () => s.write(tekst));
+      const klaar = (gesloten: boolean) => {
+        clearTimeout(timer);
+        s.destroy();
+        resolve({ antwoord, ms: Date.now() - t0, gesloten });
+      };
+      const timer = setTimeout(() => klaar(false), maxMs);
+      s.on('data', (d) => {
+        antwoord += d.toString('utf8');
+      });
+      s.on('close', () => klaar(true));
+      s.on('error', reject);
+    });
+  }
+
+  const body = (antwoord: string) => JSON.parse(antwoord.slice(antwoord.indexOf('\r\n\r\n') + 4));
+
+  it('a body shorter than its Content-Length: 408 {fout} and the connection closed after REQUEST_TIMEOUT_MS', async () => {
+    const r = await rauw('POST /api/v1/inzicht/woz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"adres":');
+    expect(r.gesloten).toBe(true);
+    expect(r.antwoord).toMatch(/^HTTP\/1\.1 408 /);
+    expect(Object.keys(body(r.antwoord))).toEqual(['fout']);
+    expect(body(r.antwoord).fout).toMatch(/niet op tijd/);
+    expect(r.ms).toBeLessThan(6000);
+  });
+
+  it('headers that never end are cut off the same way', async () => {
+    const r = await rauw('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Traag: ');
+    expect(r.gesloten).toBe(true);
+    expect(r.antwoord).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it.each([
+    ['both Transfer-Encoding and Content-Length', 'POST /api/v1/inzicht/woz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n0\r\n\r\n', 400, /niet beide/],
+    ['a malformed request line', 'GET /healthz HTTP/9.Z\r\n\r\n', 400, /ongeldig/],
+    ['an invalid Content-Length', 'POST /api/v1/inzicht/woz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400, /lengte van de body/],
+    ['headers over 16 KB', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Groot: ${'a'.repeat(20_000)}\r\n\r\n`, 431, /te groot/],
+  ])('%s: {fout} in Dutch', async (_naam, verzoek, status, fout) => {
+    const r = await rauw(verzoek);
+    expect(r.antwoord).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(r.antwoord.toLowerCase()).toContain('content-type: application/json; charset=utf-8');
+    expect(Object.keys(body(r.antwoord))).toEqual(['fout']);
+    expect(body(r.antwoord).fout).toMatch(fout);
+  });
+});
