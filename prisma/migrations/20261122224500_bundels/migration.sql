@@ -72,14 +72,17 @@ END $$;
 
 -- The charges of one account at once, in arrival order, each exactly as afrekenen settles one lookup
 -- (its own subtransaction: an error in one item undoes that item only and is reported as r_fout).
--- p_items: a JSON array of objects with the parameters of afrekenen by name. r_nr counts from 0.
+-- p_items: a JSON array of objects with the parameters of afrekenen by name, all of one account.
+-- r_nr counts from 0. r_webhook: the account has an active webhook endpoint (otherwise no event was
+-- written, and the delivery worker need not be woken).
 CREATE FUNCTION "afrekenen_bundel"(p_items JSONB)
-RETURNS TABLE (r_nr INTEGER, r_ok BOOLEAN, r_saldo INTEGER, r_fout TEXT) LANGUAGE plpgsql AS $$
+RETURNS TABLE (r_nr INTEGER, r_ok BOOLEAN, r_saldo INTEGER, r_fout TEXT, r_webhook BOOLEAN) LANGUAGE plpgsql AS $$
 DECLARE
   x JSONB;
   i INTEGER;
   v_ok BOOLEAN;
   v_saldo INTEGER;
+  v_webhook BOOLEAN := EXISTS (SELECT 1 FROM webhook w WHERE w.account_id = (p_items -> 0 ->> 'account')::uuid AND w.actief);
 BEGIN
   FOR i IN 0 .. jsonb_array_length(p_items) - 1 LOOP
     x := p_items -> i;
@@ -89,9 +92,9 @@ BEGIN
         (x ->> 'status')::int, (x ->> 'credits')::int, (x ->> 'eenheid_cent')::int, x ->> 'adres', (x ->> 'nu')::timestamptz,
         x ->> 'tijdstempel', x ->> 'event_id', x ->> 'event_type', x -> 'event_data', x ->> 'laag_id',
         (x ->> 'idempotentie')::uuid, x -> 'antwoord') a;
-      RETURN QUERY SELECT i, v_ok, v_saldo, NULL::text;
+      RETURN QUERY SELECT i, v_ok, v_saldo, NULL::text, v_webhook;
     EXCEPTION WHEN OTHERS THEN
-      RETURN QUERY SELECT i, NULL::boolean, NULL::integer, SQLERRM;
+      RETURN QUERY SELECT i, NULL::boolean, NULL::integer, SQLERRM, v_webhook;
     END;
   END LOOP;
 END $$;

@@ -81,13 +81,15 @@ function bundelaar(db: Db) {
       // Each item is a subtransaction: PostgreSQL keeps 64 of them per transaction in shared memory.
       maxGrootte: 32,
       verwerk: async (_, items) => {
-        const rijen = await sqlRijen<{ r_nr: number; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null }>(
+        const rijen = await sqlRijen<{ r_nr: number; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean }>(
           db,
           'SELECT * FROM afrekenen_bundel($1::jsonb)',
           [JSON.stringify(items)],
         );
         const uit: (BundelUitkomst | Error)[] = items.map(() => new Error('afrekenen_bundel gaf geen uitkomst voor deze afrekening'));
         for (const r of rijen) uit[r.r_nr] = r.r_fout !== null ? new Error(`afrekenen: ${r.r_fout}`) : { ok: r.r_ok === true, saldo: r.r_saldo };
+        // Wake this process's delivery worker once per statement, and only when an event can have been written.
+        if (rijen.some((r) => r.r_webhook && r.r_ok)) meldNieuweAfleveringen();
         return uit;
       },
     });
@@ -118,7 +120,6 @@ export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
     ...(a.idempotentie ? { idempotentie: a.idempotentie.id, antwoord: a.idempotentie.antwoord } : {}),
   });
   if (!r.ok) return { soort: 'onvoldoende', saldo: r.saldo ?? 0 };
-  meldNieuweAfleveringen();
   return { soort: 'ok', verzoekId, saldo: r.saldo };
 }
 
