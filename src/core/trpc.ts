@@ -66,8 +66,9 @@ export const sleutelProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const principal = ctx.principal ?? (await authenticate(ctx.services.db, ctx.authorization, ctx.services.now()));
   if (!principal) throw new InsightFout('ongeldige_sleutel');
   // The gate of an MCP tools/call reports no cost of its own: the tool result carries it in `_meta`.
-  if (ctx.mcpToolCall) return next({ ctx: { ...ctx, principal } satisfies AuthContext });
-  return metKosten(ctx, principal.accountId, (setHeader) => next({ ctx: { ...ctx, principal, setHeader } satisfies AuthContext }));
+  // tRPC merges what next() is given into the context: pass only what changes (one copy, not two).
+  if (ctx.mcpToolCall) return next({ ctx: { principal } });
+  return metKosten(ctx, principal.accountId, (setHeader) => next({ ctx: { principal, setHeader } }));
 });
 
 function emmersVoor(ctx: Context, meta: Meta | undefined): Emmer[] {

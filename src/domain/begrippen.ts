@@ -80,9 +80,18 @@ export function isoMetOffset(d: Date): string {
 
 const amsterdam = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Amsterdam', year: 'numeric', month: '2-digit', day: '2-digit' });
 
+/** The last minute formatted (Amsterdam's offset only changes on whole hours, so a minute has one date). */
+let laatsteMinuut = Number.NaN;
+let laatsteDatum = '';
+
 /** The calendar date in Europe/Amsterdam, as Y-m-d. */
 export function datumAmsterdam(d: Date): string {
-  return amsterdam.format(d);
+  const minuut = Math.floor(d.getTime() / 60_000);
+  if (minuut !== laatsteMinuut) {
+    laatsteDatum = amsterdam.format(d);
+    laatsteMinuut = minuut;
+  }
+  return laatsteDatum;
 }
 
 /** A Date column (no time, stored at 00:00 UTC) as Y-m-d. */

@@ -1,11 +1,12 @@
 /**
  * Settling one lookup: in ONE statement (the SQL function afrekenen, migration
- * 20261122195927_snelheid_stand) the conditional debit (never below zero, also under concurrency across
+ * 20261122195927_snelheid_stand, called per item by afrekenen_bundel, migration 20261122224500_bundels) the conditional debit (never below zero, also under concurrency across
  * processes: the UPDATE only matches while enough credits remain), the ledger row, the usage record,
  * the webhook event(s) and the stored idempotent answer. Either all of it commits or none of it, and no
  * lock is held across an application round trip.
  */
 import { randomUUID } from 'node:crypto';
+import { Bundelaar } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 import { meldNieuweAfleveringen, nieuweBerichtId, schrijfGebeurtenis, tijdstempel } from '../webhooks/gebeurtenissen.ts';
 import { EENHEID_CENT } from './tegoed.ts';
@@ -43,25 +44,83 @@ function eventData(a: Omit<Afrekening, 'idempotentie'>, verzoekId: string) {
 
 export type AfrekenUitkomst = { soort: 'ok'; verzoekId: string; saldo: number | null } | { soort: 'onvoldoende'; saldo: number };
 
+/** One charge as afrekenen_bundel reads it (the parameters of the SQL function afrekenen by name). */
+interface BundelItem {
+  verzoek: string;
+  account: string;
+  sleutel: string;
+  kanaal: string;
+  voorziening: string;
+  status: number;
+  credits: number;
+  eenheid_cent: number;
+  adres: string | null;
+  nu: string;
+  tijdstempel: string;
+  event_id: string;
+  event_type: string;
+  event_data: unknown;
+  laag_id: string;
+  idempotentie?: string;
+  antwoord?: unknown;
+}
+
+type BundelUitkomst = { ok: boolean; saldo: number | null };
+
+/**
+ * The charges of one account that arrived together go in one statement (src/db/bundel.ts): they
+ * queued on the account's row otherwise. Each item is settled exactly as one charge (its own
+ * subtransaction, in arrival order, so the balance is spent first come, first served); all items of
+ * the statement commit together.
+ */
+const bundelaars = new WeakMap<Db, Bundelaar<BundelItem, BundelUitkomst>>();
+function bundelaar(db: Db) {
+  let b = bundelaars.get(db);
+  if (!b) {
+    b = new Bundelaar<BundelItem, BundelUitkomst>({
+      // Each item is a subtransaction: PostgreSQL keeps 64 of them per transaction in shared memory.
+      maxGrootte: 32,
+      verwerk: async (_, items) => {
+        const rijen = await sqlRijen<{ r_nr: number; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean }>(
+          db,
+          'SELECT * FROM afrekenen_bundel($1::jsonb)',
+          [JSON.stringify(items)],
+        );
+        const uit: (BundelUitkomst | Error)[] = items.map(() => new Error('afrekenen_bundel gaf geen uitkomst voor deze afrekening'));
+        for (const r of rijen) uit[r.r_nr] = r.r_fout !== null ? new Error(`afrekenen: ${r.r_fout}`) : { ok: r.r_ok === true, saldo: r.r_saldo };
+        // Wake this process's delivery worker once per statement, and only when an event can have been written.
+        if (rijen.some((r) => r.r_webhook && r.r_ok)) meldNieuweAfleveringen();
+        return uit;
+      },
+    });
+    bundelaars.set(db, b);
+  }
+  return b;
+}
+
 export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
   const verzoekId = randomUUID();
   const adresTekst = typeof a.adres === 'string' ? a.adres : a.adres == null ? null : JSON.stringify(a.adres);
-  const data = eventData(a, verzoekId);
-  const type = a.status === 200 || a.status === 422 ? 'inzicht.voltooid' : 'inzicht.mislukt';
-  const [r] = await sqlRijen<{ r_ok: boolean; r_saldo: number | null }>(
-    db,
-    `SELECT * FROM afrekenen($1::uuid, $2::uuid, $3::uuid, $4, $5, $6::int, $7::int, $8::int, $9, $10::timestamptz, $11,
-       $12, $13, $14::jsonb, $15, $16::uuid, $17::jsonb)`,
-    [
-      verzoekId, a.accountId, a.keyId, a.kanaal, a.voorziening, a.status, a.credits,
-      EENHEID_CENT, adresTekst, a.now, tijdstempel(a.now),
-      nieuweBerichtId(), type, JSON.stringify(data), nieuweBerichtId(),
-      a.idempotentie?.id ?? null, a.idempotentie ? JSON.stringify(a.idempotentie.antwoord) : null,
-    ],
-  );
-  if (!r.r_ok) return { soort: 'onvoldoende', saldo: r.r_saldo ?? 0 };
-  meldNieuweAfleveringen();
-  return { soort: 'ok', verzoekId, saldo: r.r_saldo };
+  const r = await bundelaar(db).voer(a.accountId, {
+    verzoek: verzoekId,
+    account: a.accountId,
+    sleutel: a.keyId,
+    kanaal: a.kanaal,
+    voorziening: a.voorziening,
+    status: a.status,
+    credits: a.credits,
+    eenheid_cent: EENHEID_CENT,
+    adres: adresTekst,
+    nu: a.now.toISOString(),
+    tijdstempel: tijdstempel(a.now),
+    event_id: nieuweBerichtId(),
+    event_type: a.status === 200 || a.status === 422 ? 'inzicht.voltooid' : 'inzicht.mislukt',
+    event_data: eventData(a, verzoekId),
+    laag_id: nieuweBerichtId(),
+    ...(a.idempotentie ? { idempotentie: a.idempotentie.id, antwoord: a.idempotentie.antwoord } : {}),
+  });
+  if (!r.ok) return { soort: 'onvoldoende', saldo: r.saldo ?? 0 };
+  return { soort: 'ok', verzoekId, saldo: r.saldo };
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Rate limits per key as a sliding window of 60 one-second slots, kept in one row per (key, bucket)
  * in the database, so the limit holds across any number of server processes sharing one PostgreSQL.
- * One statement per check (the SQL function snelheid_controleer, migration 20261122195927_snelheid_stand):
+ * One statement per check (the SQL function snelheid_controleer, migrations 20261122195927_snelheid_stand
+ * and 20261122224500_bundels; concurrent checks of one key in this process share one, src/db/bundel.ts):
  * it locks the request's bucket rows for that statement only, clears the seconds that left the window,
  * and records the request in every bucket only when all buckets allow it, so a refused request spends
  * no quota. Its cost is the same for a limit of 60 and of 100,000 per minute, and nothing grows with traffic.
@@ -17,6 +18,7 @@
  * then every further request of that key in those buckets is refused for certain (counts only grow;
  * a refused request adds nothing), so a flooding key costs no database round trip per request.
  */
+import { Bundelaar } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 import { vergeetSleutel } from '../keys/sleutels.ts';
 
@@ -72,6 +74,55 @@ function uitGeheugen(sleutel: string, nu: number): LimietUitslag | null {
   return { sleutelGeldig: true, toegestaan: false, standen, retryAfter };
 }
 
+/** What the database said about one request of a batch (see `meetBundel`). */
+interface Meting {
+  geldig: boolean;
+  toegestaan: boolean;
+  /** Per bucket (sorted like the batch key): the count before this request and the oldest counted second (ms). */
+  emmers: { aantal: number; oudste: number | null }[];
+  saldo: number;
+}
+
+/**
+ * One statement for the requests of one key that arrived together (src/db/bundel.ts): the first
+ * `r_toegelaten` are admitted and counted, in arrival order; each sees the count as it stood before it.
+ */
+async function meetBundel(db: Db, keyId: string, emmers: Emmer[], nus: number[]): Promise<Meting[]> {
+  const rijen = await sqlRijen<{ r_geldig: boolean; r_toegelaten: number; r_aantal: number; r_oudste_ms: bigint | string | null; r_saldo: number }>(
+    db,
+    'SELECT * FROM snelheid_controleer($1::uuid, $2::text[], $3::int[], $4::bigint, $5::int)',
+    [keyId, emmers.map((e) => e.naam), emmers.map((e) => e.limiet), Math.max(...nus), nus.length],
+  );
+  const geldig = rijen[0]?.r_geldig === true;
+  const toegelaten = geldig ? rijen[0].r_toegelaten : 0;
+  const seconde = Math.floor(Math.max(...nus) / 1000) * 1000;
+  return nus.map((_, j) => ({
+    geldig,
+    toegestaan: j < toegelaten,
+    emmers: geldig
+      ? rijen.map((r) => ({
+          aantal: r.r_aantal + Math.min(j, toegelaten),
+          // A bucket that was empty holds the batch's admitted requests in the current second.
+          oudste: r.r_oudste_ms !== null ? Number(r.r_oudste_ms) : Math.min(j, toegelaten) > 0 ? seconde : null,
+        }))
+      : [],
+    saldo: rijen[0]?.r_saldo ?? 0,
+  }));
+}
+
+const bundelaars = new WeakMap<Db, Bundelaar<{ emmers: Emmer[]; nu: number; keyId: string }, Meting>>();
+function bundelaar(db: Db) {
+  let b = bundelaars.get(db);
+  if (!b) {
+    b = new Bundelaar({
+      maxGrootte: 256,
+      verwerk: (_, items) => meetBundel(db, items[0].keyId, items[0].emmers, items.map((i) => i.nu)),
+    });
+    bundelaars.set(db, b);
+  }
+  return b;
+}
+
 export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], now: Date): Promise<LimietUitslag> {
   const gesorteerd = [...emmers].sort((a, b) => a.naam.localeCompare(b.naam));
   const nu = now.getTime();
@@ -79,17 +130,14 @@ export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], n
   const onthouden = uitGeheugen(geheugenSleutel, nu);
   if (onthouden) return onthouden;
 
-  const rijen = await sqlRijen<{ r_geldig: boolean; r_toegestaan: boolean; r_emmer: string | null; r_aantal: number; r_oudste_ms: bigint | string | null; r_saldo: number }>(
-    db,
-    'SELECT * FROM snelheid_controleer($1::uuid, $2::text[], $3::int[], $4::bigint)',
-    [keyId, gesorteerd.map((e) => e.naam), gesorteerd.map((e) => e.limiet), nu],
-  );
-  if (!rijen[0]?.r_geldig) {
+  // One batch per key, buckets and limits: only requests that count against the same rows go together.
+  const meting = await bundelaar(db).voer(`${geheugenSleutel}|${gesorteerd.map((e) => e.limiet).join(',')}`, { emmers: gesorteerd, nu, keyId });
+  if (!meting.geldig) {
     vergeetSleutel(keyId);
     return { sleutelGeldig: false, toegestaan: false, standen: [], retryAfter: 0 };
   }
-  const toegestaan = rijen[0].r_toegestaan;
-  const metingen = gesorteerd.map((emmer, i) => ({ emmer, aantal: rijen[i].r_aantal, oudste: rijen[i].r_oudste_ms === null ? null : Number(rijen[i].r_oudste_ms) }));
+  const toegestaan = meting.toegestaan;
+  const metingen = gesorteerd.map((emmer, i) => ({ emmer, ...meting.emmers[i] }));
   const standen = metingen.map((m) => {
     const aantalNa = toegestaan ? m.aantal + 1 : m.aantal;
     const oudste = m.oudste ?? (toegestaan ? nu : null);
@@ -104,7 +152,7 @@ export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], n
     if (weigeringen.size >= MAX_WEIGERINGEN) weigeringen.delete(weigeringen.keys().next().value!);
     weigeringen.set(geheugenSleutel, { tot, standen, op: nu });
   }
-  return { sleutelGeldig: true, toegestaan, standen, retryAfter, saldo: rijen[0].r_saldo };
+  return { sleutelGeldig: true, toegestaan, standen, retryAfter, saldo: meting.saldo };
 }
 
 /** Response headers in the IETF httpapi ratelimit-headers draft syntax (structured fields). */

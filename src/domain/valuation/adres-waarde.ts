@@ -3,7 +3,7 @@
  * (one statement), then valued by the process's fitted model. The address's own held sales are
  * never comparables; the model finds them by the address id it indexed the sales by, without a query.
  */
-import type { Db } from '../../db/client.ts';
+import { sqlRijen, type Db } from '../../db/client.ts';
 import type { AdresRij } from '../register/adressen.ts';
 import type { Betrouwbaarheid, ModelInfo, ValuationModel } from './index.ts';
 
@@ -21,14 +21,18 @@ export interface WaarderingsAdres extends AdresRij {
 
 /** Every address at a postcode and number with label and house type, ordered like `adresKandidaten`. */
 export function waarderingsKandidaten(db: Db, postcode: string, huisnummer: number): Promise<WaarderingsAdres[]> {
-  return db.$queryRaw<WaarderingsAdres[]>`
-    SELECT a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats,
+  // On the request path: one prepared statement on the pg pool (sqlRijen), not a Prisma query.
+  return sqlRijen<WaarderingsAdres>(
+    db,
+    `SELECT a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats,
            a.oppervlakte, a.bouwjaar, a.lat, a.lon, a.bron, e.label AS energielabel, w.woningtype
     FROM adres a
     LEFT JOIN energielabel e ON e.adres_id = a.id
     LEFT JOIN woningtype w ON w.adres_id = a.id
-    WHERE a.postcode = ${postcode} AND a.huisnummer = ${huisnummer}
-    ORDER BY a.huisletter ASC NULLS LAST, a.toevoeging ASC NULLS LAST`;
+    WHERE a.postcode = $1 AND a.huisnummer = $2::int
+    ORDER BY a.huisletter ASC NULLS LAST, a.toevoeging ASC NULLS LAST`,
+    [postcode, huisnummer],
+  );
 }
 
 export type AdresWaarde =

@@ -4,7 +4,7 @@
  * another account exactly like one that does not exist (null), so ids leak nothing.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../db/client.ts';
+import { sqlRijen, TX_OPTS, type Db } from '../../db/client.ts';
 import { controleerDoel, OngeldigDoel, type Resolver } from './doeladres.ts';
 import { GEBEURTENIS_TYPES, meldNieuweAfleveringen, nieuweBerichtId, tijdstempel, type GebeurtenisType } from './gebeurtenissen.ts';
 
@@ -87,7 +87,7 @@ export async function maakEndpoint(
       data: { accountId: a.accountId, url: a.url, events, omschrijving: a.omschrijving ?? null, geheim, aangemaaktOp: a.now },
       select,
     });
-  });
+  }, TX_OPTS);
   return { endpoint, geheim };
 }
 
@@ -150,10 +150,17 @@ export async function stuurTest(db: Db, accountId: string, id: string, now: Date
   if (!endpoint) return null;
   const berichtId = nieuweBerichtId();
   const payload = { type: TEST_TYPE, timestamp: tijdstempel(now), data: { webhook_id: endpoint.id, url: endpoint.url } };
-  const aflevering = await db.$transaction(async (tx) => {
-    await tx.webhookEvent.create({ data: { id: berichtId, accountId, type: TEST_TYPE, payload, aangemaaktOp: now } });
-    return tx.webhookDelivery.create({ data: { eventId: berichtId, endpointId: endpoint.id, volgendePoging: now }, select: { id: true } });
-  });
+  // One statement (no interactive transaction holding a pooled connection while a burst of test sends
+  // waits for one): the event and its single delivery commit together.
+  const [aflevering] = await sqlRijen<{ id: string }>(
+    db,
+    `WITH g AS (
+       INSERT INTO webhook_gebeurtenis (id, account_id, type, payload, aangemaakt_op)
+       VALUES ($1, $2::uuid, $3, $4::jsonb, $5::timestamptz) RETURNING id)
+     INSERT INTO webhook_aflevering (id, event_id, endpoint_id, volgende_poging)
+     SELECT gen_random_uuid(), g.id, $6::uuid, $5::timestamptz FROM g RETURNING id::text AS id`,
+    [berichtId, accountId, TEST_TYPE, JSON.stringify(payload), now, endpoint.id],
+  );
   meldNieuweAfleveringen();
   return { berichtId, afleveringId: aflevering.id };
 }

@@ -3,14 +3,23 @@
  * function webhook_schrijf, migration 20261122195927_snelheid_stand), one delivery row per subscribed
  * active endpoint. A separate worker sends them; nothing is lost when the process dies between commit and send.
  */
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { sqlRijen, type Db } from '../../db/client.ts';
 
 export type GebeurtenisType = 'inzicht.voltooid' | 'inzicht.mislukt' | 'saldo.laag' | 'sleutel.verloopt';
 export const GEBEURTENIS_TYPES: GebeurtenisType[] = ['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag', 'sleutel.verloopt'];
 
+/** Random bytes drawn 4 KB at a time (one system call per 256 ids instead of one per id; two ids per charge). */
+const voorraad = Buffer.alloc(4096);
+let positie = voorraad.length;
+
 export function nieuweBerichtId(): string {
-  return `msg_${randomBytes(16).toString('base64url')}`;
+  if (positie + 16 > voorraad.length) {
+    randomFillSync(voorraad);
+    positie = 0;
+  }
+  positie += 16;
+  return `msg_${voorraad.toString('base64url', positie - 16, positie)}`;
 }
 
 /** The payload's `timestamp`: ISO 8601 with an explicit +00:00 offset. */

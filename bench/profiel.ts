@@ -1,0 +1,189 @@
+/**
+ * Where one request's time goes (`npm run bench:profiel`): a CPU profile of a real server process and
+ * pg_stat_statements of its database, under load of one scenario.
+ *
+ *   npm run bench:profiel -- [--scenario waarde|whoami|woz|mcp] [--duur 10] [--verbindingen 16] [--top 30]
+ *
+ * Needs PostgreSQL with pg_stat_statements preloaded (BENCH_POSTGRES_URL, default the dev server on
+ * :55440; without the extension only the CPU profile is shown). Creates a database of its own
+ * (`profiel_bench_<random>`, dropped at the end), starts `insight serve` on it with the demo dataset
+ * under `--cpu-prof`, warms it up, then loads it with autocannon for `--duur` seconds. Prints the
+ * functions with the most self time (and the packages/files they belong to) and the statements with
+ * the most execution time per call; the raw `.cpuprofile` stays in a temp directory for Chrome
+ * DevTools or speedscope.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { openDatabase } from '../src/db/client.ts';
+import { createAccount } from '../src/domain/billing/tegoed.ts';
+import { createKey } from '../src/domain/keys/sleutels.ts';
+import { startServer } from '../test/support/server.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    scenario: { type: 'string', default: 'waarde' },
+    duur: { type: 'string', default: '10' },
+    verbindingen: { type: 'string', default: '16' },
+    top: { type: 'string', default: '30' },
+  },
+});
+const PG_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:55440/postgres';
+const RUIM = '10000000';
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+interface ProfielKnoop {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profiel {
+  endTime: number;
+  nodes: ProfielKnoop[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/**
+ * Self time per function and per package/file, in ms, from a V8 .cpuprofile, counting only the samples
+ * of the window [vanafEindMs, totEindMs] before the profile's end (the measured load, not start-up).
+ */
+function zelfTijd(p: Profiel, vanafEindMs: number, totEindMs: number) {
+  const perKnoop = new Map<number, number>();
+  const tijden: number[] = [];
+  let t = p.endTime;
+  for (let i = p.samples.length - 1; i >= 0; i--) {
+    tijden[i] = t;
+    t -= p.timeDeltas[i] ?? 0;
+  }
+  for (let i = 0; i < p.samples.length; i++) {
+    const voorEindMs = (p.endTime - tijden[i]) / 1000;
+    if (voorEindMs > vanafEindMs || voorEindMs < totEindMs) continue;
+    perKnoop.set(p.samples[i], (perKnoop.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+  }
+  const perFunctie = new Map<string, number>();
+  const perBron = new Map<string, number>();
+  let totaal = 0;
+  for (const k of p.nodes) {
+    const ms = perKnoop.get(k.id) ?? 0;
+    if (!ms) continue;
+    const { functionName, url, lineNumber } = k.callFrame;
+    if (functionName === '(idle)') continue;
+    totaal += ms;
+    const kort = url.replace(/^file:\/\//, '').replace(/^.*node_modules\//, 'nm:').replace(/^.*?\/src\//, 'src/');
+    const functie = `${functionName || '(anoniem)'} ${kort}:${lineNumber + 1}`;
+    perFunctie.set(functie, (perFunctie.get(functie) ?? 0) + ms);
+    const bron = kort.startsWith('nm:') ? kort.split('/').slice(0, kort.startsWith('nm:@') ? 2 : 1).join('/') : kort || functionName;
+    perBron.set(bron, (perBron.get(bron) ?? 0) + ms);
+  }
+  return { perFunctie, perBron, totaal };
+}
+
+const dbNaam = `profiel_bench_${randomBytes(4).toString('hex')}`;
+const admin = new pg.Client({ connectionString: PG_URL });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${dbNaam}`);
+// Also the statements inside the SQL functions (rate limit, charge), each with its own line.
+await admin.query(`ALTER DATABASE ${dbNaam} SET pg_stat_statements.track = 'all'`).catch(() => {});
+const dbUrl = Object.assign(new URL(PG_URL), { pathname: `/${dbNaam}` }).toString();
+const profielMap = mkdtempSync(path.join(tmpdir(), 'insight-profiel-'));
+let laadStart = 0;
+let laadEind = 0;
+try {
+  const server = await startServer(dbUrl, {
+    RATE_LIMIT_REST_PER_MIN: RUIM,
+    RATE_LIMIT_MCP_TOOLS_PER_MIN: RUIM,
+    RATE_LIMIT_MCP_PROTOCOL_PER_MIN: RUIM,
+    DEMO_SEED: 'true',
+    LOG_LEVEL: 'error',
+    NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profielMap}`,
+  });
+  try {
+    const db = await openDatabase({ databaseUrl: dbUrl, dataDir: '' });
+    const acc = await createAccount(db.prisma, { naam: 'profiel', credits: 1_000_000_000 });
+    const { key } = await createKey(db.prisma, { accountId: acc.id, naam: 'profiel' });
+    const adressen = (
+      await db.prisma.$queryRawUnsafe<{ postcode: string; huisnummer: number; huisletter: string | null; toevoeging: string | null }[]>(
+        'SELECT postcode, huisnummer, huisletter, toevoeging FROM adres WHERE huisletter IS NULL AND toevoeging IS NULL ORDER BY md5(id) LIMIT 2000',
+      )
+    ).map((r) => ({ postcode: r.postcode, huisnummer: String(r.huisnummer) }));
+    await db.close();
+    let i = 0;
+    let rpc = 0;
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const volgend = () => adressen[i++ % adressen.length];
+    const scenario: Record<string, { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: () => string }> = {
+      whoami: { method: 'GET', path: '/api/v1/whoami', headers: { authorization: auth.authorization } },
+      waarde: { method: 'POST', path: '/api/v1/inzicht/waarde', headers: auth, body: () => JSON.stringify({ adres: volgend() }) },
+      woz: { method: 'POST', path: '/api/v1/inzicht/woz', headers: auth, body: () => JSON.stringify({ adres: volgend() }) },
+      mcp: {
+        method: 'POST',
+        path: '/mcp',
+        headers: { ...auth, accept: 'application/json, text/event-stream' },
+        body: () => JSON.stringify({ jsonrpc: '2.0', id: ++rpc, method: 'tools/call', params: { name: 'property_value', arguments: volgend() } }),
+      },
+    };
+    const s = scenario[args.scenario];
+    if (!s) throw new Error(`onbekend scenario ${args.scenario} (whoami, waarde, woz, mcp)`);
+    const laden = (duur: number) =>
+      new Promise<autocannon.Result>((resolve, reject) =>
+        autocannon(
+          {
+            url: server.url,
+            connections: Number(args.verbindingen),
+            duration: duur,
+            requests: [{ method: s.method, path: s.path, headers: s.headers, ...(s.body ? { setupRequest: (r: autocannon.Request) => ({ ...r, body: s.body!() }) } : {}) }],
+          },
+          (err, res) => (err ? reject(err) : resolve(res)),
+        ),
+      );
+    await laden(3);
+    const statistiek = await admin.query(`SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'`).then(
+      async () => {
+        const c = new pg.Client({ connectionString: dbUrl });
+        await c.connect();
+        try {
+          await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+          await c.query('SELECT pg_stat_statements_reset()');
+          return c;
+        } catch (e) {
+          log(`pg_stat_statements niet beschikbaar: ${(e as Error).message}`);
+          await c.end();
+          return null;
+        }
+      },
+    );
+    laadStart = Date.now();
+    const res = await laden(Number(args.duur));
+    laadEind = Date.now();
+    log(`${args.scenario}: ${Math.round(res.requests.average)} req/s, p50 ${res.latency.p50} ms, p99 ${res.latency.p99} ms, niet-2xx ${res.non2xx}, ${res.requests.total} verzoeken`);
+    if (statistiek) {
+      const r = await statistiek.query(
+        `SELECT calls, round(total_exec_time::numeric, 1) AS totaal_ms, round(mean_exec_time::numeric, 3) AS gem_ms, round((calls::numeric / $1), 2) AS per_verzoek, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+           FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $2 ORDER BY total_exec_time DESC LIMIT 25`,
+        [res.requests.total, dbNaam],
+      );
+      log('\npg_stat_statements (deze database, tijdens de meting):');
+      for (const row of r.rows) log(`  ${String(row.totaal_ms).padStart(9)} ms  ${String(row.gem_ms).padStart(7)} ms/call  ${String(row.per_verzoek).padStart(5)}×/verzoek  ${row.query}`);
+      await statistiek.end();
+    }
+  } finally {
+    await server.stop();
+  }
+  const gestopt = Date.now();
+  const bestand = readdirSync(profielMap).find((f) => f.endsWith('.cpuprofile'));
+  if (!bestand) throw new Error(`geen .cpuprofile in ${profielMap}`);
+  const { perFunctie, perBron, totaal } = zelfTijd(JSON.parse(readFileSync(path.join(profielMap, bestand), 'utf8')) as Profiel, gestopt - laadStart, gestopt - laadEind);
+  const top = Number(args.top);
+  log(`\nCPU-profiel (${path.join(profielMap, bestand)}; tijdens de meting: ${Math.round(totaal)} ms niet-idle in ${((laadEind - laadStart) / 1000).toFixed(1)} s)\nper bron:`);
+  for (const [k, v] of [...perBron].sort((a, b) => b[1] - a[1]).slice(0, top)) log(`  ${((100 * v) / totaal).toFixed(1).padStart(5)} %  ${k}`);
+  log('per functie (eigen tijd):');
+  for (const [k, v] of [...perFunctie].sort((a, b) => b[1] - a[1]).slice(0, top)) log(`  ${((100 * v) / totaal).toFixed(1).padStart(5)} %  ${k}`);
+} finally {
+  await admin.query(`DROP DATABASE IF EXISTS ${dbNaam} WITH (FORCE)`).catch(() => {});
+  await admin.end();
+}

@@ -1,0 +1,80 @@
+/**
+ * Natural batching of one statement per hot row (group commit in the application).
+ *
+ * Every charge of one account updates that account's row, and every rate-limit check of one key updates
+ * that key's row. Under a customer's concurrent batch job those statements queued on the row lock
+ * inside PostgreSQL: each commit woke every waiting backend, which re-read the row and went back to
+ * sleep, so most of the database's CPU went into the queue rather than the work (measured with
+ * `npm run bench:profiel`: ~0.7 ms lock wait per statement at 16 connections on one key).
+ *
+ * A Bundelaar sends at most one statement per key (row) at a time from this process. A request that
+ * finds none in flight goes at once, alone: no timer, no added latency when traffic is light. Requests
+ * that arrive while one is in flight wait for it and then go together, as one statement that handles
+ * them in arrival order in one transaction. Several processes still meet on the row lock in
+ * PostgreSQL, but each with one statement instead of one per request.
+ *
+ * Why not DataLoader: it batches what arrives within one tick of the event loop and then sends, so
+ * concurrent requests that arrive a few ms apart would still each send their own statement, and it
+ * caches by key, which a charge must never do.
+ *
+ * A failed batch statement fails each of its requests with that error (nothing of the batch
+ * committed); a per-item failure is the batch function's to report per item.
+ */
+export interface BundelOpties<In, Uit> {
+  /** Handles the items of one key in arrival order; returns one result (or Error) per item, same order. */
+  verwerk: (sleutel: string, items: In[]) => Promise<(Uit | Error)[]>;
+  /** At most this many items in one statement (the rest go in the next). */
+  maxGrootte: number;
+}
+
+interface Wachtend<In, Uit> {
+  item: In;
+  klaar: (u: Uit) => void;
+  fout: (e: unknown) => void;
+}
+
+export class Bundelaar<In, Uit> {
+  /** Keys with a statement in flight, and what arrived for them meanwhile (oldest first). */
+  private readonly wachtrijen = new Map<string, Wachtend<In, Uit>[]>();
+
+  private readonly opties: BundelOpties<In, Uit>;
+
+  constructor(opties: BundelOpties<In, Uit>) {
+    this.opties = opties;
+  }
+
+  voer(sleutel: string, item: In): Promise<Uit> {
+    return new Promise<Uit>((klaar, fout) => {
+      const rij = this.wachtrijen.get(sleutel);
+      if (rij) {
+        rij.push({ item, klaar, fout });
+        return;
+      }
+      this.wachtrijen.set(sleutel, []);
+      void this.stuur(sleutel, [{ item, klaar, fout }]);
+    });
+  }
+
+  private async stuur(sleutel: string, deel: Wachtend<In, Uit>[]): Promise<void> {
+    try {
+      const uitkomsten = await this.opties.verwerk(
+        sleutel,
+        deel.map((w) => w.item),
+      );
+      deel.forEach((w, i) => {
+        const u = uitkomsten[i];
+        if (u instanceof Error) w.fout(u);
+        else if (u === undefined) w.fout(new Error(`bundel ${sleutel}: geen uitkomst voor item ${i}`));
+        else w.klaar(u);
+      });
+    } catch (e) {
+      for (const w of deel) w.fout(e);
+    }
+    const rij = this.wachtrijen.get(sleutel);
+    if (!rij || rij.length === 0) {
+      this.wachtrijen.delete(sleutel);
+      return;
+    }
+    void this.stuur(sleutel, rij.splice(0, this.opties.maxGrootte));
+  }
+}

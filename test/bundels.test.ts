@@ -1,0 +1,96 @@
+/**
+ * The batched statements of the hot path (src/db/bundel.ts; SQL functions snelheid_controleer with a
+ * count and afrekenen_bundel, migration 20261122224500_bundels): requests of one key or account that
+ * arrive together share one statement, and each is still settled exactly as if it were alone.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { rekenAf, type Afrekening } from '../src/domain/billing/afrekenen.ts';
+import { createAccount } from '../src/domain/billing/tegoed.ts';
+import { createKey } from '../src/domain/keys/sleutels.ts';
+import { controleerLimiet } from '../src/domain/limits/snelheid.ts';
+import { dialect, useTestDatabase } from './support/db.ts';
+
+const db = useTestDatabase();
+
+async function klant(credits: number) {
+  const acc = await createAccount(db.prisma, { naam: `bundel ${randomUUID()}`, credits });
+  const key = await createKey(db.prisma, { accountId: acc.id, naam: 'bundel' });
+  const rij = await db.prisma.apiKey.findFirstOrThrow({ where: { accountId: acc.id } });
+  return { accountId: acc.id, keyId: rij.id, voorvoegsel: key.key.slice(0, 12) };
+}
+
+function afrekening(k: { accountId: string; keyId: string; voorvoegsel: string }, credits: number): Afrekening {
+  return { ...k, kanaal: 'rest', voorziening: 'woz', status: 200, credits, adres: { postcode: '1234AB', huisnummer: 1 }, now: new Date() };
+}
+
+async function grootboekKlopt(accountId: string) {
+  const [r] = await db.prisma.$queryRaw<{ credits: number; som: number; verbruik: number; afschrijvingen: number }[]>`
+    SELECT a.credits,
+           (SELECT COALESCE(SUM(g.credits), 0)::int FROM grootboek g WHERE g.account_id = a.id) AS som,
+           (SELECT count(*)::int FROM verbruik v WHERE v.account_id = a.id) AS verbruik,
+           (SELECT count(*)::int FROM grootboek g WHERE g.account_id = a.id AND g.soort = 'afschrijving') AS afschrijvingen
+    FROM account a WHERE a.id = ${accountId}::uuid`;
+  expect(r.som).toBe(r.credits);
+  expect(r.credits).toBeGreaterThanOrEqual(0);
+  return r;
+}
+
+describe(`batched hot-path statements (${dialect})`, () => {
+  it('charges of one account that arrive together: balance spent first come, first served; never below zero', async () => {
+    const k = await klant(5);
+    const uit = await Promise.all(Array.from({ length: 6 }, () => rekenAf(db.prisma, afrekening(k, 2))));
+    expect(uit.map((u) => u.soort)).toEqual(['ok', 'ok', 'onvoldoende', 'onvoldoende', 'onvoldoende', 'onvoldoende']);
+    expect(uit.map((u) => u.saldo)).toEqual([3, 1, 1, 1, 1, 1]);
+    const r = await grootboekKlopt(k.accountId);
+    expect(r).toMatchObject({ credits: 1, verbruik: 2, afschrijvingen: 2 });
+  });
+
+  it('one broken charge in a batch is undone alone: the others in the same statement commit', async () => {
+    const k = await klant(100);
+    const eerste = rekenAf(db.prisma, afrekening(k, 3));
+    // These two go together in the next statement; the middle one carries a claim id that is no uuid.
+    const kapot = rekenAf(db.prisma, { ...afrekening(k, 3), idempotentie: { id: 'geen-uuid', antwoord: {} } });
+    const derde = rekenAf(db.prisma, afrekening(k, 3));
+    expect((await eerste).soort).toBe('ok');
+    await expect(kapot).rejects.toThrow(/afrekenen:/);
+    expect(await derde).toMatchObject({ soort: 'ok', saldo: 94 });
+    const r = await grootboekKlopt(k.accountId);
+    expect(r).toMatchObject({ credits: 94, verbruik: 2, afschrijvingen: 2 });
+  });
+
+  it('rate-limit checks of one key that arrive together: exactly the limit is admitted, each with its own count', async () => {
+    const k = await klant(0);
+    const nu = new Date();
+    const uit = await Promise.all(Array.from({ length: 12 }, () => controleerLimiet(db.prisma, k.keyId, [{ naam: 'rest', limiet: 5 }], nu)));
+    expect(uit.filter((u) => u.toegestaan)).toHaveLength(5);
+    expect(uit.filter((u) => u.toegestaan).map((u) => u.standen[0].resterend)).toEqual([4, 3, 2, 1, 0]);
+    for (const u of uit.filter((x) => !x.toegestaan)) {
+      expect(u.sleutelGeldig).toBe(true);
+      expect(u.standen[0].resterend).toBe(0);
+      expect(u.retryAfter).toBeGreaterThanOrEqual(1);
+      expect(u.retryAfter).toBeLessThanOrEqual(60);
+    }
+    // The refused ones spent nothing: the window holds exactly 5.
+    const [st] = await db.prisma.$queryRaw<{ som: number }[]>`
+      SELECT (SELECT sum(x) FROM unnest(tellingen) x)::int AS som FROM snelheid_stand WHERE key_id = ${k.keyId}::uuid AND emmer = 'rest'`;
+    expect(st.som).toBe(5);
+  });
+
+  it('two buckets: a batch is admitted as far as the fuller bucket allows, and counted in both', async () => {
+    const k = await klant(0);
+    const nu = new Date();
+    const emmers = [
+      { naam: 'rest', limiet: 10 },
+      { naam: 'rest:invloeden', limiet: 3 },
+    ];
+    const uit = await Promise.all(Array.from({ length: 6 }, () => controleerLimiet(db.prisma, k.keyId, emmers, nu)));
+    expect(uit.filter((u) => u.toegestaan)).toHaveLength(3);
+    const rijen = await db.prisma.$queryRaw<{ emmer: string; som: number }[]>`
+      SELECT emmer, (SELECT sum(x) FROM unnest(tellingen) x)::int AS som FROM snelheid_stand WHERE key_id = ${k.keyId}::uuid ORDER BY emmer`;
+    expect(rijen).toEqual([
+      { emmer: 'rest', som: 3 },
+      { emmer: 'rest:invloeden', som: 3 },
+    ]);
+  });
+});
