@@ -7,12 +7,14 @@ import { sessieRouter } from './sessie.ts';
 import { sleutelsRouter } from './sleutels.ts';
 import { tegoedRouter } from './tegoed.ts';
 import { verbruikRouter } from './verbruik.ts';
+import { webhooksRouter } from './webhooks.ts';
 
 export const appWebRouter = router({
   sessie: sessieRouter,
   sleutels: sleutelsRouter,
   tegoed: tegoedRouter,
   verbruik: verbruikRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppWebRouter = typeof appWebRouter;
