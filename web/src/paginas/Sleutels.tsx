@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, foutTekst } from '../api.ts';
 import { fmtDatum, fmtDatumTijd } from '../opmaak.ts';
+import { EenmaligGetoond } from '../EenmaligGetoond.tsx';
 
 type Sleutel = Awaited<ReturnType<typeof api.sleutels.lijst.query>>[number];
 interface Getoond {
@@ -28,14 +29,9 @@ export function Sleutels() {
   const [fout, setFout] = useState('');
   const [status, setStatus] = useState('');
   const [bezig, setBezig] = useState(false);
-  const [gekopieerd, setGekopieerd] = useState(false);
-  const nieuwRef = useRef<HTMLHeadingElement>(null);
 
   const laad = () => api.sleutels.lijst.query().then(setLijst).catch((err) => setFout(foutTekst(err)));
   useEffect(() => void laad(), []);
-  useEffect(() => {
-    if (getoond) nieuwRef.current?.focus();
-  }, [getoond]);
 
   async function actie(fn: () => Promise<unknown>) {
     setBezig(true);
@@ -55,7 +51,6 @@ export function Sleutels() {
     e.preventDefault();
     return actie(async () => {
       const k = await api.sleutels.maak.mutate({ naam, familie, looptijd_dagen: looptijd });
-      setGekopieerd(false);
       setGetoond({ ...k, reden: `Nieuwe sleutel '${naam}'` });
       setNaam('');
     });
@@ -65,7 +60,6 @@ export function Sleutels() {
     if (!confirm(`Sleutel '${s.naam}' (${s.voorvoegsel}…) vervangen? De oude sleutel stopt meteen.`)) return;
     return actie(async () => {
       const k = await api.sleutels.roteer.mutate({ id: s.id });
-      setGekopieerd(false);
       setGetoond({ ...k, reden: `Vervangende sleutel voor '${s.naam}'` });
     });
   };
@@ -77,16 +71,6 @@ export function Sleutels() {
       setStatus(`Sleutel '${s.naam}' is ingetrokken.`);
     });
   };
-
-  async function kopieer() {
-    if (!getoond) return;
-    try {
-      await navigator.clipboard.writeText(getoond.sleutel);
-      setGekopieerd(true);
-    } catch {
-      (document.getElementById('nieuwe-sleutel') as HTMLInputElement | null)?.select();
-    }
-  }
 
   const geldig = lijst?.filter((s) => s.status === 'geldig' && s.familie === 'inzicht').length ?? 0;
 
@@ -101,18 +85,9 @@ export function Sleutels() {
       <p role="status" class="status">{status}</p>
 
       {getoond && (
-        <section class="nieuwe-sleutel" aria-labelledby="kop-nieuw">
-          <h2 id="kop-nieuw" tabIndex={-1} ref={nieuwRef}>{getoond.reden}</h2>
-          <p>
-            <strong>Kopieer deze sleutel nu: hij wordt maar één keer getoond.</strong> Wij bewaren alleen een hash. Geldig tot {fmtDatum(getoond.verloopt_op)}.
-          </p>
-          <label for="nieuwe-sleutel">Sleutel</label>
-          <div class="rij">
-            <input id="nieuwe-sleutel" type="text" readOnly value={getoond.sleutel} onFocus={(e) => e.currentTarget.select()} spellcheck={false} autoComplete="off" />
-            <button type="button" onClick={kopieer}>{gekopieerd ? 'Gekopieerd' : 'Kopiëren'}</button>
-          </div>
-          <button type="button" class="knop-secundair" onClick={() => setGetoond(null)}>Ik heb hem bewaard</button>
-        </section>
+        <EenmaligGetoond id="nieuwe-sleutel" titel={getoond.reden} label="Sleutel" waarde={getoond.sleutel} klaar={() => setGetoond(null)}>
+          <strong>Kopieer deze sleutel nu: hij wordt maar één keer getoond.</strong> Wij bewaren alleen een hash. Geldig tot {fmtDatum(getoond.verloopt_op)}.
+        </EenmaligGetoond>
       )}
 
       <section aria-labelledby="kop-maak">
