@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, foutTekst } from '../api.ts';
+import { useActie } from '../actie.ts';
 import { EenmaligGetoond } from '../EenmaligGetoond.tsx';
 import { fmtDatum, fmtDatumTijd } from '../opmaak.ts';
+import { Tabel } from '../Tabel.tsx';
 
 type Lijst = Awaited<ReturnType<typeof api.webhooks.lijst.query>>;
 type Webhook = Lijst['webhooks'][number];
@@ -26,9 +28,6 @@ export function Webhooks() {
   const [events, setEvents] = useState<string[]>(['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag']);
   const [omschrijving, setOmschrijving] = useState('');
   const [geheim, setGeheim] = useState<{ titel: string; waarde: string } | null>(null);
-  const [fout, setFout] = useState('');
-  const [status, setStatus] = useState('');
-  const [bezig, setBezig] = useState(false);
   // The delivery log: which webhook, which page (cursors of the pages before it), and its rows.
   const [gekozen, setGekozen] = useState<string | null>(null);
   const [cursors, setCursors] = useState<string[]>([]);
@@ -36,6 +35,7 @@ export function Webhooks() {
   const [volgenTot, setVolgenTot] = useState(0);
   const [tik, setTik] = useState(0);
 
+  const { bezig, fout, setFout, status, setStatus, actie } = useActie(() => laad());
   const laad = () =>
     api.webhooks.lijst
       .query()
@@ -67,20 +67,6 @@ export function Webhooks() {
       clearTimeout(timer);
     };
   }, [gekozen, cursors, tik, volgenTot]);
-
-  async function actie(fn: () => Promise<unknown>) {
-    setBezig(true);
-    setFout('');
-    setStatus('');
-    try {
-      await fn();
-    } catch (err) {
-      setFout(foutTekst(err));
-    } finally {
-      setBezig(false);
-      await laad();
-    }
-  }
 
   const toonLog = (id: string) => {
     setGekozen(id);
@@ -187,42 +173,29 @@ export function Webhooks() {
       <section aria-labelledby="kop-webhooks">
         <h2 id="kop-webhooks">Jouw webhooks</h2>
         {lijst && webhooks.length === 0 && <p>Nog geen webhooks.</p>}
-        <div class="tabel-rol" role="region" aria-labelledby="kop-webhooks" tabIndex={0}>
-          <table class="webhooks">
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Gebeurtenissen</th>
-                <th scope="col">Status</th>
-                <th scope="col">Gemaakt</th>
-                <th scope="col"><span class="sr">Acties</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              {webhooks.map((w) => (
-                <tr key={w.id} data-url={w.url} data-actief={String(w.actief)}>
-                  <td class="url">
-                    <code>{w.url}</code>
-                    {w.omschrijving && <div class="klein">{w.omschrijving}</div>}
-                  </td>
-                  <td>{w.events.join(', ')}</td>
-                  <td>
-                    <span class={`label label-${w.actief ? 'geldig' : 'ingetrokken'}`}>{w.actief ? 'Aan' : 'Uit'}</span>
-                    {w.uitschakel_reden && <div class="klein">{w.uitschakel_reden}</div>}
-                  </td>
-                  <td>{fmtDatum(w.aangemaakt_op)}</td>
-                  <td class="acties">
-                    <button type="button" disabled={bezig} onClick={() => test(w)} aria-label={`Test sturen naar ${w.url}`}>Test sturen</button>
-                    <button type="button" class="knop-secundair" onClick={() => toonLog(w.id)} aria-label={`Afleveringen van ${w.url} tonen`} aria-pressed={gekozen === w.id}>Afleveringen</button>
-                    <button type="button" class="knop-secundair" disabled={bezig} onClick={() => zetActief(w)} aria-label={`Webhook ${w.url} ${w.actief ? 'uitzetten' : 'aanzetten'}`}>{w.actief ? 'Uitzetten' : 'Aanzetten'}</button>
-                    <button type="button" class="knop-secundair" disabled={bezig} onClick={() => roteer(w)} aria-label={`Nieuw geheim voor ${w.url}`}>Nieuw geheim</button>
-                    <button type="button" class="knop-gevaar" disabled={bezig} onClick={() => verwijder(w)} aria-label={`Webhook ${w.url} verwijderen`}>Verwijderen</button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Tabel kop="kop-webhooks" klasse="webhooks" kolommen={['URL', 'Gebeurtenissen', 'Status', 'Gemaakt', { titel: 'Acties', verborgen: true }]}>
+          {webhooks.map((w) => (
+            <tr key={w.id} data-url={w.url} data-actief={String(w.actief)}>
+              <td class="url">
+                <code>{w.url}</code>
+                {w.omschrijving && <div class="klein">{w.omschrijving}</div>}
+              </td>
+              <td>{w.events.join(', ')}</td>
+              <td>
+                <span class={`label label-${w.actief ? 'geldig' : 'ingetrokken'}`}>{w.actief ? 'Aan' : 'Uit'}</span>
+                {w.uitschakel_reden && <div class="klein">{w.uitschakel_reden}</div>}
+              </td>
+              <td>{fmtDatum(w.aangemaakt_op)}</td>
+              <td class="acties">
+                <button type="button" disabled={bezig} onClick={() => test(w)} aria-label={`Test sturen naar ${w.url}`}>Test sturen</button>
+                <button type="button" class="knop-secundair" onClick={() => toonLog(w.id)} aria-label={`Afleveringen van ${w.url} tonen`} aria-pressed={gekozen === w.id}>Afleveringen</button>
+                <button type="button" class="knop-secundair" disabled={bezig} onClick={() => zetActief(w)} aria-label={`Webhook ${w.url} ${w.actief ? 'uitzetten' : 'aanzetten'}`}>{w.actief ? 'Uitzetten' : 'Aanzetten'}</button>
+                <button type="button" class="knop-secundair" disabled={bezig} onClick={() => roteer(w)} aria-label={`Nieuw geheim voor ${w.url}`}>Nieuw geheim</button>
+                <button type="button" class="knop-gevaar" disabled={bezig} onClick={() => verwijder(w)} aria-label={`Webhook ${w.url} verwijderen`}>Verwijderen</button>
+              </td>
+            </tr>
+          ))}
+        </Tabel>
       </section>
 
       {logVan && (
@@ -231,38 +204,22 @@ export function Webhooks() {
             <h2 id="kop-afleveringen">Afleveringen van <code>{logVan.url}</code></h2>
             <button type="button" class="knop-secundair" onClick={() => setTik((n) => n + 1)}>Vernieuwen</button>
           </div>
-          <div class="tabel-rol" role="region" aria-labelledby="kop-afleveringen" tabIndex={0}>
-            <table class="afleveringen">
-              <thead>
-                <tr>
-                  <th scope="col">Tijdstip</th>
-                  <th scope="col">Gebeurtenis</th>
-                  <th scope="col">Toestand</th>
-                  <th scope="col" class="getal">Pogingen</th>
-                  <th scope="col" class="getal">Laatste status</th>
-                  <th scope="col">Laatste fout</th>
-                  <th scope="col">Volgende poging</th>
-                  <th scope="col"><span class="sr">Acties</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {log?.regels.map((a) => (
-                  <tr key={a.id} data-type={a.type} data-toestand={a.toestand} data-gebeurtenis={a.gebeurtenis_id}>
-                    <td>{fmtDatumTijd(a.aangemaakt_op)}</td>
-                    <td><code>{a.type}</code></td>
-                    <td><span class={`label toestand-${a.toestand}`}>{TOESTAND[a.toestand]}</span></td>
-                    <td class="getal">{a.pogingen}</td>
-                    <td class="getal">{a.laatste_status ?? '—'}</td>
-                    <td>{a.laatste_fout ?? '—'}</td>
-                    <td>{fmtDatumTijd(a.volgende_poging)}</td>
-                    <td class="acties">
-                      <button type="button" class="knop-secundair" disabled={bezig || a.toestand === 'bezig'} onClick={() => opnieuw(a)} aria-label={`Gebeurtenis ${a.type} van ${fmtDatumTijd(a.aangemaakt_op)} opnieuw sturen`}>Opnieuw sturen</button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Tabel kop="kop-afleveringen" klasse="afleveringen" kolommen={['Tijdstip', 'Gebeurtenis', 'Toestand', { titel: 'Pogingen', getal: true }, { titel: 'Laatste status', getal: true }, 'Laatste fout', 'Volgende poging', { titel: 'Acties', verborgen: true }]}>
+            {log?.regels.map((a) => (
+              <tr key={a.id} data-type={a.type} data-toestand={a.toestand} data-gebeurtenis={a.gebeurtenis_id}>
+                <td>{fmtDatumTijd(a.aangemaakt_op)}</td>
+                <td><code>{a.type}</code></td>
+                <td><span class={`label toestand-${a.toestand}`}>{TOESTAND[a.toestand]}</span></td>
+                <td class="getal">{a.pogingen}</td>
+                <td class="getal">{a.laatste_status ?? '—'}</td>
+                <td>{a.laatste_fout ?? '—'}</td>
+                <td>{fmtDatumTijd(a.volgende_poging)}</td>
+                <td class="acties">
+                  <button type="button" class="knop-secundair" disabled={bezig || a.toestand === 'bezig'} onClick={() => opnieuw(a)} aria-label={`Gebeurtenis ${a.type} van ${fmtDatumTijd(a.aangemaakt_op)} opnieuw sturen`}>Opnieuw sturen</button>
+                </td>
+              </tr>
+            ))}
+          </Tabel>
           {log && log.regels.length === 0 && <p>Nog geen afleveringen. Stuur een testgebeurtenis om je ontvanger te proberen.</p>}
           <nav class="bladeren" aria-label="Afleveringen bladeren">
             <button type="button" class="knop-secundair" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>Nieuwer</button>
