@@ -1,9 +1,10 @@
 /**
  * /trpc: the web app's part of the one router (`app` in procedures/router.ts) over HTTP (queries GET,
  * mutations POST), in the one context with kanaal `intern` and the request's session fields (`web`;
- * core/sessie.ts checks them). Authentication is the session cookie only, parsed in this scope alone: the public REST and MCP paths never read it, so a
- * session cookie there is just an unauthenticated request (401). The cookie is HttpOnly, SameSite=Lax,
- * and Secure unless the request is plain http to a loopback host (local development and tests).
+ * core/sessie.ts checks them). Authentication is the session cookie only, parsed in this scope alone:
+ * the public REST and MCP paths never read it, so a session cookie there is just an unauthenticated
+ * request (401). The cookie is HttpOnly, SameSite=Lax, and Secure unless the request is plain http to
+ * a loopback host (local development and tests).
  */
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
