@@ -209,7 +209,8 @@ describe.skipIf(geenBrowser)(`web app /app in Chromium${geenBrowser ? ` (overges
     await page.getByRole('button', { name: /^Sleutel e2e-sleutel .* intrekken$/ }).click();
     await page.getByText("Sleutel 'e2e-sleutel' is ingetrokken.").waitFor();
     expect((await rest('/api/v1/whoami', nieuw)).status).toBe(401);
-    expect(await page.locator('tr[data-status=geldig]').count()).toBe(0);
+    // The status line is set before the list is read again: wait for the list, not just the message.
+    await expect.poll(() => page.locator('tr[data-status=geldig]').count()).toBe(0);
   });
 
   it('registers a webhook to a local receiver, copies its secret, sends a test: the delivery shows in the log, signed; replay sends it again', async () => {
