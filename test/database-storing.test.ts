@@ -8,6 +8,7 @@ import type { Services } from '../src/core/context.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { createAccount, getBalance } from '../src/domain/billing/tegoed.ts';
 import { createKey } from '../src/domain/keys/sleutels.ts';
+import { maakGebruiker } from '../src/domain/gebruikers/gebruikers.ts';
 import { maakModelHouder } from '../src/domain/valuation/houder.ts';
 import { createLogger } from '../src/logging.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './support/db.ts';
@@ -110,5 +111,36 @@ describe.skipIf(!testDatabaseUrl)('database outage (PostgreSQL behind a relay)',
     const herstel = regels.filter((l) => /database weer bereikbaar/.test(l));
     expect(herstel).toHaveLength(1);
     expect(JSON.parse(herstel[0]).geweigerd).toBeGreaterThanOrEqual(21);
+  });
+
+  it('the web app over /trpc gets the same 503 {fout} with Retry-After (not 500), for login, queries and mutations alike', async () => {
+    const email = 'storing@voorbeeld.nl';
+    const wachtwoord = 'een-lang-genoeg-wachtwoord';
+    await maakGebruiker(direct.prisma, { accountId, email, wachtwoord });
+    const aanmelden = () =>
+      app.inject({ method: 'POST', url: '/trpc/sessie.aanmelden', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ email, wachtwoord }) });
+    const login = await aanmelden();
+    expect(login.statusCode, login.body).toBe(200);
+    const cookie = String(login.headers['set-cookie']).split(';')[0];
+    const csrf = login.json().result.data.csrf as string;
+    const saldo = () => app.inject({ method: 'GET', url: '/trpc/tegoed.saldo', headers: { cookie } });
+    const maakSleutel = () =>
+      app.inject({ method: 'POST', url: '/trpc/sleutels.maak', headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' }, payload: JSON.stringify({ naam: 'tijdens storing' }) });
+    expect((await saldo()).statusCode).toBe(200);
+
+    await relais.sluit();
+    for (const r of [await saldo(), await maakSleutel(), await aanmelden()]) {
+      expect(r.statusCode, r.body).toBe(503);
+      expect(r.json().error.data.fout).toMatch(/database|tijdelijk/i);
+      expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    await relais.open();
+    let r = await saldo();
+    for (let i = 0; i < 50 && r.statusCode === 503; i++) {
+      await new Promise((ok) => setTimeout(ok, 100));
+      r = await saldo();
+    }
+    expect(r.statusCode, r.body).toBe(200);
+    expect(await direct.prisma.apiKey.count({ where: { accountId, naam: 'tijdens storing' } })).toBe(0);
   });
 });

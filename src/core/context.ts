@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/env.ts';
 import type { Db } from '../db/client.ts';
 import type { Principal } from '../domain/keys/sleutels.ts';
+import type { Sessie } from '../domain/gebruikers/gebruikers.ts';
 import type { ModelHouder } from '../domain/valuation/houder.ts';
 import type { Resolver } from '../domain/webhooks/doeladres.ts';
 
@@ -22,7 +23,26 @@ export interface Services {
   webhookResolver?: Resolver;
 }
 
+/** `intern`: the web app's calls over /trpc (session auth, core/sessie.ts). */
 export type Kanaal = 'rest' | 'mcp' | 'intern';
+
+/**
+ * /trpc only: what the web app's session procedures (core/sessie.ts) read from the HTTP request and
+ * how they set the session cookie. The REST and MCP gateways never fill it in, so a session procedure
+ * cannot run there and a session cookie is no credential there.
+ */
+export interface WebVerzoek {
+  /** The session cookie's value, if any. */
+  sessieToken?: string;
+  /** The CSRF header's value, if any. */
+  csrfToken?: string;
+  /** Origin header of the request and the host it was sent to, for the same-origin check. */
+  origin?: string;
+  host?: string;
+  ip: string;
+  zetSessieCookie: (token: string, verlooptOp: Date) => void;
+  wisSessieCookie: () => void;
+}
 
 export interface ContextInput {
   services: Services;
@@ -45,6 +65,8 @@ export interface ContextInput {
   requestId?: string;
   /** Where procedures put response headers (RateLimit, Idempotent-Replayed, ...). */
   setHeader?: (name: string, value: string) => void;
+  /** /trpc only: the request as the session procedures need it. */
+  web?: WebVerzoek;
 }
 
 export interface Context extends Required<Pick<ContextInput, 'services' | 'kanaal' | 'requestId' | 'setHeader'>> {
@@ -56,11 +78,19 @@ export interface Context extends Required<Pick<ContextInput, 'services' | 'kanaa
   principal?: Principal;
   /** The account's balance as read with the rate limit (credits), so no request reads it twice. */
   saldo?: number;
+  web?: WebVerzoek;
+  /** Set by `sessieProcedure` (core/sessie.ts): the logged-in user's live session. */
+  sessie?: Sessie;
 }
 
 /** The context after authentication: every procedure behind `sleutelProcedure` sees this. */
 export interface AuthContext extends Context {
   principal: Principal;
+}
+
+/** The context of a web-app procedure: a /trpc request, never a key; `sessie` once logged in. */
+export interface WebContext extends Context {
+  web: WebVerzoek;
 }
 
 export function createContextInner(input: ContextInput): Context {
@@ -75,5 +105,6 @@ export function createContextInner(input: ContextInput): Context {
     principal: input.principal,
     requestId: input.requestId ?? randomUUID(),
     setHeader: input.setHeader ?? (() => {}),
+    web: input.web,
   };
 }

@@ -1,20 +1,22 @@
 /**
- * /trpc: the web app's internal tRPC router over HTTP (queries GET, mutations POST). Authentication is
- * the session cookie only, parsed in this scope alone: the public REST and MCP paths never read it, so a
- * session cookie there is just an unauthenticated request (401). The cookie is HttpOnly, SameSite=Lax,
- * and Secure unless the request is plain http to a loopback host (local development and tests).
+ * /trpc: the web app's part of the one router (`app` in procedures/router.ts) over HTTP (queries GET,
+ * mutations POST), in the one context with kanaal `intern` and the request's session fields (`web`;
+ * core/sessie.ts checks them). Authentication is the session cookie only, parsed in this scope alone:
+ * the public REST and MCP paths never read it, so a session cookie there is just an unauthenticated
+ * request (401). The cookie is HttpOnly, SameSite=Lax, and Secure unless the request is plain http to
+ * a loopback host (local development and tests).
  */
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import type { Services } from '../core/context.ts';
+import { createContextInner, type Context, type Services } from '../core/context.ts';
 import { naarFout } from '../core/errors.ts';
 import { stuurFout } from './fout-antwoord.ts';
 import { appWebRouter } from '../procedures/app/router.ts';
-import { CSRF_HEADER, type WebContext } from '../procedures/app/trpc.ts';
 
 export const SESSIE_COOKIE = 'insight_sessie';
 export const TRPC_PREFIX = '/trpc';
+export const CSRF_HEADER = 'x-csrf-token';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -27,20 +29,24 @@ function kop(req: FastifyRequest, naam: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-export function maakWebContext(services: Services, req: FastifyRequest, reply: FastifyReply): WebContext {
+export function maakWebContext(services: Services, req: FastifyRequest, reply: FastifyReply): Context {
   const cookieOpties = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: veiligeCookie(req) };
-  return {
+  return createContextInner({
     services,
-    sessieToken: req.cookies[SESSIE_COOKIE],
+    kanaal: 'intern',
     authorization: kop(req, 'authorization'),
-    csrfToken: kop(req, CSRF_HEADER),
-    origin: kop(req, 'origin'),
-    host: kop(req, 'host'),
-    ip: req.ip,
-    zetSessieCookie: (token, verlooptOp) => void reply.setCookie(SESSIE_COOKIE, token, { ...cookieOpties, expires: verlooptOp }),
-    wisSessieCookie: () => void reply.clearCookie(SESSIE_COOKIE, cookieOpties),
+    requestId: String(req.id),
     setHeader: (k, v) => void reply.header(k, v),
-  };
+    web: {
+      sessieToken: req.cookies[SESSIE_COOKIE],
+      csrfToken: kop(req, CSRF_HEADER),
+      origin: kop(req, 'origin'),
+      host: kop(req, 'host'),
+      ip: req.ip,
+      zetSessieCookie: (token, verlooptOp) => void reply.setCookie(SESSIE_COOKIE, token, { ...cookieOpties, expires: verlooptOp }),
+      wisSessieCookie: () => void reply.clearCookie(SESSIE_COOKIE, cookieOpties),
+    },
+  });
 }
 
 export async function registerTrpc(app: FastifyInstance, services: Services) {

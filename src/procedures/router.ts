@@ -11,6 +11,7 @@ import { woningtype } from './inzicht/woningtype.ts';
 import { invloeden } from './inzicht/invloeden.ts';
 import { waarde } from './inzicht/waarde.ts';
 import { webhooks } from './webhooks.ts';
+import { appWebRouter } from './app/router.ts';
 
 export const appRouter = router({
   whoami,
@@ -19,6 +20,8 @@ export const appRouter = router({
   beheer: router({ toegang: beheerToegang }),
   inzicht: router({ waarde, adres, woz, energielabel, woningtype, invloeden }),
   webhooks,
+  /** The web app's internal procedures (session auth, no `meta.openapi`/`meta.mcp`): served at /trpc only. */
+  app: appWebRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,13 +1,14 @@
 /**
  * /api/v1/webhooks: an account's webhook endpoints (free, insight key, per account, at most 10).
- * The logic lives in domain/webhooks/beheer.ts so the web app can reuse it over /trpc.
+ * The logic lives in domain/webhooks/beheer.ts; the web app (procedures/app/webhooks.ts) uses it too,
+ * with the answer shapes and error translation exported here.
  */
 import { z } from 'zod';
 import { inzichtProcedure, router } from '../core/trpc.ts';
 import { accountMeta, accountMetaSchema } from '../core/schema.ts';
 import { isoMetOffset } from '../domain/begrippen.ts';
 import { foutBeschrijvingen, InsightFout } from '../core/errors.ts';
-import type { AuthContext } from '../core/context.ts';
+import type { Context } from '../core/context.ts';
 import {
   afleveringenPagina, afleveringOpnieuw, haalEndpoint, lijstEndpoints, maakEndpoint, roteerGeheim, stuurTest, verwijderEndpoint,
   WebhookFout, wijzigEndpoint, MAX_ENDPOINTS, type AfleveringRij, type EndpointRij,
@@ -16,7 +17,7 @@ import { GEBEURTENIS_TYPES } from '../domain/webhooks/gebeurtenissen.ts';
 import { rateLimitHeaders } from './inzicht/gedeeld.ts';
 
 const tag = ['webhooks'];
-const eventsSchema = z.array(z.enum(GEBEURTENIS_TYPES as [string, ...string[]])).min(1, 'events: kies minstens één type').max(10);
+export const eventsSchema = z.array(z.enum(GEBEURTENIS_TYPES as [string, ...string[]])).min(1, 'events: kies minstens één type').max(10);
 const idParam = z.string().max(100).describe('Id van de webhook.');
 
 const webhookSchema = z
@@ -49,7 +50,7 @@ const afleveringSchema = z
   })
   .meta({ id: 'WebhookAflevering' });
 
-function naarWebhook(e: EndpointRij) {
+export function naarWebhook(e: EndpointRij) {
   return {
     id: e.id,
     url: e.url,
@@ -63,7 +64,7 @@ function naarWebhook(e: EndpointRij) {
   };
 }
 
-function naarAflevering(a: AfleveringRij) {
+export function naarAflevering(a: AfleveringRij) {
   return {
     id: a.id,
     gebeurtenis_id: a.eventId,
@@ -77,14 +78,14 @@ function naarAflevering(a: AfleveringRij) {
   };
 }
 
-const nietGevonden = () => new InsightFout('niet_gevonden', 'Deze webhook bestaat niet.');
+export const nietGevonden = () => new InsightFout('niet_gevonden', 'Deze webhook bestaat niet.');
 
-function vertaal(e: unknown): never {
+export function vertaal(e: unknown): never {
   if (e instanceof WebhookFout) throw new InsightFout(e.soort === 'te_veel' ? 'conflict' : 'ongeldige_invoer', e.message);
   throw e;
 }
 
-const doel = (ctx: AuthContext) => ({ onveilig: ctx.services.config.WEBHOOK_ALLOW_INSECURE, resolver: ctx.services.webhookResolver });
+export const doel = (ctx: Context) => ({ onveilig: ctx.services.config.WEBHOOK_ALLOW_INSECURE, resolver: ctx.services.webhookResolver });
 const enkel = z.object({ data: webhookSchema, meta: accountMetaSchema });
 const enkelMetGeheim = z.object({ data: metGeheim, meta: accountMetaSchema });
 const fouten = (extra: number[] = []) => ({ ...foutBeschrijvingen([403, ...extra]) });
@@ -178,13 +179,17 @@ const roteer = inzichtProcedure
     return { data: { ...naarWebhook(r.endpoint), geheim: r.geheim }, meta: accountMeta() };
   });
 
-function leesCursor(c: string) {
+export function leesCursor(c: string) {
   const [t, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
   const d = new Date(t ?? '');
   if (Number.isNaN(d.getTime()) || !/^[0-9a-f-]{36}$/.test(id ?? '')) {
     throw new InsightFout('ongeldige_invoer', 'Ongeldige invoer: na: onbekende cursor; gebruik meta.volgende van de vorige pagina.');
   }
   return { t: d, id };
+}
+
+export function schrijfCursor(c: { t: Date; id: string } | null): string | null {
+  return c ? Buffer.from(`${c.t.toISOString()}|${c.id}`).toString('base64url') : null;
 }
 
 const afleveringen = inzichtProcedure
@@ -209,7 +214,7 @@ const afleveringen = inzichtProcedure
     if (!p) throw nietGevonden();
     return {
       data: p.regels.map(naarAflevering),
-      meta: { ...accountMeta(), volgende: p.volgende ? Buffer.from(`${p.volgende.t.toISOString()}|${p.volgende.id}`).toString('base64url') : null },
+      meta: { ...accountMeta(), volgende: schrijfCursor(p.volgende) },
     };
   });
 

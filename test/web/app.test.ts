@@ -2,17 +2,22 @@
  * The web app end to end in a real browser: Debian's chromium (CHROMIUM_PATH, default /usr/bin/chromium)
  * driven by playwright-core, against the real server on loopback with the bundle built at install
  * (web/dist). Screenshots of every page at 1280 and 375 px go to test-results/web/ (gitignored); axe-core
- * checks every page for serious or critical accessibility violations. Runs once (PGlite project).
+ * checks every page for serious or critical accessibility violations. Runs once (PGlite project). The
+ * webhook step sends to a receiver on loopback http (the server runs with WEBHOOK_ALLOW_INSECURE=true and
+ * its delivery worker) and verifies the signature with the reference `standardwebhooks` package.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { adresBody, maakVolledigAdres } from '../support/register.ts';
 import { maakGebruiker } from '../../src/domain/gebruikers/gebruikers.ts';
 import { WEB_DIST } from '../../src/gateways/app-static.ts';
+import { startBezorger, type Bezorger } from '../../src/domain/webhooks/bezorger.ts';
+import { startOntvanger, type Ontvangen, type Ontvanger } from '../support/ontvanger.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ARTEFACTEN = path.resolve('test-results/web');
@@ -31,6 +36,8 @@ describe.skipIf(geenBrowser)(`web app /app in Chromium${geenBrowser ? ` (overges
   let context: BrowserContext;
   let page: Page;
   let adres: { postcode: string; huisnummer: number };
+  let ontvanger: Ontvanger;
+  let bezorger: Bezorger;
   const vreemdeVerzoeken: string[] = [];
   const cspMeldingen: string[] = [];
 
@@ -38,15 +45,18 @@ describe.skipIf(geenBrowser)(`web app /app in Chromium${geenBrowser ? ` (overges
     expect(existsSync(path.join(WEB_DIST, 'index.html')), 'web/dist ontbreekt: npm run build:web').toBe(true);
     expect(existsSync(CHROMIUM), `geen Chromium op ${CHROMIUM}`).toBe(true);
     mkdirSync(ARTEFACTEN, { recursive: true });
-    t = await createTestApp();
+    t = await createTestApp({ WEBHOOK_ALLOW_INSECURE: 'true' });
     // The browser works in real time (its "today"); so does the server here.
     Object.defineProperty(t.clock, 'now', { get: () => new Date() });
+    ontvanger = await startOntvanger();
+    bezorger = await startBezorger(t.services, t.db, { pollMs: 50, verloopControleMs: 0 });
     const acc = await t.account(1000);
     await maakGebruiker(t.db.prisma, { accountId: acc.id, email: EMAIL, wachtwoord: WACHTWOORD });
     adres = await maakVolledigAdres(t.db.prisma);
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'nl-NL', timezoneId: 'Europe/Amsterdam', acceptDownloads: true });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     page = await context.newPage();
     page.on('request', (r) => {
       const u = r.url();
@@ -60,6 +70,8 @@ describe.skipIf(geenBrowser)(`web app /app in Chromium${geenBrowser ? ` (overges
 
   afterAll(async () => {
     await browser?.close();
+    await bezorger?.sluit();
+    await ontvanger?.sluit();
     await t?.close();
   });
 
@@ -96,6 +108,10 @@ describe.skipIf(geenBrowser)(`web app /app in Chromium${geenBrowser ? ` (overges
       headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+
+  /** The signature checked by the reference implementation; the verified payload. */
+  const verifieer = (geheim: string, o: Ontvangen) =>
+    new Webhook(geheim).verify(o.body, { 'webhook-id': String(o.headers['webhook-id']), 'webhook-timestamp': String(o.headers['webhook-timestamp']), 'webhook-signature': String(o.headers['webhook-signature']) });
 
   let sleutel = '';
 
@@ -197,7 +213,50 @@ describe.skipIf(geenBrowser)(`web app /app in Chromium${geenBrowser ? ` (overges
     await page.getByRole('button', { name: /^Sleutel e2e-sleutel .* intrekken$/ }).click();
     await page.getByText("Sleutel 'e2e-sleutel' is ingetrokken.").waitFor();
     expect((await rest('/api/v1/whoami', nieuw)).status).toBe(401);
-    expect(await page.locator('tr[data-status=geldig]').count()).toBe(0);
+    // The status line is set before the list is read again: wait for the list, not just the message.
+    await expect.poll(() => page.locator('tr[data-status=geldig]').count()).toBe(0);
+  });
+
+  it('registers a webhook to a local receiver, copies its secret, sends a test: the delivery shows in the log, signed; replay sends it again', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+    const url = `${ontvanger.base}/e2e/ok`;
+    await page.getByLabel('URL van de ontvanger').fill(url);
+    await page.getByLabel('Omschrijving (niet verplicht)').fill('browsertest');
+    expect(await page.getByRole('checkbox', { name: /inzicht\.voltooid/ }).isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Webhook toevoegen' }).click();
+    const veld = page.locator('#webhook-geheim');
+    await veld.waitFor();
+    const geheim = await veld.inputValue();
+    expect(geheim).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    await expect.poll(() => page.evaluate('document.activeElement.id')).toBe('webhook-geheim-kop');
+    await page.getByRole('button', { name: 'Kopiëren' }).click();
+    await page.getByRole('button', { name: 'Gekopieerd' }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(geheim);
+    await expect.poll(() => page.locator(`tr[data-url="${url}"]`).count()).toBe(1);
+
+    await page.getByRole('button', { name: `Test sturen naar ${url}` }).click();
+    await page.getByRole('status').getByText(/Testgebeurtenis klaargezet/).waitFor();
+    const rij = page.locator('tr[data-type="webhook.test"]');
+    await expect.poll(() => rij.getAttribute('data-toestand'), { timeout: 15_000 }).toBe('afgeleverd');
+    expect(await rij.count()).toBe(1);
+    const cellen = await rij.locator('td').allTextContents();
+    expect(cellen.slice(1, 5)).toEqual(['webhook.test', 'Afgeleverd', '1', '204']);
+
+    const [aankomst] = await ontvanger.wacht('/e2e/ok', 1);
+    const h = aankomst.headers;
+    expect(verifieer(geheim, aankomst)).toMatchObject({ type: 'webhook.test', data: { url } });
+    expect(await rij.getAttribute('data-gebeurtenis')).toBe(h['webhook-id']);
+    await screenshots('webhooks');
+    await axe('webhooks');
+
+    await page.getByRole('button', { name: /^Gebeurtenis webhook\.test van .* opnieuw sturen$/ }).click();
+    await page.getByRole('status').getByText(`Aflevering ${h['webhook-id']} wordt opnieuw verstuurd.`).waitFor();
+    const tweede = await ontvanger.wacht('/e2e/ok', 2);
+    expect(tweede[1].headers['webhook-id']).toBe(h['webhook-id']);
+    expect(verifieer(geheim, tweede[1])).toMatchObject({ type: 'webhook.test', data: { url } });
+    await expect.poll(() => rij.getAttribute('data-toestand'), { timeout: 15_000 }).toBe('afgeleverd');
+    expect(await rij.count()).toBe(1);
   });
 
   it('the session cookie is no credential for POST /api/v1/inzicht/woz: 401', async () => {

@@ -8,6 +8,7 @@ import { Aanmelden } from './paginas/Aanmelden.tsx';
 import { Overzicht } from './paginas/Overzicht.tsx';
 import { Sleutels } from './paginas/Sleutels.tsx';
 import { Verbruik } from './paginas/Verbruik.tsx';
+import { Webhooks } from './paginas/Webhooks.tsx';
 
 export interface Gebruiker {
   email: string;
@@ -19,6 +20,7 @@ const PAGINAS = [
   { pad: '/app', titel: 'Overzicht' },
   { pad: '/app/sleutels', titel: 'Sleutels' },
   { pad: '/app/verbruik', titel: 'Verbruik' },
+  { pad: '/app/webhooks', titel: 'Webhooks' },
 ] as const;
 
 function huidigPad(): string {
@@ -123,7 +125,7 @@ export function App() {
             {melding}
           </p>
         )}
-        {pad === '/app/sleutels' ? <Sleutels /> : pad === '/app/verbruik' ? <Verbruik /> : <Overzicht />}
+        {pad === '/app/sleutels' ? <Sleutels /> : pad === '/app/verbruik' ? <Verbruik /> : pad === '/app/webhooks' ? <Webhooks /> : <Overzicht />}
       </main>
     </>
   );

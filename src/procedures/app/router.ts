@@ -1,15 +1,20 @@
-/** The web app's internal router at /trpc; its type is what the front end's typed client imports. */
-import { webRouter } from './trpc.ts';
+/**
+ * The web app's procedures: the `app` part of the one router (procedures/router.ts), served at /trpc
+ * alone (gateways/trpc.ts); its type is what the front end's typed client imports.
+ */
+import { router } from '../../core/trpc.ts';
 import { sessieRouter } from './sessie.ts';
 import { sleutelsRouter } from './sleutels.ts';
 import { tegoedRouter } from './tegoed.ts';
 import { verbruikRouter } from './verbruik.ts';
+import { webhooksRouter } from './webhooks.ts';
 
-export const appWebRouter = webRouter({
+export const appWebRouter = router({
   sessie: sessieRouter,
   sleutels: sleutelsRouter,
   tegoed: tegoedRouter,
   verbruik: verbruikRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppWebRouter = typeof appWebRouter;

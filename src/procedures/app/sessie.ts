@@ -4,7 +4,8 @@ import { InsightFout } from '../../core/errors.ts';
 import { beeindigSessie, controleerLogin, csrfVoor, normaliseerEmail, startSessie } from '../../domain/gebruikers/gebruikers.ts';
 import { registreerInlogPoging, vergeefInlogPoging } from '../../domain/gebruikers/inlogpogingen.ts';
 import { MAX_WACHTWOORD } from '../../domain/gebruikers/wachtwoord.ts';
-import { openWebProcedure, sessieProcedure, webRouter } from './trpc.ts';
+import { router } from '../../core/trpc.ts';
+import { openWebProcedure, sessieProcedure } from '../../core/sessie.ts';
 
 const ONJUIST = 'E-mailadres of wachtwoord klopt niet.';
 
@@ -16,14 +17,14 @@ function teVaak(seconden: number): InsightFout {
 
 const gebruikerInfo = z.object({ email: z.string(), account: z.string(), csrf: z.string(), verloopt_op: z.string() });
 
-export const sessieRouter = webRouter({
+export const sessieRouter = router({
   aanmelden: openWebProcedure
     .input(z.strictObject({ email: z.string().min(1, 'vul je e-mailadres in').max(254), wachtwoord: z.string().min(1, 'vul je wachtwoord in').max(MAX_WACHTWOORD) }))
     .output(gebruikerInfo)
     .mutation(async ({ ctx, input }) => {
       const { db, now } = ctx.services;
       const email = normaliseerEmail(input.email);
-      const poging = await registreerInlogPoging(db, email, ctx.ip, now());
+      const poging = await registreerInlogPoging(db, email, ctx.web.ip, now());
       if (poging.geweigerd > 0) {
         await vergeefInlogPoging(db, poging); // a refused attempt checks no password and spends no quota
         throw teVaak(poging.geweigerd);
@@ -35,20 +36,20 @@ export const sessieRouter = webRouter({
       }
       await vergeefInlogPoging(db, poging);
       const s = await startSessie(db, user.id, now());
-      ctx.zetSessieCookie(s.token, s.verlooptOp);
+      ctx.web.zetSessieCookie(s.token, s.verlooptOp);
       const account = await db.account.findUniqueOrThrow({ where: { id: user.accountId }, select: { naam: true } });
       return { email: user.email, account: account.naam, csrf: csrfVoor(s.token), verloopt_op: s.verlooptOp.toISOString() };
     }),
 
   /** Who is logged in, and the CSRF token for this session (a query: readable only by our own origin). */
   huidig: sessieProcedure.output(gebruikerInfo).query(({ ctx }) => {
-    const s = ctx.sessie!;
-    return { email: s.email, account: s.accountNaam, csrf: csrfVoor(ctx.sessieToken!), verloopt_op: s.verlooptOp.toISOString() };
+    const s = ctx.sessie;
+    return { email: s.email, account: s.accountNaam, csrf: csrfVoor(ctx.sessieToken), verloopt_op: s.verlooptOp.toISOString() };
   }),
 
   afmelden: sessieProcedure.mutation(async ({ ctx }) => {
-    await beeindigSessie(ctx.services.db, ctx.sessie!.id);
-    ctx.wisSessieCookie();
+    await beeindigSessie(ctx.services.db, ctx.sessie.id);
+    ctx.web.wisSessieCookie();
     return { afgemeld: true };
   }),
 });

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { createKey, listKeys, MAX_LOOPTIJD_DAGEN, revokeKey, rotateKey, SleutelFout, type NieuweSleutel } from '../../domain/keys/sleutels.ts';
-import { sessieProcedure, webRouter } from './trpc.ts';
+import { router } from '../../core/trpc.ts';
+import { sessieProcedure } from '../../core/sessie.ts';
 
 const DAG_MS = 86_400_000;
 
@@ -22,10 +23,10 @@ function getoond(k: NieuweSleutel) {
   return { id: k.id, sleutel: k.key, voorvoegsel: k.voorvoegsel, verloopt_op: isoMetOffset(k.verlooptOp) };
 }
 
-export const sleutelsRouter = webRouter({
+export const sleutelsRouter = router({
   lijst: sessieProcedure.query(async ({ ctx }) => {
     const now = ctx.services.now();
-    const rows = await listKeys(ctx.services.db, ctx.sessie!.accountId);
+    const rows = await listKeys(ctx.services.db, ctx.sessie.accountId);
     return rows.map((r) => ({
       id: r.id,
       naam: r.naam,
@@ -52,7 +53,7 @@ export const sleutelsRouter = webRouter({
     .mutation(async ({ ctx, input }) => {
       const now = ctx.services.now();
       const k = await createKey(ctx.services.db, {
-        accountId: ctx.sessie!.accountId,
+        accountId: ctx.sessie.accountId,
         naam: input.naam,
         familie: input.familie,
         verlooptOp: new Date(now.getTime() + input.looptijd_dagen * DAG_MS),
@@ -63,12 +64,12 @@ export const sleutelsRouter = webRouter({
 
   /** The old key stops at once; the new one (same name, family, rights, expiry) is shown once. */
   roteer: sessieProcedure.input(sleutelId).mutation(async ({ ctx, input }) => {
-    const k = await rotateKey(ctx.services.db, { accountId: ctx.sessie!.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
+    const k = await rotateKey(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
     return getoond(k);
   }),
 
   trekIn: sessieProcedure.input(sleutelId).mutation(async ({ ctx, input }) => {
-    await revokeKey(ctx.services.db, { accountId: ctx.sessie!.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
+    await revokeKey(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
     return { id: input.id, ingetrokken: true };
   }),
 });

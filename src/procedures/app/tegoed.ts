@@ -3,17 +3,18 @@ import { z } from 'zod';
 import { isoMetOffset, datumAmsterdam } from '../../domain/begrippen.ts';
 import { saldoVan } from '../../domain/billing/tegoed.ts';
 import { grenzen, maandBegin } from './periode.ts';
-import { sessieProcedure, webRouter } from './trpc.ts';
+import { router } from '../../core/trpc.ts';
+import { sessieProcedure } from '../../core/sessie.ts';
 
 export const paginaSchema = {
   pagina: z.int('pagina: een geheel getal').min(1, 'pagina: minstens 1').max(100_000).default(1),
   per_pagina: z.int('per_pagina: een geheel getal').min(1, 'per_pagina: minstens 1').max(500, 'per_pagina: hoogstens 500').default(50),
 };
 
-export const tegoedRouter = webRouter({
+export const tegoedRouter = router({
   saldo: sessieProcedure.query(async ({ ctx }) => {
     const { db, now } = ctx.services;
-    const accountId = ctx.sessie!.accountId;
+    const accountId = ctx.sessie.accountId;
     const acc = await db.account.findUniqueOrThrow({ where: { id: accountId }, select: { naam: true, credits: true, drempelCredits: true } });
     const maand = await grenzen(db, maandBegin(now()), datumAmsterdam(now()));
     const gebruikt = await db.usageRecord.aggregate({
@@ -32,7 +33,7 @@ export const tegoedRouter = webRouter({
   }),
 
   grootboek: sessieProcedure.input(z.strictObject(paginaSchema).default({ pagina: 1, per_pagina: 50 })).query(async ({ ctx, input }) => {
-    const where = { accountId: ctx.sessie!.accountId };
+    const where = { accountId: ctx.sessie.accountId };
     const [totaal, rows] = await Promise.all([
       ctx.services.db.ledgerEntry.count({ where }),
       ctx.services.db.ledgerEntry.findMany({

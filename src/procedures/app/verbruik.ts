@@ -4,11 +4,12 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { grenzen, periodeSchema } from './periode.ts';
 import { paginaSchema } from './tegoed.ts';
-import { sessieProcedure, webRouter } from './trpc.ts';
+import { router } from '../../core/trpc.ts';
+import { sessieProcedure } from '../../core/sessie.ts';
 
 const voorziening = z.string().regex(/^[a-z]{1,40}$/, 'voorziening: alleen kleine letters');
 
-export const verbruikRouter = webRouter({
+export const verbruikRouter = router({
   perDag: sessieProcedure.input(periodeSchema).query(async ({ ctx, input }) => {
     const { db } = ctx.services;
     const g = await grenzen(db, input.van, input.tot);
@@ -16,7 +17,7 @@ export const verbruikRouter = webRouter({
       SELECT to_char(aangemaakt_op AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM-DD') AS dag, voorziening,
              count(*)::int AS aantal, coalesce(sum(credits), 0)::int AS credits, coalesce(sum(gefactureerd_cent), 0)::int AS cent
       FROM verbruik
-      WHERE account_id = ${ctx.sessie!.accountId}::uuid AND aangemaakt_op >= ${g.begin} AND aangemaakt_op < ${g.eind}
+      WHERE account_id = ${ctx.sessie.accountId}::uuid AND aangemaakt_op >= ${g.begin} AND aangemaakt_op < ${g.eind}
       GROUP BY 1, 2 ORDER BY 1, 2`;
     const perVoorziening = new Map<string, { voorziening: string; aantal: number; credits: number; gefactureerd_cent: number }>();
     for (const r of rows) {
@@ -50,7 +51,7 @@ export const verbruikRouter = webRouter({
       const { db } = ctx.services;
       const g = await grenzen(db, input.van, input.tot);
       const where: Prisma.UsageRecordWhereInput = {
-        accountId: ctx.sessie!.accountId,
+        accountId: ctx.sessie.accountId,
         aangemaaktOp: { gte: g.begin, lt: g.eind },
         ...(input.voorziening ? { voorziening: input.voorziening } : {}),
         ...(input.sleutel_id ? { keyId: input.sleutel_id } : {}),
@@ -60,7 +61,7 @@ export const verbruikRouter = webRouter({
         db.usageRecord.count({ where }),
         db.usageRecord.findMany({ where, orderBy: [{ aangemaaktOp: 'desc' }, { id: 'desc' }], skip: (input.pagina - 1) * input.per_pagina, take: input.per_pagina }),
       ]);
-      const sleutels = await db.apiKey.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.keyId))] }, accountId: ctx.sessie!.accountId }, select: { id: true, voorvoegsel: true, naam: true } });
+      const sleutels = await db.apiKey.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.keyId))] }, accountId: ctx.sessie.accountId }, select: { id: true, voorvoegsel: true, naam: true } });
       const perId = new Map(sleutels.map((s) => [s.id, s]));
       return {
         totaal,

@@ -3,6 +3,7 @@ import { api, foutTekst } from '../api.ts';
 import { Bladeren } from '../Bladeren.tsx';
 import { Grafiek, type DagRegel } from '../Grafiek.tsx';
 import { fmtDatumTijd, fmtEuro, fmtGetal, maandBegin, vandaag } from '../opmaak.ts';
+import { Tabel } from '../Tabel.tsx';
 
 type Saldo = Awaited<ReturnType<typeof api.tegoed.saldo.query>>;
 type Grootboek = Awaited<ReturnType<typeof api.tegoed.grootboek.query>>;
@@ -54,28 +55,16 @@ export function Overzicht() {
       </section>
       <section aria-labelledby="kop-grootboek">
         <h2 id="kop-grootboek">Grootboek</h2>
-        <div class="tabel-rol" role="region" aria-labelledby="kop-grootboek" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Tijdstip</th>
-                <th scope="col">Soort</th>
-                <th scope="col">Omschrijving</th>
-                <th scope="col" class="getal">Credits</th>
-              </tr>
-            </thead>
-            <tbody>
-              {boek?.regels.map((r) => (
-                <tr key={r.id}>
-                  <td>{fmtDatumTijd(r.tijdstip)}</td>
-                  <td>{SOORT[r.soort] ?? r.soort}</td>
-                  <td>{r.omschrijving ?? (r.verzoek_id ? `Opvraging ${r.verzoek_id.slice(0, 8)}` : '')}</td>
-                  <td class="getal">{r.credits > 0 ? `+${fmtGetal(r.credits)}` : fmtGetal(r.credits)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Tabel kop="kop-grootboek" kolommen={['Tijdstip', 'Soort', 'Omschrijving', { titel: 'Credits', getal: true }]}>
+          {boek?.regels.map((r) => (
+            <tr key={r.id}>
+              <td>{fmtDatumTijd(r.tijdstip)}</td>
+              <td>{SOORT[r.soort] ?? r.soort}</td>
+              <td>{r.omschrijving ?? (r.verzoek_id ? `Opvraging ${r.verzoek_id.slice(0, 8)}` : '')}</td>
+              <td class="getal">{r.credits > 0 ? `+${fmtGetal(r.credits)}` : fmtGetal(r.credits)}</td>
+            </tr>
+          ))}
+        </Tabel>
         <Bladeren label="Grootboek bladeren" pagina={pagina} totaal={boek?.totaal ?? 0} perPagina={10} naar={setPagina} />
       </section>
     </>

@@ -1,6 +1,9 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, foutTekst } from '../api.ts';
+import { useActie } from '../actie.ts';
 import { fmtDatum, fmtDatumTijd } from '../opmaak.ts';
+import { EenmaligGetoond } from '../EenmaligGetoond.tsx';
+import { Tabel } from '../Tabel.tsx';
 
 type Sleutel = Awaited<ReturnType<typeof api.sleutels.lijst.query>>[number];
 interface Getoond {
@@ -25,37 +28,15 @@ export function Sleutels() {
   const [familie, setFamilie] = useState<'inzicht' | 'beheer'>('inzicht');
   const [looptijd, setLooptijd] = useState(365);
   const [getoond, setGetoond] = useState<Getoond | null>(null);
-  const [fout, setFout] = useState('');
-  const [status, setStatus] = useState('');
-  const [bezig, setBezig] = useState(false);
-  const [gekopieerd, setGekopieerd] = useState(false);
-  const nieuwRef = useRef<HTMLHeadingElement>(null);
 
+  const { bezig, fout, setFout, status, setStatus, actie } = useActie(() => laad());
   const laad = () => api.sleutels.lijst.query().then(setLijst).catch((err) => setFout(foutTekst(err)));
   useEffect(() => void laad(), []);
-  useEffect(() => {
-    if (getoond) nieuwRef.current?.focus();
-  }, [getoond]);
-
-  async function actie(fn: () => Promise<unknown>) {
-    setBezig(true);
-    setFout('');
-    setStatus('');
-    try {
-      await fn();
-    } catch (err) {
-      setFout(foutTekst(err));
-    } finally {
-      setBezig(false);
-      await laad();
-    }
-  }
 
   const maak = (e: Event) => {
     e.preventDefault();
     return actie(async () => {
       const k = await api.sleutels.maak.mutate({ naam, familie, looptijd_dagen: looptijd });
-      setGekopieerd(false);
       setGetoond({ ...k, reden: `Nieuwe sleutel '${naam}'` });
       setNaam('');
     });
@@ -65,7 +46,6 @@ export function Sleutels() {
     if (!confirm(`Sleutel '${s.naam}' (${s.voorvoegsel}…) vervangen? De oude sleutel stopt meteen.`)) return;
     return actie(async () => {
       const k = await api.sleutels.roteer.mutate({ id: s.id });
-      setGekopieerd(false);
       setGetoond({ ...k, reden: `Vervangende sleutel voor '${s.naam}'` });
     });
   };
@@ -77,16 +57,6 @@ export function Sleutels() {
       setStatus(`Sleutel '${s.naam}' is ingetrokken.`);
     });
   };
-
-  async function kopieer() {
-    if (!getoond) return;
-    try {
-      await navigator.clipboard.writeText(getoond.sleutel);
-      setGekopieerd(true);
-    } catch {
-      (document.getElementById('nieuwe-sleutel') as HTMLInputElement | null)?.select();
-    }
-  }
 
   const geldig = lijst?.filter((s) => s.status === 'geldig' && s.familie === 'inzicht').length ?? 0;
 
@@ -101,18 +71,9 @@ export function Sleutels() {
       <p role="status" class="status">{status}</p>
 
       {getoond && (
-        <section class="nieuwe-sleutel" aria-labelledby="kop-nieuw">
-          <h2 id="kop-nieuw" tabIndex={-1} ref={nieuwRef}>{getoond.reden}</h2>
-          <p>
-            <strong>Kopieer deze sleutel nu: hij wordt maar één keer getoond.</strong> Wij bewaren alleen een hash. Geldig tot {fmtDatum(getoond.verloopt_op)}.
-          </p>
-          <label for="nieuwe-sleutel">Sleutel</label>
-          <div class="rij">
-            <input id="nieuwe-sleutel" type="text" readOnly value={getoond.sleutel} onFocus={(e) => e.currentTarget.select()} spellcheck={false} autoComplete="off" />
-            <button type="button" onClick={kopieer}>{gekopieerd ? 'Gekopieerd' : 'Kopiëren'}</button>
-          </div>
-          <button type="button" class="knop-secundair" onClick={() => setGetoond(null)}>Ik heb hem bewaard</button>
-        </section>
+        <EenmaligGetoond id="nieuwe-sleutel" titel={getoond.reden} label="Sleutel" waarde={getoond.sleutel} klaar={() => setGetoond(null)}>
+          <strong>Kopieer deze sleutel nu: hij wordt maar één keer getoond.</strong> Wij bewaren alleen een hash. Geldig tot {fmtDatum(getoond.verloopt_op)}.
+        </EenmaligGetoond>
       )}
 
       <section aria-labelledby="kop-maak">
@@ -144,43 +105,27 @@ export function Sleutels() {
       <section aria-labelledby="kop-lijst">
         <h2 id="kop-lijst">Jouw sleutels</h2>
         {lijst && lijst.length === 0 && <p>Nog geen sleutels.</p>}
-        <div class="tabel-rol" role="region" aria-labelledby="kop-lijst" tabIndex={0}>
-          <table class="sleutels">
-            <thead>
-              <tr>
-                <th scope="col">Naam</th>
-                <th scope="col">Begint met</th>
-                <th scope="col">Soort en rechten</th>
-                <th scope="col">Gemaakt</th>
-                <th scope="col">Laatst gebruikt</th>
-                <th scope="col">Verloopt</th>
-                <th scope="col">Status</th>
-                <th scope="col"><span class="sr">Acties</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              {lijst?.map((s) => (
-                <tr key={s.id} data-voorvoegsel={s.voorvoegsel} data-status={s.status}>
-                  <td>{s.naam}</td>
-                  <td><code>{s.voorvoegsel}…</code></td>
-                  <td>{s.familie}: {s.rechten.join(', ')}</td>
-                  <td>{fmtDatum(s.aangemaakt_op)}</td>
-                  <td>{fmtDatumTijd(s.laatst_gebruikt_op)}</td>
-                  <td>{fmtDatum(s.verloopt_op)}</td>
-                  <td><span class={`label label-${s.status}`}>{STATUS[s.status]}</span></td>
-                  <td class="acties">
-                    {s.status === 'geldig' && (
-                      <>
-                        <button type="button" class="knop-secundair" disabled={bezig} onClick={() => roteer(s)} aria-label={`Sleutel ${s.naam} (${s.voorvoegsel}) vervangen`}>Vervangen</button>
-                        <button type="button" class="knop-gevaar" disabled={bezig} onClick={() => trekIn(s)} aria-label={`Sleutel ${s.naam} (${s.voorvoegsel}) intrekken`}>Intrekken</button>
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Tabel kop="kop-lijst" klasse="sleutels" kolommen={['Naam', 'Begint met', 'Soort en rechten', 'Gemaakt', 'Laatst gebruikt', 'Verloopt', 'Status', { titel: 'Acties', verborgen: true }]}>
+          {lijst?.map((s) => (
+            <tr key={s.id} data-voorvoegsel={s.voorvoegsel} data-status={s.status}>
+              <td>{s.naam}</td>
+              <td><code>{s.voorvoegsel}…</code></td>
+              <td>{s.familie}: {s.rechten.join(', ')}</td>
+              <td>{fmtDatum(s.aangemaakt_op)}</td>
+              <td>{fmtDatumTijd(s.laatst_gebruikt_op)}</td>
+              <td>{fmtDatum(s.verloopt_op)}</td>
+              <td><span class={`label label-${s.status}`}>{STATUS[s.status]}</span></td>
+              <td class="acties">
+                {s.status === 'geldig' && (
+                  <>
+                    <button type="button" class="knop-secundair" disabled={bezig} onClick={() => roteer(s)} aria-label={`Sleutel ${s.naam} (${s.voorvoegsel}) vervangen`}>Vervangen</button>
+                    <button type="button" class="knop-gevaar" disabled={bezig} onClick={() => trekIn(s)} aria-label={`Sleutel ${s.naam} (${s.voorvoegsel}) intrekken`}>Intrekken</button>
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Tabel>
       </section>
     </>
   );

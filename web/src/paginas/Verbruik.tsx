@@ -3,6 +3,7 @@ import { api, foutTekst } from '../api.ts';
 import { Bladeren } from '../Bladeren.tsx';
 import { Grafiek, type DagRegel } from '../Grafiek.tsx';
 import { dagenTerug, fmtDatumTijd, fmtEuro, fmtGetal, vandaag, VOORZIENINGEN } from '../opmaak.ts';
+import { Tabel } from '../Tabel.tsx';
 
 type Lijst = Awaited<ReturnType<typeof api.verbruik.lijst.query>>;
 type Sleutel = Awaited<ReturnType<typeof api.sleutels.lijst.query>>[number];
@@ -148,36 +149,20 @@ export function Verbruik() {
           <button type="button" class="knop-secundair" onClick={exporteer} disabled={!lijst || lijst.totaal === 0}>Exporteren als CSV</button>
         </div>
         <p role="status" class="status">{exportStatus}</p>
-        <div class="tabel-rol" role="region" aria-labelledby="kop-lijst" tabIndex={0}>
-          <table class="verbruik">
-            <thead>
-              <tr>
-                <th scope="col">Tijdstip</th>
-                <th scope="col">Opvraging</th>
-                <th scope="col">Adres</th>
-                <th scope="col">Kanaal</th>
-                <th scope="col" class="getal">Status</th>
-                <th scope="col" class="getal">Credits</th>
-                <th scope="col" class="getal">Kosten</th>
-                <th scope="col">Sleutel</th>
-              </tr>
-            </thead>
-            <tbody>
-              {lijst?.regels.map((r) => (
-                <tr key={r.verzoek_id} data-voorziening={r.voorziening}>
-                  <td>{fmtDatumTijd(r.tijdstip)}</td>
-                  <td>{r.voorziening}</td>
-                  <td>{r.adres ?? '—'}</td>
-                  <td>{r.kanaal.toUpperCase()}</td>
-                  <td class="getal">{r.status}</td>
-                  <td class="getal">{fmtGetal(r.credits)}</td>
-                  <td class="getal">{fmtEuro(r.gefactureerd_cent)}</td>
-                  <td>{r.sleutel_naam ?? ''} <code>{r.sleutel_voorvoegsel ?? ''}</code></td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Tabel kop="kop-lijst" klasse="verbruik" kolommen={['Tijdstip', 'Opvraging', 'Adres', 'Kanaal', { titel: 'Status', getal: true }, { titel: 'Credits', getal: true }, { titel: 'Kosten', getal: true }, 'Sleutel']}>
+          {lijst?.regels.map((r) => (
+            <tr key={r.verzoek_id} data-voorziening={r.voorziening}>
+              <td>{fmtDatumTijd(r.tijdstip)}</td>
+              <td>{r.voorziening}</td>
+              <td>{r.adres ?? '—'}</td>
+              <td>{r.kanaal.toUpperCase()}</td>
+              <td class="getal">{r.status}</td>
+              <td class="getal">{fmtGetal(r.credits)}</td>
+              <td class="getal">{fmtEuro(r.gefactureerd_cent)}</td>
+              <td>{r.sleutel_naam ?? ''} <code>{r.sleutel_voorvoegsel ?? ''}</code></td>
+            </tr>
+          ))}
+        </Tabel>
         {lijst && lijst.totaal === 0 && <p>Geen opvragingen in deze periode.</p>}
         <Bladeren label="Opvragingen bladeren" pagina={pagina} totaal={lijst?.totaal ?? 0} perPagina={PER_PAGINA} naar={setPagina} />
       </section>

@@ -1,0 +1,89 @@
+/**
+ * Webhook endpoints of the logged-in account, their deliveries and replay: the same domain functions
+ * (domain/webhooks/beheer.ts), answer shapes and error translation as /api/v1/webhooks
+ * (procedures/webhooks.ts). Every function takes the session's account id and treats another account's
+ * webhook exactly like one that does not exist (404).
+ */
+import { z } from 'zod';
+import { InsightFout } from '../../core/errors.ts';
+import { router } from '../../core/trpc.ts';
+import { sessieProcedure } from '../../core/sessie.ts';
+import {
+  afleveringenPagina, afleveringOpnieuw, lijstEndpoints, maakEndpoint, MAX_ENDPOINTS, roteerGeheim, stuurTest, verwijderEndpoint, wijzigEndpoint,
+} from '../../domain/webhooks/beheer.ts';
+import { GEBEURTENIS_TYPES } from '../../domain/webhooks/gebeurtenissen.ts';
+import { doel, eventsSchema, leesCursor, naarAflevering, naarWebhook, nietGevonden, schrijfCursor, vertaal } from '../webhooks.ts';
+
+const webhookId = z.uuid('id: geen geldige webhook-id');
+const metId = z.strictObject({ id: webhookId });
+const url = z.string().trim().min(1, 'url: vul een https-URL in').max(2048, 'url: hoogstens 2048 tekens');
+const omschrijving = z.string().trim().max(200, 'omschrijving: hoogstens 200 tekens').nullable().optional();
+
+export const webhooksRouter = router({
+  /** The account's endpoints (never a secret), with the event types to choose from and the maximum. */
+  lijst: sessieProcedure.query(async ({ ctx }) => ({
+    webhooks: (await lijstEndpoints(ctx.services.db, ctx.sessie.accountId)).map(naarWebhook),
+    max: MAX_ENDPOINTS,
+    event_typen: GEBEURTENIS_TYPES,
+  })),
+
+  /** The secret is in this answer only. */
+  maak: sessieProcedure
+    .input(z.strictObject({ url, events: eventsSchema, omschrijving }))
+    .mutation(async ({ ctx, input }) => {
+      const r = await maakEndpoint(ctx.services.db, { accountId: ctx.sessie.accountId, ...input, now: ctx.services.now(), ...doel(ctx) }).catch(vertaal);
+      return { ...naarWebhook(r.endpoint), geheim: r.geheim };
+    }),
+
+  /** Change url, events, description, or switch on/off (on again: waiting deliveries go after all). */
+  wijzig: sessieProcedure
+    .input(z.strictObject({ id: webhookId, url: url.optional(), events: eventsSchema.optional(), omschrijving, actief: z.boolean('actief: waar of onwaar').optional() }))
+    .mutation(async ({ ctx, input }) => {
+      const e = await wijzigEndpoint(ctx.services.db, { accountId: ctx.sessie.accountId, ...input, ...doel(ctx) }).catch(vertaal);
+      if (!e) throw nietGevonden();
+      return naarWebhook(e);
+    }),
+
+  verwijder: sessieProcedure.input(metId).mutation(async ({ ctx, input }) => {
+    if (!(await verwijderEndpoint(ctx.services.db, ctx.sessie.accountId, input.id))) throw nietGevonden();
+    return { id: input.id, verwijderd: true as const };
+  }),
+
+  /** Queue a `webhook.test` event for this endpoint alone; it shows in the deliveries. */
+  test: sessieProcedure.input(metId).mutation(async ({ ctx, input }) => {
+    const r = await stuurTest(ctx.services.db, ctx.sessie.accountId, input.id, ctx.services.now());
+    if (!r) throw nietGevonden();
+    return { gebeurtenis_id: r.berichtId, aflevering_id: r.afleveringId };
+  }),
+
+  /** A new secret, shown once; the previous one keeps signing for 24 hours. */
+  roteer: sessieProcedure.input(metId).mutation(async ({ ctx, input }) => {
+    const r = await roteerGeheim(ctx.services.db, ctx.sessie.accountId, input.id, ctx.services.now());
+    if (!r) throw nietGevonden();
+    return { ...naarWebhook(r.endpoint), geheim: r.geheim };
+  }),
+
+  /** Deliveries of one endpoint, newest first; the next page with `na` = `volgende`. */
+  afleveringen: sessieProcedure
+    .input(
+      z.strictObject({
+        id: webhookId,
+        limiet: z.int('limiet: een geheel getal').min(1, 'limiet: minstens 1').max(100, 'limiet: hoogstens 100').default(20),
+        na: z.string().max(200).optional(),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const p = await afleveringenPagina(ctx.services.db, { accountId: ctx.sessie.accountId, id: input.id, limiet: input.limiet, na: input.na ? leesCursor(input.na) : null });
+      if (!p) throw nietGevonden();
+      return { regels: p.regels.map(naarAflevering), volgende: schrijfCursor(p.volgende) };
+    }),
+
+  /** Send a delivery again now, with the same webhook-id: a fresh series of attempts. */
+  opnieuw: sessieProcedure
+    .input(z.strictObject({ id: webhookId, aflevering: z.uuid('aflevering: geen geldige aflevering-id') }))
+    .mutation(async ({ ctx, input }) => {
+      const a = await afleveringOpnieuw(ctx.services.db, { accountId: ctx.sessie.accountId, id: input.id, aflevering: input.aflevering, now: ctx.services.now() });
+      if (!a) throw new InsightFout('niet_gevonden', 'Deze aflevering bestaat niet.');
+      return naarAflevering(a);
+    }),
+});
