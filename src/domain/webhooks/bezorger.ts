@@ -6,16 +6,25 @@
  *
  * Woken right after a commit that wrote deliveries (in-process signal; LISTEN on PostgreSQL for other
  * processes), with polling as the fallback. Bounded concurrency overall and per endpoint, so one slow
- * receiver holds at most MAX_PER_ENDPOINT of the MAX_TOTAAL slots. Retry schedule of decisions section 7
- * with ±10 % jitter; 410 disables the endpoint at once; failing for 5 days disables it with a reason.
+ * receiver cannot starve the others. Retry schedule of decisions section 7 with ±10 % jitter; 410
+ * disables the endpoint at once; failing for 5 days disables it with a reason.
+ *
+ * Throughput under a backlog (measured with `npm run bench:webhooks`): one claim statement takes due rows
+ * for every endpoint with free slots at once (each endpoint's rows in turn, so a busy one cannot crowd
+ * out the rest); outcomes are written by one statement per batch (whatever finished while the previous
+ * batch was being written); connections to a receiver are kept alive (per checked address, see
+ * Verbindingen) and each URL's SSRF check is reused for a few seconds. The per-endpoint limit adapts:
+ * it starts at `maxPerEndpoint` and grows by one per answer faster than `snelMs` up to
+ * `maxPerEndpointSnel`, and halves (never below `maxPerEndpoint`) on a slow answer or a failure — a fast
+ * receiver gets more in flight, a slow or failing one stays at the base limit.
  */
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Database, Db } from '../../db/client.ts';
+import { sqlRijen, type Database, type Db } from '../../db/client.ts';
 import type { Services } from '../../core/context.ts';
 import type { Resolver } from './doeladres.ts';
 import { luisterNaarAfleveringen, meldNieuweAfleveringen, tijdstempel } from './gebeurtenissen.ts';
-import { TIMEOUT_MS, verstuur, type Uitslag } from './verzenden.ts';
+import { TIMEOUT_MS, Verbindingen, verstuur, type Uitslag } from './verzenden.ts';
 
 /** Wait after failed attempt n (1-based): attempt 1 is immediate, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
 export const SCHEMA_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000];
@@ -23,6 +32,10 @@ export const MAX_POGINGEN = SCHEMA_MS.length + 1;
 export const UITSCHAKELEN_NA_MS = 5 * 24 * 3600_000;
 /** A claim outlives the send timeout by this much; after it the row counts as abandoned (its process died) and is claimed again. */
 const LEASE_MARGE_MS = 5_000;
+/** After a failed send its endpoint's slot stays taken this much longer (see bezorg). */
+const PAUZE_NA_FOUT_MS = 100;
+/** At most this many rows per claim statement and per result statement. */
+const MAX_PARTIJ = 200;
 
 export interface BezorgerOpties {
   db: Db;
@@ -30,8 +43,14 @@ export interface BezorgerOpties {
   log: Logger;
   onveilig: boolean;
   resolver?: Resolver;
+  /** Deliveries claimed and not yet recorded, per process. */
   maxTotaal?: number;
+  /** Sends in flight per endpoint: the base limit (a new, slow or failing receiver). */
   maxPerEndpoint?: number;
+  /** The most a receiver that keeps answering fast gets (default: half of maxTotaal). */
+  maxPerEndpointSnel?: number;
+  /** An answer faster than this raises the endpoint's limit by one. */
+  snelMs?: number;
   pollMs?: number;
   timeoutMs?: number;
   /** 0..1; jitter source (tests pass a fixed one). */
@@ -54,15 +73,33 @@ interface Claim {
   vorig_geheim_tot: Date | null;
 }
 
+/** One outcome waiting for the next result statement; `terug`: handed back at shutdown, no attempt counted. */
+interface Vastlegging {
+  c: Claim;
+  u: Uitslag | { soort: 'terug' };
+  klaar: () => void;
+  mislukt: (err: unknown) => void;
+}
+
 export function wachttijd(poging: number, random: () => number): number {
   const basis = SCHEMA_MS[Math.min(poging, SCHEMA_MS.length) - 1];
   return Math.round(basis * (0.9 + 0.2 * random()));
 }
 
+type Instellingen = Required<Omit<BezorgerOpties, 'resolver' | 'luisterVerbinding' | 'maxPerEndpointSnel'>> &
+  Pick<BezorgerOpties, 'resolver' | 'luisterVerbinding'> & { maxPerEndpointSnel: number };
+
 export class Bezorger {
-  private readonly o: Required<Omit<BezorgerOpties, 'resolver' | 'luisterVerbinding'>> & Pick<BezorgerOpties, 'resolver' | 'luisterVerbinding'>;
+  private readonly o: Instellingen;
+  /** Claimed rows of this process until their outcome is written (the overall bound; never claimed again by us meanwhile). */
   private readonly bezig = new Map<string, Promise<void>>();
+  /** Sends in flight per endpoint. */
   private readonly perEndpoint = new Map<string, number>();
+  /** The adaptive per-endpoint limit, for endpoints above the base limit. */
+  private readonly limiet = new Map<string, number>();
+  private readonly wachtrij: Vastlegging[] = [];
+  private schrijft = false;
+  private readonly verbindingen: Verbindingen;
   private readonly stop = new AbortController();
   private gestopt = false;
   private pompt = false;
@@ -73,7 +110,20 @@ export class Bezorger {
   private luisteraar?: pg.Client;
 
   constructor(o: BezorgerOpties) {
-    this.o = { maxTotaal: 64, maxPerEndpoint: 8, pollMs: 1000, timeoutMs: TIMEOUT_MS, random: Math.random, verloopControleMs: 60_000, ...o };
+    const maxTotaal = o.maxTotaal ?? 64;
+    const maxPerEndpoint = o.maxPerEndpoint ?? 8;
+    this.o = {
+      maxTotaal,
+      maxPerEndpoint,
+      pollMs: 1000,
+      timeoutMs: TIMEOUT_MS,
+      random: Math.random,
+      verloopControleMs: 60_000,
+      snelMs: 500,
+      ...o,
+      maxPerEndpointSnel: Math.min(maxTotaal, Math.max(maxPerEndpoint, o.maxPerEndpointSnel ?? Math.floor(maxTotaal / 2))),
+    };
+    this.verbindingen = new Verbindingen({ onveilig: this.o.onveilig, resolver: this.o.resolver });
   }
 
   async start(): Promise<void> {
@@ -119,9 +169,14 @@ export class Bezorger {
       });
   }
 
-  /** Deliveries in flight in this process (tests, shutdown). */
+  /** Deliveries claimed by this process and not yet recorded (tests, shutdown). */
   get actief(): number {
     return this.bezig.size;
+  }
+
+  /** The current send limit of one endpoint in this process. */
+  limietVan(endpointId: string): number {
+    return this.limiet.get(endpointId) ?? this.o.maxPerEndpoint;
   }
 
   /** Resolves once nothing is due or in flight (tests). */
@@ -146,41 +201,47 @@ export class Bezorger {
     for (;;) {
       const vrij = this.o.maxTotaal - this.bezig.size;
       if (vrij <= 0 || this.gestopt) return;
-      const bezet = [...this.perEndpoint].map(([e, n]) => ({ e, n }));
+      // Free send slots of every endpoint this process knows (busy or above the base limit); others get the base limit.
+      const bekend = new Set([...this.perEndpoint.keys(), ...this.limiet.keys()]);
+      const ruimte = [...bekend].map((e) => ({ e, vrij: Math.max(0, this.limietVan(e) - (this.perEndpoint.get(e) ?? 0)) }));
       const now = this.o.now();
-      const rijen = await this.o.db.$queryRawUnsafe<Claim[]>(
+      const rijen = await sqlRijen<Claim>(
+        this.o.db,
         // Candidates per endpoint (at most its free slots) straight off the (endpoint, toestand,
-        // volgende_poging) index, so a backlog of thousands costs no sort; then lock what is still due.
+        // volgende_poging) index, so a backlog of thousands costs no sort; then lock what is still due,
+        // each endpoint's first candidate before any endpoint's second (rang), up to the overall free slots.
         `WITH kandidaat AS (
-           SELECT c.id FROM webhook w
-           LEFT JOIN jsonb_to_recordset($3::jsonb) AS b(e uuid, n int) ON b.e = w.id
+           SELECT c.id, c.rang FROM webhook w
+           LEFT JOIN jsonb_to_recordset($3::jsonb) AS b(e uuid, vrij int) ON b.e = w.id
            CROSS JOIN LATERAL (
-             SELECT u.id FROM (
+             SELECT u.id, row_number() OVER () AS rang FROM (
                (SELECT l.id FROM webhook_aflevering l
                 WHERE l.endpoint_id = w.id AND l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz
-                ORDER BY l.volgende_poging LIMIT greatest($4 - coalesce(b.n, 0), 0))
+                ORDER BY l.volgende_poging LIMIT coalesce(b.vrij, $4::int))
                UNION ALL
                (SELECT l.id FROM webhook_aflevering l
                 WHERE l.endpoint_id = w.id AND l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz
                   AND NOT (l.id::text IN (SELECT jsonb_array_elements_text($6::jsonb)))
-                LIMIT greatest($4 - coalesce(b.n, 0), 0))
-             ) u LIMIT greatest($4 - coalesce(b.n, 0), 0)
+                LIMIT coalesce(b.vrij, $4::int))
+             ) u LIMIT coalesce(b.vrij, $4::int)
            ) c
            WHERE w.actief
          ), geclaimd AS (
-           SELECT l.id FROM webhook_aflevering l
-           WHERE l.id IN (SELECT id FROM kandidaat)
-             AND ((l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz) OR (l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz))
-           LIMIT $2
+           SELECT l.id FROM webhook_aflevering l JOIN kandidaat k ON k.id = l.id
+           WHERE (l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz) OR (l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz)
+           ORDER BY k.rang
+           LIMIT $2::int
            FOR UPDATE OF l SKIP LOCKED
          )
          UPDATE webhook_aflevering l SET toestand = 'bezig', geclaimd_tot = $5::timestamptz, bijgewerkt_op = $1::timestamptz
          FROM geclaimd k, webhook_gebeurtenis g, webhook w
          WHERE l.id = k.id AND g.id = l.event_id AND w.id = l.endpoint_id
          RETURNING l.id, l.event_id, l.endpoint_id, l.pogingen, g.payload::text AS body, w.url, w.geheim, w.vorig_geheim, w.vorig_geheim_tot`,
-        now, Math.min(vrij, 100), JSON.stringify(bezet), this.o.maxPerEndpoint, new Date(now.getTime() + this.o.timeoutMs + LEASE_MARGE_MS),
-        // Never this process's own rows still in flight, whatever the clock says about their lease.
-        JSON.stringify([...this.bezig.keys()]),
+        [
+          now, Math.min(vrij, MAX_PARTIJ), JSON.stringify(ruimte), this.o.maxPerEndpoint, new Date(now.getTime() + this.o.timeoutMs + LEASE_MARGE_MS),
+          // Never this process's own rows still in flight, whatever the clock says about their lease.
+          JSON.stringify([...this.bezig.keys()]),
+        ],
       );
       if (rijen.length === 0) return;
       for (const c of rijen) {
@@ -189,9 +250,6 @@ export class Bezorger {
           .catch((err) => this.o.log.error({ err, aflevering: c.id }, 'webhooks: aflevering mislukt'))
           .finally(() => {
             this.bezig.delete(c.id);
-            const n = (this.perEndpoint.get(c.endpoint_id) ?? 1) - 1;
-            if (n <= 0) this.perEndpoint.delete(c.endpoint_id);
-            else this.perEndpoint.set(c.endpoint_id, n);
             this.wek();
           });
         this.bezig.set(c.id, p);
@@ -199,20 +257,75 @@ export class Bezorger {
     }
   }
 
+  /** A send finished: free its slot and adapt the endpoint's limit to how the receiver answered. */
+  private verzonden(endpointId: string, u: Uitslag, duurMs: number): void {
+    const n = (this.perEndpoint.get(endpointId) ?? 1) - 1;
+    if (n <= 0) this.perEndpoint.delete(endpointId);
+    else this.perEndpoint.set(endpointId, n);
+    const oud = this.limietVan(endpointId);
+    const nieuw = u.soort === 'ok' && duurMs < this.o.snelMs ? Math.min(this.o.maxPerEndpointSnel, oud + 1) : Math.max(this.o.maxPerEndpoint, Math.floor(oud / 2));
+    if (nieuw > this.o.maxPerEndpoint) this.limiet.set(endpointId, nieuw);
+    else this.limiet.delete(endpointId);
+    // A freed slot: claim more (results are written separately, in batches).
+    this.wek();
+  }
+
   private async bezorg(c: Claim): Promise<void> {
     const now = this.o.now();
     const geheimen = [c.geheim];
     if (c.vorig_geheim && c.vorig_geheim_tot && new Date(c.vorig_geheim_tot) > now) geheimen.push(c.vorig_geheim);
-    const u = await verstuur(
-      { id: c.event_id, body: c.body, url: c.url, geheimen },
-      { now, onveilig: this.o.onveilig, resolver: this.o.resolver, timeoutMs: this.o.timeoutMs, signal: this.stop.signal },
-    );
-    if (this.stop.signal.aborted && u.soort === 'fout') {
-      // Shutting down: hand the row back untouched (no attempt counted), due at once for the next process.
-      await this.o.db.$executeRawUnsafe(`UPDATE webhook_aflevering SET toestand = 'wachtend', geclaimd_tot = NULL WHERE id = $1::uuid AND toestand = 'bezig'`, c.id);
-      return;
+    const begin = performance.now();
+    let u: Uitslag;
+    try {
+      u = await verstuur(
+        { id: c.event_id, body: c.body, url: c.url, geheimen },
+        { now, onveilig: this.o.onveilig, timeoutMs: this.o.timeoutMs, signal: this.stop.signal, verbindingen: this.verbindingen },
+      );
+    } catch (err) {
+      this.verzonden(c.endpoint_id, { soort: 'fout', status: null, fout: '' }, 0);
+      throw err;
     }
-    await legUitslagVast(this.o.db, c, u, this.o.now(), this.o.random);
+    const duur = performance.now() - begin;
+    // A success frees its slot at once (its outcome is written with the next batch). A failure holds it
+    // until its outcome is written and PAUZE_NA_FOUT_MS more, so a failing or hanging receiver is not
+    // hammered with the rest of its backlog the moment an attempt fails.
+    if (u.soort === 'ok') this.verzonden(c.endpoint_id, u, duur);
+    try {
+      // Shutting down: hand the row back untouched (no attempt counted), due at once for the next process.
+      await this.vastleggen(c, this.stop.signal.aborted && u.soort === 'fout' ? { soort: 'terug' } : u);
+      if (u.soort !== 'ok' && !this.gestopt) await new Promise((r) => setTimeout(r, PAUZE_NA_FOUT_MS));
+    } finally {
+      if (u.soort !== 'ok') this.verzonden(c.endpoint_id, u, duur);
+    }
+  }
+
+  /** Queue an outcome for the next result statement; resolves once it is written. */
+  private vastleggen(c: Claim, u: Vastlegging['u']): Promise<void> {
+    return new Promise((klaar, mislukt) => {
+      this.wachtrij.push({ c, u, klaar, mislukt });
+      this.schrijf();
+    });
+  }
+
+  /** One result statement at a time; outcomes that arrive meanwhile go together in the next. */
+  private schrijf(): void {
+    if (this.schrijft || this.wachtrij.length === 0) return;
+    this.schrijft = true;
+    const partij = this.wachtrij.splice(0, MAX_PARTIJ);
+    void legUitslagenVast(this.o.db, partij, this.o.now(), this.o.random)
+      .then(
+        () => {
+          for (const v of partij) v.klaar();
+        },
+        (err) => {
+          // The rows stay `bezig` until their lease runs out, then they are sent again (at-least-once).
+          for (const v of partij) v.mislukt(err);
+        },
+      )
+      .finally(() => {
+        this.schrijft = false;
+        this.schrijf();
+      });
   }
 
   /** Stop claiming; wait for in-flight sends up to `maxMs`, then abort them and hand their rows back. */
@@ -226,54 +339,64 @@ export class Bezorger {
     await alles;
     clearTimeout(t);
     this.stop.abort();
+    this.verbindingen.sluit();
     await this.luisteraar?.end().catch(() => {});
   }
 }
 
-async function legUitslagVast(db: Db, c: Claim, u: Uitslag, now: Date, random: () => number): Promise<void> {
-  const poging = c.pogingen + 1;
-  if (u.soort === 'ok') {
-    // One statement (no transaction round trips): the row delivered, and the endpoint's failure streak over.
-    await db.$executeRawUnsafe(
-      `WITH a AS (
-         UPDATE webhook_aflevering SET toestand = 'afgeleverd', pogingen = $2, laatste_status = $3, laatste_fout = NULL, geclaimd_tot = NULL, bijgewerkt_op = $4::timestamptz
-         WHERE id = $1::uuid RETURNING endpoint_id
-       )
-       UPDATE webhook w SET falend_sinds = NULL FROM a WHERE w.id = a.endpoint_id AND w.falend_sinds IS NOT NULL`,
-      c.id, poging, u.status, now,
-    );
-    return;
-  }
-  if (u.soort === 'weg') {
-    await db.$transaction([
-      db.$executeRawUnsafe(
-        `UPDATE webhook_aflevering SET toestand = 'mislukt', pogingen = $2, laatste_status = 410, laatste_fout = 'Ontvanger antwoordde 410 Gone; webhook uitgeschakeld.', geclaimd_tot = NULL, bijgewerkt_op = $3::timestamptz WHERE id = $1::uuid`,
-        c.id, poging, now,
-      ),
-      db.$executeRawUnsafe(
-        `UPDATE webhook SET actief = false, uitgeschakeld_op = $2::timestamptz, uitschakel_reden = 'De ontvanger antwoordde 410 Gone.' WHERE id = $1::uuid AND actief`,
-        c.endpoint_id, now,
-      ),
-    ]);
-    return;
-  }
-  const laatste = poging >= MAX_POGINGEN;
-  await db.$transaction([
-    db.$executeRawUnsafe(
-      `UPDATE webhook_aflevering SET toestand = $2, pogingen = $3, laatste_status = $4, laatste_fout = $5, volgende_poging = $6::timestamptz, geclaimd_tot = NULL, bijgewerkt_op = $7::timestamptz WHERE id = $1::uuid`,
-      c.id, laatste ? 'mislukt' : 'wachtend', poging, u.status, u.fout.slice(0, 500), laatste ? now : new Date(now.getTime() + wachttijd(poging, random)), now,
-    ),
-    // The failure streak starts at the first failure since the last success; 5 days of it switches the endpoint off.
-    db.$executeRawUnsafe(
-      `UPDATE webhook SET falend_sinds = coalesce(falend_sinds, $2::timestamptz),
-         actief = CASE WHEN coalesce(falend_sinds, $2::timestamptz) <= $2::timestamptz - make_interval(secs => $3::double precision / 1000) THEN false ELSE actief END,
-         uitgeschakeld_op = CASE WHEN actief AND coalesce(falend_sinds, $2::timestamptz) <= $2::timestamptz - make_interval(secs => $3::double precision / 1000) THEN $2::timestamptz ELSE uitgeschakeld_op END,
-         uitschakel_reden = CASE WHEN actief AND coalesce(falend_sinds, $2::timestamptz) <= $2::timestamptz - make_interval(secs => $3::double precision / 1000)
-           THEN 'Vijf dagen lang geen geslaagde aflevering (laatste fout: ' || left($4, 200) || ').' ELSE uitschakel_reden END
-       WHERE id = $1::uuid`,
-      c.endpoint_id, now, UITSCHAKELEN_NA_MS, u.fout,
-    ),
-  ]);
+/**
+ * The outcomes of one batch in one statement: each delivery row, and per endpoint its failure streak
+ * (a success in the batch ends it; a failure starts it; 5 days of it disables the endpoint) or, after a
+ * 410, the endpoint disabled at once. Atomic: a 410 never leaves a row written without its endpoint.
+ */
+async function legUitslagenVast(db: Db, partij: Pick<Vastlegging, 'c' | 'u'>[], now: Date, random: () => number): Promise<void> {
+  const rijen = partij.map(({ c, u }, i) => {
+    const poging = c.pogingen + 1;
+    if (u.soort === 'terug') return { i, id: c.id, endpoint_id: c.endpoint_id, soort: 'terug', toestand: 'wachtend', pogingen: c.pogingen, status: null, fout: null, volgende: null };
+    if (u.soort === 'ok') return { i, id: c.id, endpoint_id: c.endpoint_id, soort: 'ok', toestand: 'afgeleverd', pogingen: poging, status: u.status, fout: null, volgende: null };
+    if (u.soort === 'weg') {
+      return { i, id: c.id, endpoint_id: c.endpoint_id, soort: 'weg', toestand: 'mislukt', pogingen: poging, status: 410, fout: 'Ontvanger antwoordde 410 Gone; webhook uitgeschakeld.', volgende: null };
+    }
+    const laatste = poging >= MAX_POGINGEN;
+    return {
+      i, id: c.id, endpoint_id: c.endpoint_id, soort: 'fout', toestand: laatste ? 'mislukt' : 'wachtend', pogingen: poging, status: u.status, fout: u.fout.slice(0, 500),
+      volgende: laatste ? now : new Date(now.getTime() + wachttijd(poging, random)),
+    };
+  });
+  await sqlRijen(
+    db,
+    `WITH u AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
+         AS u(i int, id uuid, endpoint_id uuid, soort text, toestand text, pogingen int, status int, fout text, volgende timestamptz)
+     ), a AS (
+       UPDATE webhook_aflevering l SET toestand = u.toestand, pogingen = u.pogingen,
+         laatste_status = CASE WHEN u.soort = 'terug' THEN l.laatste_status ELSE u.status END,
+         laatste_fout = CASE WHEN u.soort = 'terug' THEN l.laatste_fout ELSE u.fout END,
+         volgende_poging = coalesce(u.volgende, l.volgende_poging), geclaimd_tot = NULL,
+         bijgewerkt_op = CASE WHEN u.soort = 'terug' THEN l.bijgewerkt_op ELSE $2::timestamptz END
+       FROM u WHERE l.id = u.id AND (u.soort <> 'terug' OR l.toestand = 'bezig')
+       RETURNING l.id
+     ), e AS (
+       SELECT endpoint_id, bool_or(soort = 'ok') AS ok, bool_or(soort = 'weg') AS weg, bool_or(soort = 'fout') AS fout,
+         (array_agg(fout ORDER BY i DESC) FILTER (WHERE soort = 'fout'))[1] AS laatste_fout
+       FROM u WHERE soort <> 'terug' GROUP BY endpoint_id
+     ), s AS (
+       SELECT w.id, e.ok, e.weg, e.fout, e.laatste_fout,
+         NOT e.ok AND e.fout AND coalesce(w.falend_sinds, $2::timestamptz) <= $2::timestamptz - make_interval(secs => $3::double precision / 1000) AS vijf_dagen
+       FROM webhook w JOIN e ON e.endpoint_id = w.id
+       WHERE e.weg OR e.fout OR w.falend_sinds IS NOT NULL
+     )
+     UPDATE webhook w SET
+       falend_sinds = CASE WHEN s.ok THEN NULL WHEN s.fout THEN coalesce(w.falend_sinds, $2::timestamptz) ELSE w.falend_sinds END,
+       actief = CASE WHEN s.weg OR s.vijf_dagen THEN false ELSE w.actief END,
+       uitgeschakeld_op = CASE WHEN w.actief AND (s.weg OR s.vijf_dagen) THEN $2::timestamptz ELSE w.uitgeschakeld_op END,
+       uitschakel_reden = CASE
+         WHEN w.actief AND s.weg THEN 'De ontvanger antwoordde 410 Gone.'
+         WHEN w.actief AND s.vijf_dagen THEN 'Vijf dagen lang geen geslaagde aflevering (laatste fout: ' || left(s.laatste_fout, 200) || ').'
+         ELSE w.uitschakel_reden END
+     FROM s WHERE w.id = s.id`,
+    [JSON.stringify(rijen), now, UITSCHAKELEN_NA_MS],
+  );
 }
 
 /**
