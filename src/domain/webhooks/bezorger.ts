@@ -104,6 +104,7 @@ export class Bezorger {
   private gestopt = false;
   private pompt = false;
   private nogEens = false;
+  private laatsteHerstel = Number.NEGATIVE_INFINITY;
   private timer?: NodeJS.Timeout;
   private verloopTimer?: NodeJS.Timeout;
   private losmaken?: () => void;
@@ -205,12 +206,17 @@ export class Bezorger {
       const bekend = new Set([...this.perEndpoint.keys(), ...this.limiet.keys()]);
       const ruimte = [...bekend].map((e) => ({ e, vrij: Math.max(0, this.limietVan(e) - (this.perEndpoint.get(e) ?? 0)) }));
       const now = this.o.now();
+      // Rows whose lease ran out (their process died) are looked for once per poll interval, not in every
+      // claim: under a backlog that index range is mostly dead entries of rows already delivered.
+      const herstel = performance.now() - this.laatsteHerstel >= this.o.pollMs;
+      if (herstel) this.laatsteHerstel = performance.now();
       const rijen = await sqlRijen<Claim>(
         this.o.db,
         // Candidates per endpoint (at most its free slots) straight off the (endpoint, toestand,
-        // volgende_poging) index, so a backlog of thousands costs no sort; then lock what is still due,
+        // volgende_poging) index, so a backlog of thousands costs no sort (and, with $7, rows of a dead
+        // process whose lease ran out); then lock what is still due,
         // each endpoint's first candidate before any endpoint's second (rang), up to the overall free slots.
-        `WITH kandidaat AS (
+        `WITH kandidaat AS MATERIALIZED (
            SELECT c.id, c.rang FROM webhook w
            LEFT JOIN jsonb_to_recordset($3::jsonb) AS b(e uuid, vrij int) ON b.e = w.id
            CROSS JOIN LATERAL (
@@ -220,7 +226,7 @@ export class Bezorger {
                 ORDER BY l.volgende_poging LIMIT coalesce(b.vrij, $4::int))
                UNION ALL
                (SELECT l.id FROM webhook_aflevering l
-                WHERE l.endpoint_id = w.id AND l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz
+                WHERE $7::boolean AND l.endpoint_id = w.id AND l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz
                   AND NOT (l.id::text IN (SELECT jsonb_array_elements_text($6::jsonb)))
                 LIMIT coalesce(b.vrij, $4::int))
              ) u LIMIT coalesce(b.vrij, $4::int)
@@ -228,21 +234,27 @@ export class Bezorger {
            WHERE w.actief
          ), geclaimd AS (
            SELECT l.id FROM webhook_aflevering l JOIN kandidaat k ON k.id = l.id
-           WHERE (l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz) OR (l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz)
+           -- The candidates first, then their rows by primary key: planned from stale statistics (a fresh
+           -- table that filled up fast) the join can otherwise run the candidate search once per due row.
+           WHERE l.id = ANY (ARRAY(SELECT id FROM kandidaat))
+             AND ((l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz) OR ($7::boolean AND l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz))
            ORDER BY k.rang
            LIMIT $2::int
            FOR UPDATE OF l SKIP LOCKED
          )
          UPDATE webhook_aflevering l SET toestand = 'bezig', geclaimd_tot = $5::timestamptz, bijgewerkt_op = $1::timestamptz
-         FROM geclaimd k, webhook_gebeurtenis g, webhook w
-         WHERE l.id = k.id AND g.id = l.event_id AND w.id = l.endpoint_id
+         FROM webhook_gebeurtenis g, webhook w
+         -- An id array, so the rows are found by primary key (a join with the CTE may be planned as a scan of the table).
+         WHERE l.id = ANY (ARRAY(SELECT id FROM geclaimd)) AND g.id = l.event_id AND w.id = l.endpoint_id
          RETURNING l.id, l.event_id, l.endpoint_id, l.pogingen, g.payload::text AS body, w.url, w.geheim, w.vorig_geheim, w.vorig_geheim_tot`,
         [
           now, Math.min(vrij, MAX_PARTIJ), JSON.stringify(ruimte), this.o.maxPerEndpoint, new Date(now.getTime() + this.o.timeoutMs + LEASE_MARGE_MS),
           // Never this process's own rows still in flight, whatever the clock says about their lease.
           JSON.stringify([...this.bezig.keys()]),
+          herstel,
         ],
       );
+      if (process.env.WH_DEBUG) (globalThis as any).__wh = [...((globalThis as any).__wh ?? []), [rijen.length, ruimte.map((r) => `${this.limietVan(r.e)}/${this.perEndpoint.get(r.e) ?? 0}`).join(','), this.bezig.size, this.wachtrij.length]];
       if (rijen.length === 0) return;
       for (const c of rijen) {
         this.perEndpoint.set(c.endpoint_id, (this.perEndpoint.get(c.endpoint_id) ?? 0) + 1);
@@ -374,7 +386,8 @@ async function legUitslagenVast(db: Db, partij: Pick<Vastlegging, 'c' | 'u'>[], 
          laatste_fout = CASE WHEN u.soort = 'terug' THEN l.laatste_fout ELSE u.fout END,
          volgende_poging = coalesce(u.volgende, l.volgende_poging), geclaimd_tot = NULL,
          bijgewerkt_op = CASE WHEN u.soort = 'terug' THEN l.bijgewerkt_op ELSE $2::timestamptz END
-       FROM u WHERE l.id = u.id AND (u.soort <> 'terug' OR l.toestand = 'bezig')
+       -- By primary key (an id array: a join with the JSON rows may be planned as a scan of the whole table).
+       FROM u WHERE l.id = ANY (ARRAY(SELECT id FROM u)) AND l.id = u.id AND (u.soort <> 'terug' OR l.toestand = 'bezig')
        RETURNING l.id
      ), e AS (
        SELECT endpoint_id, bool_or(soort = 'ok') AS ok, bool_or(soort = 'weg') AS weg, bool_or(soort = 'fout') AS fout,
@@ -384,7 +397,7 @@ async function legUitslagenVast(db: Db, partij: Pick<Vastlegging, 'c' | 'u'>[], 
        SELECT w.id, e.ok, e.weg, e.fout, e.laatste_fout,
          NOT e.ok AND e.fout AND coalesce(w.falend_sinds, $2::timestamptz) <= $2::timestamptz - make_interval(secs => $3::double precision / 1000) AS vijf_dagen
        FROM webhook w JOIN e ON e.endpoint_id = w.id
-       WHERE e.weg OR e.fout OR w.falend_sinds IS NOT NULL
+       WHERE w.id = ANY (ARRAY(SELECT endpoint_id FROM e)) AND (e.weg OR e.fout OR w.falend_sinds IS NOT NULL)
      )
      UPDATE webhook w SET
        falend_sinds = CASE WHEN s.ok THEN NULL WHEN s.fout THEN coalesce(w.falend_sinds, $2::timestamptz) ELSE w.falend_sinds END,
@@ -394,7 +407,7 @@ async function legUitslagenVast(db: Db, partij: Pick<Vastlegging, 'c' | 'u'>[], 
          WHEN w.actief AND s.weg THEN 'De ontvanger antwoordde 410 Gone.'
          WHEN w.actief AND s.vijf_dagen THEN 'Vijf dagen lang geen geslaagde aflevering (laatste fout: ' || left(s.laatste_fout, 200) || ').'
          ELSE w.uitschakel_reden END
-     FROM s WHERE w.id = s.id`,
+     FROM s WHERE w.id = ANY (ARRAY(SELECT id FROM s)) AND w.id = s.id`,
     [JSON.stringify(rijen), now, UITSCHAKELEN_NA_MS],
   );
 }
