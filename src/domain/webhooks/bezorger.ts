@@ -57,6 +57,12 @@ export interface BezorgerOpties {
   random?: () => number;
   /** PostgreSQL: a plain connection for LISTEN webhook_aflevering (other processes' commits). */
   luisterVerbinding?: () => Promise<pg.Client>;
+  /**
+   * PostgreSQL: opens the worker's own connections (one for claims, one for outcomes), so its statements
+   * never wait for a connection behind the request traffic in the shared pool. Without it (PGlite), or
+   * while such a connection is down, the statements go through the pool.
+   */
+  eigenVerbinding?: () => Promise<pg.Client>;
   /** Run the sleutel.verloopt check this often (ms); 0: never. */
   verloopControleMs?: number;
 }
@@ -86,8 +92,72 @@ export function wachttijd(poging: number, random: () => number): number {
   return Math.round(basis * (0.9 + 0.2 * random()));
 }
 
-type Instellingen = Required<Omit<BezorgerOpties, 'resolver' | 'luisterVerbinding' | 'maxPerEndpointSnel'>> &
-  Pick<BezorgerOpties, 'resolver' | 'luisterVerbinding'> & { maxPerEndpointSnel: number };
+type Instellingen = Required<Omit<BezorgerOpties, 'resolver' | 'luisterVerbinding' | 'eigenVerbinding' | 'maxPerEndpointSnel'>> &
+  Pick<BezorgerOpties, 'resolver' | 'luisterVerbinding' | 'eigenVerbinding'> & { maxPerEndpointSnel: number };
+
+/** One of the worker's own connections, reopened (at most every 5 s) after it broke; the pool meanwhile. */
+class EigenVerbinding {
+  private client?: pg.Client;
+  private opent?: Promise<pg.Client | undefined>;
+  private nietVoor = 0;
+  private gesloten = false;
+  private readonly maak?: () => Promise<pg.Client>;
+  private readonly db: Db;
+  private readonly log: Logger;
+
+  constructor(maak: (() => Promise<pg.Client>) | undefined, db: Db, log: Logger) {
+    this.maak = maak;
+    this.db = db;
+    this.log = log;
+  }
+
+  async rijen<T>(naam: string, tekst: string, waarden: unknown[]): Promise<T[]> {
+    const c = await this.verbinding();
+    if (!c) return sqlRijen<T>(this.db, tekst, waarden);
+    return (await c.query({ name: naam, text: tekst, values: waarden })).rows as T[];
+  }
+
+  private verbinding(): Promise<pg.Client | undefined> | pg.Client | undefined {
+    if (this.client || !this.maak || this.gesloten) return this.client;
+    if (this.opent) return this.opent;
+    if (performance.now() < this.nietVoor) return undefined;
+    const maak = this.maak;
+    this.opent = (async () => {
+      try {
+        const c = await maak();
+        const weg = () => {
+          if (this.client === c) this.client = undefined;
+        };
+        c.on('error', (err) => {
+          this.log.warn({ err }, 'webhooks: eigen verbinding verbroken; via de pool tot hij terug is');
+          weg();
+        });
+        c.on('end', weg);
+        if (this.gesloten) {
+          await c.end().catch(() => {});
+          return undefined;
+        }
+        this.client = c;
+        return c;
+      } catch (err) {
+        this.log.warn({ err }, 'webhooks: eigen verbinding niet te openen; via de pool');
+        this.nietVoor = performance.now() + 5_000;
+        return undefined;
+      } finally {
+        this.opent = undefined;
+      }
+    })();
+    return this.opent;
+  }
+
+  async sluit(): Promise<void> {
+    this.gesloten = true;
+    await this.opent;
+    const c = this.client;
+    this.client = undefined;
+    await c?.end().catch(() => {});
+  }
+}
 
 export class Bezorger {
   private readonly o: Instellingen;
@@ -105,10 +175,13 @@ export class Bezorger {
   private pompt = false;
   private nogEens = false;
   private laatsteHerstel = Number.NEGATIVE_INFINITY;
+  private pomping: Promise<void> = Promise.resolve();
   private timer?: NodeJS.Timeout;
   private verloopTimer?: NodeJS.Timeout;
   private losmaken?: () => void;
   private luisteraar?: pg.Client;
+  private readonly claimVerbinding: EigenVerbinding;
+  private readonly uitslagVerbinding: EigenVerbinding;
 
   constructor(o: BezorgerOpties) {
     const maxTotaal = o.maxTotaal ?? 64;
@@ -125,6 +198,8 @@ export class Bezorger {
       maxPerEndpointSnel: Math.min(maxTotaal, Math.max(maxPerEndpoint, o.maxPerEndpointSnel ?? Math.floor(maxTotaal / 2))),
     };
     this.verbindingen = new Verbindingen({ onveilig: this.o.onveilig, resolver: this.o.resolver });
+    this.claimVerbinding = new EigenVerbinding(this.o.eigenVerbinding, this.o.db, this.o.log);
+    this.uitslagVerbinding = new EigenVerbinding(this.o.eigenVerbinding, this.o.db, this.o.log);
   }
 
   async start(): Promise<void> {
@@ -159,7 +234,7 @@ export class Bezorger {
       return;
     }
     this.pompt = true;
-    void this.pomp()
+    this.pomping = this.pomp()
       .catch((err) => this.o.log.warn({ err }, 'webhooks: claimen mislukt'))
       .finally(() => {
         this.pompt = false;
@@ -210,8 +285,9 @@ export class Bezorger {
       // claim: under a backlog that index range is mostly dead entries of rows already delivered.
       const herstel = performance.now() - this.laatsteHerstel >= this.o.pollMs;
       if (herstel) this.laatsteHerstel = performance.now();
-      const rijen = await sqlRijen<Claim>(
-        this.o.db,
+      const t0 = performance.now();
+      const rijen = await this.claimVerbinding.rijen<Claim>(
+        'webhook_claim',
         // Candidates per endpoint (at most its free slots) straight off the (endpoint, toestand,
         // volgende_poging) index, so a backlog of thousands costs no sort (and, with $7, rows of a dead
         // process whose lease ran out); then lock what is still due,
@@ -254,7 +330,7 @@ export class Bezorger {
           herstel,
         ],
       );
-      if (process.env.WH_DEBUG) (globalThis as any).__wh = [...((globalThis as any).__wh ?? []), [rijen.length, ruimte.map((r) => `${this.limietVan(r.e)}/${this.perEndpoint.get(r.e) ?? 0}`).join(','), this.bezig.size, this.wachtrij.length]];
+      if (process.env.WH_DEBUG) (globalThis as any).__wh = [...((globalThis as any).__wh ?? []), [rijen.length, Math.round(performance.now() - t0), ruimte.map((r) => `${this.limietVan(r.e)}/${this.perEndpoint.get(r.e) ?? 0}`).join(','), this.bezig.size, this.wachtrij.length]];
       if (rijen.length === 0) return;
       for (const c of rijen) {
         this.perEndpoint.set(c.endpoint_id, (this.perEndpoint.get(c.endpoint_id) ?? 0) + 1);
@@ -324,7 +400,7 @@ export class Bezorger {
     if (this.schrijft || this.wachtrij.length === 0) return;
     this.schrijft = true;
     const partij = this.wachtrij.splice(0, MAX_PARTIJ);
-    void legUitslagenVast(this.o.db, partij, this.o.now(), this.o.random)
+    void legUitslagenVast(this.uitslagVerbinding, partij, this.o.now(), this.o.random)
       .then(
         () => {
           for (const v of partij) v.klaar();
@@ -346,6 +422,8 @@ export class Bezorger {
     clearInterval(this.timer);
     clearInterval(this.verloopTimer);
     this.losmaken?.();
+    // A claim still running hands its rows to sends that are waited for (or aborted) below.
+    await this.pomping;
     const alles = Promise.allSettled([...this.bezig.values()]);
     const t = setTimeout(() => this.stop.abort(), maxMs);
     await alles;
@@ -353,6 +431,7 @@ export class Bezorger {
     this.stop.abort();
     this.verbindingen.sluit();
     await this.luisteraar?.end().catch(() => {});
+    await Promise.all([this.claimVerbinding.sluit(), this.uitslagVerbinding.sluit()]);
   }
 }
 
@@ -361,7 +440,7 @@ export class Bezorger {
  * (a success in the batch ends it; a failure starts it; 5 days of it disables the endpoint) or, after a
  * 410, the endpoint disabled at once. Atomic: a 410 never leaves a row written without its endpoint.
  */
-async function legUitslagenVast(db: Db, partij: Pick<Vastlegging, 'c' | 'u'>[], now: Date, random: () => number): Promise<void> {
+async function legUitslagenVast(db: EigenVerbinding, partij: Pick<Vastlegging, 'c' | 'u'>[], now: Date, random: () => number): Promise<void> {
   const rijen = partij.map(({ c, u }, i) => {
     const poging = c.pogingen + 1;
     if (u.soort === 'terug') return { i, id: c.id, endpoint_id: c.endpoint_id, soort: 'terug', toestand: 'wachtend', pogingen: c.pogingen, status: null, fout: null, volgende: null };
@@ -375,8 +454,8 @@ async function legUitslagenVast(db: Db, partij: Pick<Vastlegging, 'c' | 'u'>[], 
       volgende: laatste ? now : new Date(now.getTime() + wachttijd(poging, random)),
     };
   });
-  await sqlRijen(
-    db,
+  await db.rijen(
+    'webhook_uitslagen',
     `WITH u AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb)
          AS u(i int, id uuid, endpoint_id uuid, soort text, toestand text, pogingen int, status int, fout text, volgende timestamptz)
@@ -447,6 +526,7 @@ export async function startBezorger(services: Services, db: Pick<Database, 'open
     onveilig: services.config.WEBHOOK_ALLOW_INSECURE,
     resolver: services.webhookResolver,
     luisterVerbinding: db.openRawConnection,
+    eigenVerbinding: db.openRawConnection,
     ...opts,
   });
   await b.start();
