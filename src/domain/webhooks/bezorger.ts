@@ -32,6 +32,8 @@ export const MAX_POGINGEN = SCHEMA_MS.length + 1;
 export const UITSCHAKELEN_NA_MS = 5 * 24 * 3600_000;
 /** A claim outlives the send timeout by this much; after it the row counts as abandoned (its process died) and is claimed again. */
 const LEASE_MARGE_MS = 5_000;
+/** A claimed row not sent within this time after its claim is handed back (see bezorg). */
+const MAX_WACHT_MS = LEASE_MARGE_MS / 2;
 /** After a failed send its endpoint's slot stays taken this much longer (see bezorg). */
 const PAUZE_NA_FOUT_MS = 100;
 /** At most this many rows per claim statement and per result statement. */
@@ -163,8 +165,12 @@ export class Bezorger {
   private readonly o: Instellingen;
   /** Claimed rows of this process until their outcome is written (the overall bound; never claimed again by us meanwhile). */
   private readonly bezig = new Map<string, Promise<void>>();
-  /** Sends in flight per endpoint. */
+  /** Sends in flight per endpoint, and in all. */
   private readonly perEndpoint = new Map<string, number>();
+  private lopend = 0;
+  /** Claimed rows waiting for a send slot (first come, first served per endpoint), and their number per endpoint. */
+  private readonly wachtenden: { e: string; klaar: (mag: boolean) => void }[] = [];
+  private readonly wachtendPer = new Map<string, number>();
   /** The adaptive per-endpoint limit, for endpoints above the base limit. */
   private readonly limiet = new Map<string, number>();
   private readonly wachtrij: Vastlegging[] = [];
@@ -275,11 +281,18 @@ export class Bezorger {
 
   private async pomp(): Promise<void> {
     for (;;) {
-      const vrij = this.o.maxTotaal - this.bezig.size;
+      // Claimed and not yet recorded: at most twice the send bound (room for each fast endpoint's stock).
+      const vrij = Math.min(2 * this.o.maxTotaal - this.bezig.size, MAX_PARTIJ);
       if (vrij <= 0 || this.gestopt) return;
-      // Free send slots of every endpoint this process knows (busy or above the base limit); others get the base limit.
-      const bekend = new Set([...this.perEndpoint.keys(), ...this.limiet.keys()]);
-      const ruimte = [...bekend].map((e) => ({ e, vrij: Math.max(0, this.limietVan(e) - (this.perEndpoint.get(e) ?? 0)) }));
+      // What each endpoint this process knows may still claim: its send limit plus, for a receiver that
+      // proved fast (limit above the base), a stock of as many claimed rows ready to go, so its sends never
+      // wait for a claim's round trip; minus what it has in flight or waiting. Unknown endpoints: the base limit.
+      const bekend = new Set([...this.perEndpoint.keys(), ...this.limiet.keys(), ...this.wachtendPer.keys()]);
+      const ruimte = [...bekend].map((e) => {
+        const limiet = this.limietVan(e);
+        const voorraad = limiet > this.o.maxPerEndpoint ? limiet : 0;
+        return { e, vrij: Math.max(0, limiet + voorraad - (this.perEndpoint.get(e) ?? 0) - (this.wachtendPer.get(e) ?? 0)) };
+      });
       const now = this.o.now();
       // Rows whose lease ran out (their process died) are looked for once per poll interval, not in every
       // claim: under a backlog that index range is mostly dead entries of rows already delivered.
@@ -324,17 +337,16 @@ export class Bezorger {
          WHERE l.id = ANY (ARRAY(SELECT id FROM geclaimd)) AND g.id = l.event_id AND w.id = l.endpoint_id
          RETURNING l.id, l.event_id, l.endpoint_id, l.pogingen, g.payload::text AS body, w.url, w.geheim, w.vorig_geheim, w.vorig_geheim_tot`,
         [
-          now, Math.min(vrij, MAX_PARTIJ), JSON.stringify(ruimte), this.o.maxPerEndpoint, new Date(now.getTime() + this.o.timeoutMs + LEASE_MARGE_MS),
+          now, vrij, JSON.stringify(ruimte), this.o.maxPerEndpoint, new Date(now.getTime() + this.o.timeoutMs + LEASE_MARGE_MS),
           // Never this process's own rows still in flight, whatever the clock says about their lease.
           JSON.stringify([...this.bezig.keys()]),
           herstel,
         ],
       );
-      if (process.env.WH_DEBUG) (globalThis as any).__wh = [...((globalThis as any).__wh ?? []), [rijen.length, Math.round(performance.now() - t0), ruimte.map((r) => `${this.limietVan(r.e)}/${this.perEndpoint.get(r.e) ?? 0}`).join(','), this.bezig.size, this.wachtrij.length]];
-      if (rijen.length === 0) return;
+      if (process.env.WH_DEBUG) (globalThis as any).__wh = [...((globalThis as any).__wh ?? []), [rijen.length, Math.round(performance.now() - t0), ruimte.map((r) => `${this.limietVan(r.e)}/${this.perEndpoint.get(r.e) ?? 0}/${this.wachtendPer.get(r.e) ?? 0}`).join(','), this.bezig.size, this.wachtrij.length]];
+      const geclaimdOp = performance.now();
       for (const c of rijen) {
-        this.perEndpoint.set(c.endpoint_id, (this.perEndpoint.get(c.endpoint_id) ?? 0) + 1);
-        const p = this.bezorg(c)
+        const p = this.bezorg(c, geclaimdOp)
           .catch((err) => this.o.log.error({ err, aflevering: c.id }, 'webhooks: aflevering mislukt'))
           .finally(() => {
             this.bezig.delete(c.id);
@@ -342,23 +354,71 @@ export class Bezorger {
           });
         this.bezig.set(c.id, p);
       }
+      // Another round only if the overall bound, not the endpoints' room, cut this claim short.
+      if (rijen.length < vrij) return;
     }
   }
 
-  /** A send finished: free its slot and adapt the endpoint's limit to how the receiver answered. */
-  private verzonden(endpointId: string, u: Uitslag, duurMs: number): void {
+  /** A send slot for one endpoint: at once if it and the process are under their bounds, else in turn; false when stopping. */
+  private slot(e: string): Promise<boolean> {
+    if (this.gestopt) return Promise.resolve(false);
+    if (!this.wachtendPer.has(e) && this.lopend < this.o.maxTotaal && (this.perEndpoint.get(e) ?? 0) < this.limietVan(e)) {
+      this.neemSlot(e);
+      return Promise.resolve(true);
+    }
+    this.wachtendPer.set(e, (this.wachtendPer.get(e) ?? 0) + 1);
+    return new Promise((klaar) => this.wachtenden.push({ e, klaar }));
+  }
+
+  private neemSlot(e: string): void {
+    this.perEndpoint.set(e, (this.perEndpoint.get(e) ?? 0) + 1);
+    this.lopend++;
+  }
+
+  /** Hand freed slots to waiting rows, oldest first, skipping endpoints that are at their limit. */
+  private geefSlotsUit(): void {
+    for (let i = 0; i < this.wachtenden.length && this.lopend < this.o.maxTotaal; ) {
+      const w = this.wachtenden[i];
+      if ((this.perEndpoint.get(w.e) ?? 0) >= this.limietVan(w.e)) {
+        i++;
+        continue;
+      }
+      this.wachtenden.splice(i, 1);
+      const n = (this.wachtendPer.get(w.e) ?? 1) - 1;
+      if (n <= 0) this.wachtendPer.delete(w.e);
+      else this.wachtendPer.set(w.e, n);
+      this.neemSlot(w.e);
+      w.klaar(true);
+    }
+  }
+
+  /** A send finished (or was not made: u null): free its slot and adapt the endpoint's limit to how the receiver answered. */
+  private verzonden(endpointId: string, u: Uitslag | null, duurMs: number): void {
     const n = (this.perEndpoint.get(endpointId) ?? 1) - 1;
     if (n <= 0) this.perEndpoint.delete(endpointId);
     else this.perEndpoint.set(endpointId, n);
-    const oud = this.limietVan(endpointId);
-    const nieuw = u.soort === 'ok' && duurMs < this.o.snelMs ? Math.min(this.o.maxPerEndpointSnel, oud + 1) : Math.max(this.o.maxPerEndpoint, Math.floor(oud / 2));
-    if (nieuw > this.o.maxPerEndpoint) this.limiet.set(endpointId, nieuw);
-    else this.limiet.delete(endpointId);
+    this.lopend--;
+    if (u) {
+      const oud = this.limietVan(endpointId);
+      const nieuw = u.soort === 'ok' && duurMs < this.o.snelMs ? Math.min(this.o.maxPerEndpointSnel, oud + 1) : Math.max(this.o.maxPerEndpoint, Math.floor(oud / 2));
+      if (nieuw > this.o.maxPerEndpoint) this.limiet.set(endpointId, nieuw);
+      else this.limiet.delete(endpointId);
+    }
+    this.geefSlotsUit();
     // A freed slot: claim more (results are written separately, in batches).
     this.wek();
   }
 
-  private async bezorg(c: Claim): Promise<void> {
+  private async bezorg(c: Claim, geclaimdOp: number): Promise<void> {
+    const mag = await this.slot(c.endpoint_id);
+    // A send must start within the lease's margin after the claim, so it ends before the lease does and no
+    // other process can take the row meanwhile; a row that waited longer (its receiver slowed down), or
+    // that is still waiting at shutdown, is handed back unsent.
+    if (!mag || performance.now() - geclaimdOp > MAX_WACHT_MS) {
+      if (mag) this.verzonden(c.endpoint_id, null, 0);
+      await this.vastleggen(c, { soort: 'terug' });
+      return;
+    }
     const now = this.o.now();
     const geheimen = [c.geheim];
     if (c.vorig_geheim && c.vorig_geheim_tot && new Date(c.vorig_geheim_tot) > now) geheimen.push(c.vorig_geheim);
@@ -424,6 +484,9 @@ export class Bezorger {
     this.losmaken?.();
     // A claim still running hands its rows to sends that are waited for (or aborted) below.
     await this.pomping;
+    // Rows waiting for a slot are handed back at once.
+    for (const w of this.wachtenden.splice(0)) w.klaar(false);
+    this.wachtendPer.clear();
     const alles = Promise.allSettled([...this.bezig.values()]);
     const t = setTimeout(() => this.stop.abort(), maxMs);
     await alles;
