@@ -165,6 +165,8 @@ export class Bezorger {
   private readonly o: Instellingen;
   /** Claimed rows of this process until their outcome is written (the overall bound; never claimed again by us meanwhile). */
   private readonly bezig = new Map<string, Promise<void>>();
+  /** Rows claimed per endpoint until their outcome is written (the claim's per-endpoint bound). */
+  private readonly geclaimdPer = new Map<string, number>();
   /** Sends in flight per endpoint, and in all. */
   private readonly perEndpoint = new Map<string, number>();
   private lopend = 0;
@@ -281,24 +283,24 @@ export class Bezorger {
 
   private async pomp(): Promise<void> {
     for (;;) {
-      // Claimed and not yet recorded: at most twice the send bound (room for each fast endpoint's stock).
+      // Claimed and not yet recorded: at most twice the send bound (room for the fast endpoints' stock).
       const vrij = Math.min(2 * this.o.maxTotaal - this.bezig.size, MAX_PARTIJ);
       if (vrij <= 0 || this.gestopt) return;
       // What each endpoint this process knows may still claim: its send limit plus, for a receiver that
-      // proved fast (limit above the base), a stock of as many claimed rows ready to go, so its sends never
-      // wait for a claim's round trip; minus what it has in flight or waiting. Unknown endpoints: the base limit.
-      const bekend = new Set([...this.perEndpoint.keys(), ...this.limiet.keys(), ...this.wachtendPer.keys()]);
+      // proved fast (limit above the base), a stock of twice as many claimed rows (ready to go, or sent and
+      // awaiting the next outcome statement), so its sends never wait for a claim's or an outcome's round
+      // trip; minus what it holds claimed. Unknown endpoints: the base limit.
+      const bekend = new Set([...this.geclaimdPer.keys(), ...this.limiet.keys()]);
       const ruimte = [...bekend].map((e) => {
         const limiet = this.limietVan(e);
-        const voorraad = limiet > this.o.maxPerEndpoint ? limiet : 0;
-        return { e, vrij: Math.max(0, limiet + voorraad - (this.perEndpoint.get(e) ?? 0) - (this.wachtendPer.get(e) ?? 0)) };
+        const voorraad = limiet > this.o.maxPerEndpoint ? 2 * limiet : 0;
+        return { e, vrij: Math.max(0, limiet + voorraad - (this.geclaimdPer.get(e) ?? 0)) };
       });
       const now = this.o.now();
       // Rows whose lease ran out (their process died) are looked for once per poll interval, not in every
       // claim: under a backlog that index range is mostly dead entries of rows already delivered.
       const herstel = performance.now() - this.laatsteHerstel >= this.o.pollMs;
       if (herstel) this.laatsteHerstel = performance.now();
-      const t0 = performance.now();
       const rijen = await this.claimVerbinding.rijen<Claim>(
         'webhook_claim',
         // Candidates per endpoint (at most its free slots) straight off the (endpoint, toestand,
@@ -343,13 +345,16 @@ export class Bezorger {
           herstel,
         ],
       );
-      if (process.env.WH_DEBUG) (globalThis as any).__wh = [...((globalThis as any).__wh ?? []), [rijen.length, Math.round(performance.now() - t0), ruimte.map((r) => `${this.limietVan(r.e)}/${this.perEndpoint.get(r.e) ?? 0}/${this.wachtendPer.get(r.e) ?? 0}`).join(','), this.bezig.size, this.wachtrij.length]];
       const geclaimdOp = performance.now();
       for (const c of rijen) {
+        this.geclaimdPer.set(c.endpoint_id, (this.geclaimdPer.get(c.endpoint_id) ?? 0) + 1);
         const p = this.bezorg(c, geclaimdOp)
           .catch((err) => this.o.log.error({ err, aflevering: c.id }, 'webhooks: aflevering mislukt'))
           .finally(() => {
             this.bezig.delete(c.id);
+            const n = (this.geclaimdPer.get(c.endpoint_id) ?? 1) - 1;
+            if (n <= 0) this.geclaimdPer.delete(c.endpoint_id);
+            else this.geclaimdPer.set(c.endpoint_id, n);
             this.wek();
           });
         this.bezig.set(c.id, p);
