@@ -303,35 +303,37 @@ export class Bezorger {
       if (herstel) this.laatsteHerstel = performance.now();
       const rijen = await this.claimVerbinding.rijen<Claim>(
         'webhook_claim',
-        // Candidates per endpoint (at most its free slots) straight off the (endpoint, toestand,
-        // volgende_poging) index, so a backlog of thousands costs no sort (and, with $7, rows of a dead
-        // process whose lease ran out); then lock what is still due,
-        // each endpoint's first candidate before any endpoint's second (rang), up to the overall free slots.
+        // Per endpoint, at most its free room of due rows, locked (SKIP LOCKED) straight off the
+        // (endpoint, toestand, volgende_poging) index in that index's order, so a backlog of thousands costs
+        // no sort and no scan; with $7 also rows of a dead process whose lease ran out. Then each endpoint's
+        // first row before any endpoint's second (rang), up to the overall free room. Candidates locked and
+        // not taken are free again when the statement ends.
         `WITH kandidaat AS MATERIALIZED (
-           SELECT c.id, c.rang FROM webhook w
+           SELECT w.id AS endpoint_id, coalesce(b.vrij, $4::int) AS vrij, c.id, c.volgende_poging FROM webhook w
            LEFT JOIN jsonb_to_recordset($3::jsonb) AS b(e uuid, vrij int) ON b.e = w.id
            CROSS JOIN LATERAL (
-             SELECT u.id, row_number() OVER () AS rang FROM (
-               (SELECT l.id FROM webhook_aflevering l
-                WHERE l.endpoint_id = w.id AND l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz
-                ORDER BY l.volgende_poging LIMIT coalesce(b.vrij, $4::int))
-               UNION ALL
-               (SELECT l.id FROM webhook_aflevering l
-                WHERE $7::boolean AND l.endpoint_id = w.id AND l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz
-                  AND NOT (l.id::text IN (SELECT jsonb_array_elements_text($6::jsonb)))
-                LIMIT coalesce(b.vrij, $4::int))
-             ) u LIMIT coalesce(b.vrij, $4::int)
+             SELECT l.id, l.volgende_poging FROM webhook_aflevering l
+             WHERE l.endpoint_id = w.id AND l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz
+             ORDER BY l.volgende_poging LIMIT coalesce(b.vrij, $4::int)
+             FOR UPDATE SKIP LOCKED
            ) c
            WHERE w.actief
+           UNION ALL
+           SELECT w.id, coalesce(b.vrij, $4::int), c.id, c.volgende_poging FROM webhook w
+           LEFT JOIN jsonb_to_recordset($3::jsonb) AS b(e uuid, vrij int) ON b.e = w.id
+           CROSS JOIN LATERAL (
+             SELECT l.id, l.volgende_poging FROM webhook_aflevering l
+             WHERE l.endpoint_id = w.id AND l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz
+               AND NOT (l.id::text IN (SELECT jsonb_array_elements_text($6::jsonb)))
+             LIMIT coalesce(b.vrij, $4::int)
+             FOR UPDATE SKIP LOCKED
+           ) c
+           WHERE $7::boolean AND w.actief
          ), geclaimd AS (
-           SELECT l.id FROM webhook_aflevering l JOIN kandidaat k ON k.id = l.id
-           -- The candidates first, then their rows by primary key: planned from stale statistics (a fresh
-           -- table that filled up fast) the join can otherwise run the candidate search once per due row.
-           WHERE l.id = ANY (ARRAY(SELECT id FROM kandidaat))
-             AND ((l.toestand = 'wachtend' AND l.volgende_poging <= $1::timestamptz) OR ($7::boolean AND l.toestand = 'bezig' AND l.geclaimd_tot <= $1::timestamptz))
-           ORDER BY k.rang
+           SELECT id FROM (SELECT id, vrij, row_number() OVER (PARTITION BY endpoint_id ORDER BY volgende_poging) AS rang FROM kandidaat) k
+           WHERE rang <= vrij
+           ORDER BY rang
            LIMIT $2::int
-           FOR UPDATE OF l SKIP LOCKED
          )
          UPDATE webhook_aflevering l SET toestand = 'bezig', geclaimd_tot = $5::timestamptz, bijgewerkt_op = $1::timestamptz
          FROM webhook_gebeurtenis g, webhook w
