@@ -36,6 +36,8 @@ const LEASE_MARGE_MS = 5_000;
 const MAX_WACHT_MS = LEASE_MARGE_MS / 2;
 /** After a failed send its endpoint's slot stays taken this much longer (see bezorg). */
 const PAUZE_NA_FOUT_MS = 100;
+/** Wakes and outcomes within this time are gathered into one claim / one result statement while sends are in flight. */
+const SAMENVOEG_MS = 5;
 /** At most this many rows per claim statement and per result statement. */
 const MAX_PARTIJ = 200;
 
@@ -184,6 +186,8 @@ export class Bezorger {
   private nogEens = false;
   private laatsteHerstel = Number.NEGATIVE_INFINITY;
   private pomping: Promise<void> = Promise.resolve();
+  private gepland?: NodeJS.Timeout;
+  private schrijfGepland?: NodeJS.Timeout;
   private timer?: NodeJS.Timeout;
   private verloopTimer?: NodeJS.Timeout;
   private losmaken?: () => void;
@@ -234,8 +238,24 @@ export class Bezorger {
     this.wek();
   }
 
-  /** Claim and send what is due now (coalesced: a wake during a pump runs one more round). */
+  /**
+   * Claim and send what is due (coalesced: a wake during a pump runs one more round). With sends in
+   * flight, wakes within SAMENVOEG_MS are gathered into one claim (a fast receiver has claimed stock to
+   * send meanwhile); an idle worker claims at once, so a lone event still goes out within milliseconds.
+   */
   wek(): void {
+    if (this.gestopt || this.gepland) return;
+    if (this.lopend > 0 && !this.pompt) {
+      this.gepland = setTimeout(() => {
+        this.gepland = undefined;
+        this.wekNu();
+      }, SAMENVOEG_MS);
+      return;
+    }
+    this.wekNu();
+  }
+
+  private wekNu(): void {
     if (this.gestopt) return;
     if (this.pompt) {
       this.nogEens = true;
@@ -462,9 +482,19 @@ export class Bezorger {
     });
   }
 
-  /** One result statement at a time; outcomes that arrive meanwhile go together in the next. */
-  private schrijf(): void {
-    if (this.schrijft || this.wachtrij.length === 0) return;
+  /**
+   * One result statement at a time; outcomes that arrive meanwhile go together in the next. With sends
+   * still in flight the statement waits SAMENVOEG_MS for more outcomes to join it.
+   */
+  private schrijf(nu = false): void {
+    if (this.schrijft || this.wachtrij.length === 0 || (this.schrijfGepland && !nu)) return;
+    if (!nu && this.lopend > 0 && !this.gestopt && this.wachtrij.length < MAX_PARTIJ) {
+      this.schrijfGepland = setTimeout(() => {
+        this.schrijfGepland = undefined;
+        this.schrijf(true);
+      }, SAMENVOEG_MS);
+      return;
+    }
     this.schrijft = true;
     const partij = this.wachtrij.splice(0, MAX_PARTIJ);
     void legUitslagenVast(this.uitslagVerbinding, partij, this.o.now(), this.o.random)
@@ -486,6 +516,7 @@ export class Bezorger {
   /** Stop claiming; wait for in-flight sends up to `maxMs`, then abort them and hand their rows back. */
   async sluit(maxMs = 5_000): Promise<void> {
     this.gestopt = true;
+    clearTimeout(this.gepland);
     clearInterval(this.timer);
     clearInterval(this.verloopTimer);
     this.losmaken?.();
