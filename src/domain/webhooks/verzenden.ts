@@ -1,6 +1,7 @@
 /**
  * One webhook POST: signed per Standard Webhooks (the reference `standardwebhooks` package signs),
- * sent to the address the SSRF guard checked (a fixed `lookup`, so no second DNS lookup), with a hard
+ * sent to the address the SSRF guard checked (a fixed `lookup`, so no second DNS lookup; a worker keeps
+ * connections alive per checked address, see Verbindingen), with a hard
  * overall timeout, no redirects followed (node:http never follows them; a 3xx is a failure), and at most
  * MAX_ANTWOORD bytes of the answer read.
  */
