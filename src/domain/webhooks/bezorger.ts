@@ -16,7 +16,9 @@
  * Verbindingen) and each URL's SSRF check is reused for a few seconds. The per-endpoint limit adapts:
  * it starts at `maxPerEndpoint` and grows by one per answer faster than `snelMs` up to
  * `maxPerEndpointSnel`, and halves (never below `maxPerEndpoint`) on a slow answer or a failure — a fast
- * receiver gets more in flight, a slow or failing one stays at the base limit.
+ * receiver gets more in flight, a slow or failing one stays at the base limit. A receiver above the base
+ * limit also keeps a stock of claimed rows, so its sends never wait for a claim's round trip; on
+ * PostgreSQL claims and outcomes go over the worker's own two connections, not the request pool.
  */
 import type pg from 'pg';
 import type { Logger } from 'pino';
