@@ -1,6 +1,7 @@
 /**
  * One webhook POST: signed per Standard Webhooks (the reference `standardwebhooks` package signs),
- * sent to the address the SSRF guard checked (a fixed `lookup`, so no second DNS lookup), with a hard
+ * sent to the address the SSRF guard checked (a fixed `lookup`, so no second DNS lookup; a worker keeps
+ * connections alive per checked address, see Verbindingen), with a hard
  * overall timeout, no redirects followed (node:http never follows them; a 3xx is a failure), and at most
  * MAX_ANTWOORD bytes of the answer read.
  */
@@ -31,10 +32,74 @@ export function ondertekening(b: Pick<Bericht, 'id' | 'body' | 'geheimen'>, tijd
   return b.geheimen.map((g) => new Webhook(g).sign(b.id, tijd, b.body)).join(' ');
 }
 
-export async function verstuur(b: Bericht, opts: { now: Date; onveilig: boolean; resolver?: Resolver; timeoutMs?: number; signal?: AbortSignal }): Promise<Uitslag> {
+/** How long a worker trusts an SSRF check of one URL before it resolves and checks again. */
+export const CONTROLE_GELDIG_MS = 5_000;
+/** A kept-alive connection idle this long is closed (shorter than the 5 s keep-alive of many servers, so a reused socket is rarely one the receiver is closing). */
+const VRIJ_SOCKET_MS = 4_000;
+
+/**
+ * A worker's connections: keep-alive sockets per checked address, and each URL's SSRF check reused for
+ * CONTROLE_GELDIG_MS (so a backlog to one receiver costs no DNS lookup per event). Every socket of an
+ * agent was opened to the one address that agent was made for, and an agent is only used while the
+ * current check of the URL (at most CONTROLE_GELDIG_MS old) yields that address: nothing ever connects
+ * to an address that was not checked, and a host that turns private is refused at the next check.
+ */
+export class Verbindingen {
+  private readonly doelen = new Map<string, { doel: GecontroleerdDoel; tot: number }>();
+  private readonly agents = new Map<string, { agent: http.Agent; gebruikt: number }>();
+
+  private readonly o: { onveilig: boolean; resolver?: Resolver; geldigMs?: number };
+
+  constructor(o: { onveilig: boolean; resolver?: Resolver; geldigMs?: number }) {
+    this.o = o;
+  }
+
+  /** The checked target of a URL (cached briefly); throws OngeldigDoel like controleerDoel. */
+  async doel(url: string): Promise<GecontroleerdDoel> {
+    const nu = performance.now();
+    const c = this.doelen.get(url);
+    if (c && c.tot > nu) return c.doel;
+    const doel = await controleerDoel(url, { onveilig: this.o.onveilig, resolver: this.o.resolver });
+    if (this.doelen.size >= 1000) for (const [k, v] of this.doelen) if (v.tot <= nu) this.doelen.delete(k);
+    this.doelen.set(url, { doel, tot: nu + (this.o.geldigMs ?? CONTROLE_GELDIG_MS) });
+    return doel;
+  }
+
+  /** The keep-alive agent for one checked address of one origin. */
+  agent(doel: GecontroleerdDoel): http.Agent {
+    const sleutel = `${doel.url.protocol}//${doel.url.host}|${doel.adres.address}`;
+    const nu = performance.now();
+    let a = this.agents.get(sleutel);
+    if (!a) {
+      // Agents nobody used for a minute go (their idle sockets closed long before).
+      for (const [k, v] of this.agents) {
+        if (v.gebruikt < nu - 60_000) {
+          v.agent.destroy();
+          this.agents.delete(k);
+        }
+      }
+      const opties = { keepAlive: true, timeout: VRIJ_SOCKET_MS, scheduling: 'lifo' as const };
+      a = { agent: doel.url.protocol === 'https:' ? new https.Agent(opties) : new http.Agent(opties), gebruikt: nu };
+      this.agents.set(sleutel, a);
+    }
+    a.gebruikt = nu;
+    return a.agent;
+  }
+
+  sluit(): void {
+    for (const a of this.agents.values()) a.agent.destroy();
+    this.agents.clear();
+    this.doelen.clear();
+  }
+}
+
+export async function verstuur(
+  b: Bericht,
+  opts: { now: Date; onveilig: boolean; resolver?: Resolver; timeoutMs?: number; signal?: AbortSignal; verbindingen?: Verbindingen },
+): Promise<Uitslag> {
   let doel: GecontroleerdDoel;
   try {
-    doel = await controleerDoel(b.url, { onveilig: opts.onveilig, resolver: opts.resolver });
+    doel = opts.verbindingen ? await opts.verbindingen.doel(b.url) : await controleerDoel(b.url, { onveilig: opts.onveilig, resolver: opts.resolver });
   } catch (e) {
     if (e instanceof OngeldigDoel) return { soort: 'fout', status: null, fout: `Niet verstuurd: ${e.message}` };
     throw e;
@@ -54,43 +119,61 @@ export async function verstuur(b: Bericht, opts: { now: Date; onveilig: boolean;
     else cb(null, doel.adres.address, doel.adres.family);
   };
   const mod = doel.url.protocol === 'https:' ? https : http;
+  const agent = opts.verbindingen ? opts.verbindingen.agent(doel) : false;
   const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
   return new Promise<Uitslag>((resolve) => {
     let klaar = false;
-    const einde = (u: Uitslag) => {
+    let req: http.ClientRequest;
+    const einde = (u: Uitslag, sluitVerbinding = true) => {
       if (klaar) return;
       klaar = true;
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', afbreken);
-      req.destroy();
-      resolve(u);
+      // A complete answer leaves its socket to the agent for the next delivery; anything else closes it,
+      // and the send is over (its slot free) once that connection is closed.
+      const socket = req.socket;
+      if (sluitVerbinding) req.destroy();
+      if (sluitVerbinding && socket && !socket.closed) socket.once('close', () => resolve(u));
+      else resolve(u);
     };
-    const req = mod.request(
-      doel.url,
-      { method: 'POST', headers, lookup: vast, servername: doel.host, agent: false, timeout: timeoutMs },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        let gelezen = 0;
-        res.on('data', (c: Buffer) => {
-          gelezen += c.length;
-          if (gelezen > MAX_ANTWOORD) res.destroy();
-        });
-        const klaarMet = () => {
-          if (status >= 200 && status < 300) einde({ soort: 'ok', status });
-          else if (status === 410) einde({ soort: 'weg', status: 410 });
-          else if (status >= 300 && status < 400) einde({ soort: 'fout', status, fout: `Doorverwijzing (${status}) wordt niet gevolgd.` });
-          else einde({ soort: 'fout', status, fout: `Ontvanger antwoordde ${status}.` });
-        };
-        res.on('end', klaarMet);
-        res.on('close', klaarMet);
-        res.on('error', klaarMet);
-      },
-    );
+    const verzend = (opnieuw: boolean) => {
+      req = mod.request(
+        doel.url,
+        { method: 'POST', headers, lookup: vast, servername: doel.host, agent, timeout: timeoutMs },
+        (res) => {
+          const status = res.statusCode ?? 0;
+          let gelezen = 0;
+          res.on('data', (c: Buffer) => {
+            gelezen += c.length;
+            if (gelezen > MAX_ANTWOORD) res.destroy();
+          });
+          const klaarMet = (heel: boolean) => {
+            if (status >= 200 && status < 300) einde({ soort: 'ok', status }, !heel);
+            else if (status === 410) einde({ soort: 'weg', status: 410 }, !heel);
+            else if (status >= 300 && status < 400) einde({ soort: 'fout', status, fout: `Doorverwijzing (${status}) wordt niet gevolgd.` }, !heel);
+            else einde({ soort: 'fout', status, fout: `Ontvanger antwoordde ${status}.` }, !heel);
+          };
+          res.on('end', () => klaarMet(true));
+          res.on('close', () => klaarMet(false));
+          res.on('error', () => klaarMet(false));
+        },
+      );
+      req.on('error', (e) => {
+        const code = (e as NodeJS.ErrnoException).code;
+        // A kept-alive socket the receiver closed just as it was reused: once more on a fresh one (the
+        // receiver saw at most the start of a request; it deduplicates by webhook-id in any case).
+        if (!opnieuw && !klaar && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) {
+          verzend(true);
+          return;
+        }
+        einde({ soort: 'fout', status: null, fout: `Verbinding mislukt: ${code ?? e.message}` });
+      });
+      req.end(b.body);
+    };
     // One deadline for the whole exchange: connect, send, and the answer.
     const timer = setTimeout(() => einde({ soort: 'fout', status: null, fout: `Geen antwoord binnen ${timeoutMs / 1000} s.` }), timeoutMs);
     const afbreken = () => einde({ soort: 'fout', status: null, fout: 'Afgebroken bij het afsluiten van de server.' });
     opts.signal?.addEventListener('abort', afbreken);
-    req.on('error', (e) => einde({ soort: 'fout', status: null, fout: `Verbinding mislukt: ${(e as NodeJS.ErrnoException).code ?? e.message}` }));
-    req.end(b.body);
+    verzend(false);
   });
 }
