@@ -20,7 +20,9 @@ import { monthPosition } from './dates.ts';
 import { fitGbdt, predictGbdt } from './gbdt.ts';
 import type { Gbdt, Matrix } from './gbdt.ts';
 import { logIndexAt } from './price-index.ts';
+import type { SalesTable } from './sales-table.ts';
 import { rowsWithin } from './spatial-index.ts';
+import { KENMERKEN } from './types.ts';
 
 /** Which parts of the second stage are used (all but the default exist for the ablation table). */
 export type StageMode = 'vergelijking' | 'vergelijking+locatie' | 'leerder' | 'gecombineerd' | 'gecombineerd-zonder-locatie';
@@ -137,6 +139,15 @@ export const FEATURE_NAMES = [
   'locatie_gewicht',
 ] as const;
 export const FEATURES = FEATURE_NAMES.length;
+
+/**
+ * Features of a model over `table`: the base ones, plus per further attribute (KENMERKEN) the
+ * subject's value and its difference with the comparables' weighted mean, when the held sales carry
+ * such attributes (a register's sales do not: no cost there).
+ */
+export function featureCount(table: SalesTable): number {
+  return table.kenmerken ? FEATURES + 2 * KENMERKEN.length : FEATURES;
+}
 /** Features of the learner alone (attributes and position, no comparables). */
 const ATTRIBUTE_FEATURES = 9;
 
@@ -159,6 +170,15 @@ export function stageFeatures(mode: StageMode, s: CodedSubject, e: RawEstimate, 
   out[o + 6] = s.y;
   out[o + 7] = (s.x + s.y) / Math.SQRT2;
   out[o + 8] = (s.x - s.y) / Math.SQRT2;
+  const sk = s.kenmerken;
+  if (sk) {
+    for (let j = 0; j < KENMERKEN.length; j++) {
+      const v = sk[j];
+      const m = e.kenmerken ? e.kenmerken[j] : NaN;
+      out[o + FEATURES + j] = v;
+      out[o + FEATURES + KENMERKEN.length + j] = mode === 'leerder' ? NaN : v - m;
+    }
+  }
   if (mode === 'leerder') {
     for (let j = ATTRIBUTE_FEATURES; j < FEATURES; j++) out[o + j] = NaN;
     return;
@@ -211,9 +231,10 @@ function target(mode: StageMode, r: StageRow): number {
 }
 
 function matrixOf(rows: readonly StageRow[]): Matrix {
-  const x = new Float64Array(rows.length * FEATURES);
-  rows.forEach((r, i) => x.set(r.features, i * FEATURES));
-  return { rows: rows.length, features: FEATURES, x };
+  const f = rows.length ? rows[0].features.length : FEATURES;
+  const x = new Float64Array(rows.length * f);
+  rows.forEach((r, i) => x.set(r.features, i * f));
+  return { rows: rows.length, features: f, x };
 }
 
 /** Share of the (time-sorted) learning rows held back, the most recent, to stop the boosting. */
