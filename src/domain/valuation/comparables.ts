@@ -74,8 +74,6 @@ export interface CodedSubject extends SubjectAttributes {
   exclude: ReadonlySet<string> | null;
   /** Interned dwelling id whose sales are never used (-1: none). */
   excludeObject: number;
-  /** The further attributes (KENMERKEN order, NaN = unknown); null when the held sales have none. */
-  kenmerken?: ArrayLike<number> | null;
 }
 
 /** Raw outcome of the search, before the band and label. */
@@ -168,7 +166,7 @@ function collect(core: ComparableCore, s: CodedSubject, peilDay: number, minDay:
     if (dYear > search.maxBouwjaarVerschil || dYear < -search.maxBouwjaarVerschil) continue;
     if (s.excludeObject >= 0 && t.object[r] === s.excludeObject) continue;
     if (s.exclude !== null && s.exclude.has(t.ids[r])) continue;
-    const adj = attributeAdjustment(e, core.caps, s, lo, t.logPerceel[r], by, t.type[r], t.label[r]);
+    const adj = attributeAdjustment(e, core.caps, s, lo, t.logPerceel[r], by, t.type[r], t.label[r], t.kenmerken, r * KENMERKEN.length);
     if (adj > core.caps.totaal || adj < -core.caps.totaal) continue;
     const c = core.curveOfRow[r];
     if (sc.peilStamp[c] !== sc.request) {
