@@ -237,6 +237,13 @@ function matrixOf(rows: readonly StageRow[]): Matrix {
   return { rows: rows.length, features: f, x };
 }
 
+/**
+ * Losses the learner is fitted with (Huber clipping quantiles; 1 = squared), one chosen per build
+ * on held-back rows: sale prices have heavy tails (a sale to a relative, a wreck), and how heavy
+ * differs per dataset.
+ */
+const HUBER_CANDIDATES = [1, 0.9, 0.7, 0.5];
+
 /** Share of the (time-sorted) learning rows held back, the most recent, to stop the boosting. */
 const EARLY_STOP_FRACTION = 0.15;
 
@@ -252,7 +259,23 @@ export function fitStage(mode: StageMode, learn: StageRow[], slice: readonly Sta
     const cut = Math.floor(sorted.length * (1 - EARLY_STOP_FRACTION));
     const tr = sorted.slice(0, cut);
     const va = sorted.slice(cut);
-    gbdt = fitGbdt(matrixOf(tr), Float64Array.from(tr, (r) => target(mode, r)), {}, matrixOf(va), Float64Array.from(va, (r) => target(mode, r)));
+    const xTr = matrixOf(tr);
+    const yTr = Float64Array.from(tr, (r) => target(mode, r));
+    const xVa = matrixOf(va);
+    const yVa = Float64Array.from(va, (r) => target(mode, r));
+    // The loss is chosen out-of-time too: squared or Huber at each clipping quantile, whichever
+    // leaves the smallest median absolute error on the held-back newest learning rows.
+    let bestErr = Infinity;
+    const err = new Float64Array(va.length);
+    for (const huberQuantile of HUBER_CANDIDATES) {
+      const g = fitGbdt(xTr, yTr, { huberQuantile }, xVa, yVa);
+      for (let i = 0; i < va.length; i++) err[i] = Math.abs(yVa[i] - predictGbdt(g, xVa.x, i * xVa.features));
+      const e = err.sort()[va.length >> 1];
+      if (e < bestErr - 1e-9) {
+        bestErr = e;
+        gbdt = g;
+      }
+    }
   }
   if (mode === 'leerder') return { mode, gbdt, w: 1 };
   // Combination weight: least absolute log error on the slice over w in [0, 1.5].
@@ -273,6 +296,6 @@ export function fitStage(mode: StageMode, learn: StageRow[], slice: readonly Sta
 /** Refit the learner of `stage` on `rows` (all held sales) with the tree count it earned out-of-time. */
 export function refitStage(stage: Stage, rows: readonly StageRow[]): Stage {
   if (!stage.gbdt || stage.gbdt.trees.length === 0 || rows.length < 200) return stage;
-  const gbdt = fitGbdt(matrixOf(rows), Float64Array.from(rows, (r) => target(stage.mode, r)), { maxTrees: stage.gbdt.trees.length });
+  const gbdt = fitGbdt(matrixOf(rows), Float64Array.from(rows, (r) => target(stage.mode, r)), { maxTrees: stage.gbdt.trees.length, huberQuantile: stage.gbdt.huberQuantile });
   return { ...stage, gbdt };
 }
