@@ -40,7 +40,7 @@ export async function parseSalesCsv(input: string | NodeJS.ReadableStream): Prom
       lat: v.lat!,
       lon: v.lon!,
       objectId: v.objectId,
-      kenmerken: v.kenmerken,
+      ...(v.kenmerken ? { kenmerken: v.kenmerken } : {}),
     });
   }
   return { verkopen, geweigerd };
