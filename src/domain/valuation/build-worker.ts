@@ -7,11 +7,13 @@
  * Memory: the sales table's columns are moved (transferred) into the worker and the fitted state's
  * arrays moved back, never copied, so a rebuild beside a live model costs one table and one model's
  * working memory, not three copies of them. The caller may drop its sales list once this returns.
+ * The sale ids and dwelling ids (strings, not transferable, unused by the fit) never leave this thread.
  */
 import { Worker } from 'node:worker_threads';
 import { modelFromState } from './model.ts';
 import type { BuildOptions, FittedModel, ModelState } from './model.ts';
 import { buildSalesTable } from './sales-table.ts';
+import type { SalesTable } from './sales-table.ts';
 import type { SaleRecord } from './types.ts';
 
 /**
@@ -38,13 +40,18 @@ export function buffersOf(value: unknown): ArrayBuffer[] {
 }
 
 export function buildModelInWorker(sales: readonly SaleRecord[], opts: BuildOptions = {}): Promise<FittedModel> {
-  const table = buildSalesTable(sales);
+  // The sale ids and the dwelling-id map (a million strings each) serve only the live requests'
+  // exclusions, never the fit: they stay here instead of being copied there and back.
+  const { ids, objectIndex, ...columns } = buildSalesTable(sales);
+  const table: SalesTable = { ...columns, ids: [], objectIndex: new Map() };
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./build-worker-main.ts', import.meta.url), { workerData: { table, opts }, transferList: buffersOf(table) });
     let done = false;
     worker.once('message', (state: ModelState) => {
       done = true;
       try {
+        state.table.ids = ids;
+        state.table.objectIndex = objectIndex;
         resolve(modelFromState(state));
       } catch (err) {
         reject(err);
