@@ -5,8 +5,9 @@
  *
  *   node scripts/kc-to-generic.ts <kc_house_data.csv> [out.csv]
  *
- * Mapping (only what a Dutch register also holds; grade, condition, view and waterfront are left
- * out on purpose, so the backtest measures the model on the information it has in production):
+ * Mapping (the columns a Dutch register also holds, plus KC's further attributes in the optional
+ * attribute columns of the format; `--zonder-kenmerken` leaves those out, to measure the model on
+ * the information a Dutch register has):
  * - id: `<kc id>-<yyyymmdd>` (the KC id is per dwelling, repeat sales share it) -> object_id = KC id
  * - datum: `date` (YYYYMMDDT000000) -> Y-m-d; prijs: `price` (USD, used as is)
  * - oppervlakte: `sqft_living` -> m2; perceel: `sqft_lot` -> m2; bouwjaar: `yr_built`
@@ -14,6 +15,9 @@
  *   1,500 sqft (~140 m2), or under 2,500 sqft with a footprint (sqft_above / floors) over 35 % of
  *   the lot, is an attached townhouse -> 'tussenwoning'; everything else 'vrijstaand'.
  * - energielabel: none (empty); lat/lon: `lat`/`long` (WGS84)
+ * - kwaliteit: `grade` (1-13); staat: `condition` (1-5); uitzicht: `view` (0-4); aan_water:
+ *   `waterfront` (0/1); renovatiejaar: `yr_renovated` (0 = never); slaapkamers: `bedrooms`;
+ *   badkamers: `bathrooms`; bouwlagen: `floors`
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
@@ -22,12 +26,14 @@ import type { SaleRecord } from '../src/domain/valuation/types.ts';
 
 const SQFT_TO_M2 = 0.09290304;
 
-const input = process.argv[2];
+const args = process.argv.slice(2);
+const zonderKenmerken = args.includes('--zonder-kenmerken');
+const [input, uit] = args.filter((a) => a !== '--zonder-kenmerken');
 if (!input) {
-  console.error('Gebruik: node scripts/kc-to-generic.ts <kc_house_data.csv> [uit.csv] (bestand: zie test/fixtures/SOURCES.md)');
+  console.error('Gebruik: node scripts/kc-to-generic.ts <kc_house_data.csv> [uit.csv] [--zonder-kenmerken] (bestand: zie test/fixtures/SOURCES.md)');
   process.exit(2);
 }
-const output = process.argv[3] ?? 'kc-sales.csv';
+const output = uit ?? 'kc-sales.csv';
 
 const rows = parse(readFileSync(input, 'utf8'), { columns: true, skip_empty_lines: true }) as Record<string, string>[];
 const sales: SaleRecord[] = rows.map((r) => {
@@ -48,6 +54,18 @@ const sales: SaleRecord[] = rows.map((r) => {
     lat: Number(r.lat),
     lon: Number(r.long),
     objectId: r.id,
+    kenmerken: zonderKenmerken
+      ? null
+      : {
+          kwaliteit: Number(r.grade),
+          staat: Number(r.condition),
+          uitzicht: Number(r.view),
+          aan_water: Number(r.waterfront),
+          renovatiejaar: Number(r.yr_renovated) || null,
+          slaapkamers: Number(r.bedrooms),
+          badkamers: Number(r.bathrooms),
+          bouwlagen: Number(r.floors),
+        },
   };
 });
 const ids = new Set(sales.map((s) => s.id));

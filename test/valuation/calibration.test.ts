@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bandFor, conformalQuantile, fitCalibration, uncertaintyScore } from '../../src/domain/valuation/calibration.ts';
+import { bandFor, conformalQuantile, fitBandGroups, fitCalibration, uncertaintyScore } from '../../src/domain/valuation/calibration.ts';
 import type { CalibrationCase } from '../../src/domain/valuation/calibration.ts';
 import type { RawEstimate } from '../../src/domain/valuation/comparables.ts';
 import { fitLabelThresholds, labelFor, wilsonLower } from '../../src/domain/valuation/confidence.ts';
@@ -51,6 +51,21 @@ describe('band calibration', () => {
       expect(b.laag).toBeLessThanOrEqual(0);
       expect(b.hoog).toBeGreaterThanOrEqual(0);
     }
+  });
+
+  it('normalised band: symmetric in log, so a centre that moves the other way next period still ~80 %', () => {
+    // Calibration errors lean up by a third of their scale; the next period's lean down as much.
+    const shifted = (n: number, seed: number, lean: number) => cases(n, seed).map((c) => ({ ...c, logFout: c.logFout + lean * c.estimate.spreiding }));
+    const banded = fitBandGroups(cal, shifted(3000, 3, 0.33), () => 'normaal');
+    const [lo, hi] = bandFor(banded, 0.1, 'normaal');
+    expect(lo).toBeCloseTo(-hi, 12);
+    const fresh = shifted(4000, 4, -0.33);
+    const share = fresh.filter((c) => {
+      const [l, h] = bandFor(banded, uncertaintyScore(banded, c.estimate), 'normaal');
+      return c.logFout >= l && c.logFout <= h;
+    }).length / fresh.length;
+    expect(share).toBeGreaterThan(0.76);
+    expect(share).toBeLessThan(0.84);
   });
 
   it('is not a fixed +-x %: the narrowest band is far narrower than the widest', () => {

@@ -48,5 +48,7 @@ describe(`the server keeps answering while its valuation model rebuilds (${diale
     expect(answered).toBeGreaterThan(5);
     expect(maxGap).toBeLessThan(duration / 2);
     expect((await post()).statusCode).toBe(200);
-  });
+    // The fit (four learner fits to choose the loss) can take a minute on a loaded 2-core machine;
+    // this test is about answering during it, not about its speed (npm run bench:valuation).
+  }, 180_000);
 });

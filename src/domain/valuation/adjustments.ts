@@ -22,6 +22,8 @@ export interface AttributeEffects {
   type: Float64Array;
   /** Log effect per energy-label code (index 0 = unknown). */
   label: Float64Array;
+  /** Log effect per unit of each further attribute (KENMERKEN order); empty when the sales have none. */
+  kenmerk: Float64Array;
 }
 
 /** Caps that keep single adjustments and their sum within what comparables can honestly bridge. */
@@ -32,11 +34,18 @@ export interface AdjustmentCaps {
   bouwjaar: number;
   /** Largest |log| correction for house type or energy label (each). */
   kenmerk: number;
+  /** Largest |log| correction for the further attributes (KENMERKEN) together. */
+  kenmerken: number;
   /** Comparables whose total |log| attribute correction exceeds this are dropped. */
   totaal: number;
 }
 
-export const DEFAULT_CAPS: AdjustmentCaps = { perceel: 0.15, bouwjaar: 0.15, kenmerk: 0.1, totaal: 0.35 };
+/**
+ * The further attributes (quality, condition, view, ...) together may move a comparable by at most
+ * 0.2 (~22 %): about two steps of a quality scale; a comparable further apart is rather dropped by
+ * the total cap than bridged.
+ */
+export const DEFAULT_CAPS: AdjustmentCaps = { perceel: 0.15, bouwjaar: 0.15, kenmerk: 0.1, kenmerken: 0.2, totaal: 0.35 };
 
 const YEAR_MIN = 1800;
 const YEAR_MAX = 2035;
@@ -70,6 +79,8 @@ export interface SubjectAttributes {
   yearEffect: number;
   type: number;
   label: number;
+  /** Further attributes (KENMERKEN order, NaN = unknown); null/absent when the sales have none. */
+  kenmerken?: ArrayLike<number> | null;
 }
 
 /**
@@ -85,16 +96,27 @@ export function attributeAdjustment(
   compBouwjaar: number,
   compType: number,
   compLabel: number,
+  compKenmerken: ArrayLike<number> | null = null,
+  compOffset = 0,
 ): number {
   let adj = e.opp * (s.logOpp - compLogOpp);
   if (s.logPerceel === s.logPerceel && compLogPerceel === compLogPerceel) adj += clamp(e.perceel * (s.logPerceel - compLogPerceel), caps.perceel);
   if (s.yearEffect === s.yearEffect && compBouwjaar === compBouwjaar) adj += clamp(s.yearEffect - yearEffect(e, compBouwjaar), caps.bouwjaar);
   if (s.type !== 0 && compType !== 0) adj += clamp(e.type[s.type] - e.type[compType], caps.kenmerk);
   if (s.label !== 0 && compLabel !== 0) adj += clamp(e.label[s.label] - e.label[compLabel], caps.kenmerk);
+  const sk = s.kenmerken;
+  if (sk && compKenmerken && e.kenmerk.length) {
+    let k = 0;
+    for (let j = 0; j < e.kenmerk.length; j++) {
+      const d = sk[j] - compKenmerken[compOffset + j];
+      if (d === d) k += e.kenmerk[j] * d;
+    }
+    adj += clamp(k, caps.kenmerken);
+  }
   return adj;
 }
 
 /** Effects to fall back on when a segment has too few sales to estimate its own. */
 export function defaultEffects(typeCount: number, labelCount: number): AttributeEffects {
-  return { opp: 0.7, perceel: 0.1, year: new Float64Array(YEAR_BASIS), type: new Float64Array(typeCount), label: new Float64Array(labelCount) };
+  return { opp: 0.7, perceel: 0.1, year: new Float64Array(YEAR_BASIS), type: new Float64Array(typeCount), label: new Float64Array(labelCount), kenmerk: new Float64Array(0) };
 }

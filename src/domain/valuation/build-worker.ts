@@ -3,21 +3,55 @@
  * requests (with its previous model) while the fit runs: the worker fits the plain-data state
  * (fitModelState) and hands it back by structured clone; only the cheap modelFromState runs on the
  * caller's thread. The result is the same model buildModel gives for the same sales and options.
+ *
+ * Memory: the sales table's columns are moved (transferred) into the worker and the fitted state's
+ * arrays moved back, never copied, so a rebuild beside a live model costs one table and one model's
+ * working memory, not three copies of them. The caller may drop its sales list once this returns.
+ * The sale ids and dwelling ids (strings, not transferable, unused by the fit) never leave this thread.
  */
 import { Worker } from 'node:worker_threads';
 import { modelFromState } from './model.ts';
 import type { BuildOptions, FittedModel, ModelState } from './model.ts';
 import { buildSalesTable } from './sales-table.ts';
+import type { SalesTable } from './sales-table.ts';
 import type { SaleRecord } from './types.ts';
 
+/**
+ * The distinct ArrayBuffers behind the typed arrays (and bare ArrayBuffers) of a plain-data value
+ * (objects, arrays, Maps), for a transfer list. Arrays of primitives are not walked.
+ */
+export function buffersOf(value: unknown): ArrayBuffer[] {
+  const found = new Set<ArrayBuffer>();
+  const seen = new Set<object>();
+  const walk = (v: unknown): void => {
+    if (v === null || typeof v !== 'object' || seen.has(v)) return;
+    seen.add(v);
+    if (v instanceof ArrayBuffer) found.add(v);
+    else if (ArrayBuffer.isView(v)) {
+      if (v.buffer instanceof ArrayBuffer) found.add(v.buffer);
+    } else if (Array.isArray(v)) {
+      if (v.length && (typeof v[0] !== 'object' || v[0] === null)) return;
+      for (const x of v) walk(x);
+    } else if (v instanceof Map) for (const x of v.values()) walk(x);
+    else for (const x of Object.values(v)) walk(x);
+  };
+  walk(value);
+  return [...found];
+}
+
 export function buildModelInWorker(sales: readonly SaleRecord[], opts: BuildOptions = {}): Promise<FittedModel> {
-  const table = buildSalesTable(sales);
+  // The sale ids and the dwelling-id map (a million strings each) serve only the live requests'
+  // exclusions, never the fit: they stay here instead of being copied there and back.
+  const { ids, objectIndex, ...columns } = buildSalesTable(sales);
+  const table: SalesTable = { ...columns, ids: [], objectIndex: new Map() };
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./build-worker-main.ts', import.meta.url), { workerData: { table, opts } });
+    const worker = new Worker(new URL('./build-worker-main.ts', import.meta.url), { workerData: { table, opts }, transferList: buffersOf(table) });
     let done = false;
     worker.once('message', (state: ModelState) => {
       done = true;
       try {
+        state.table.ids = ids;
+        state.table.objectIndex = objectIndex;
         resolve(modelFromState(state));
       } catch (err) {
         reject(err);

@@ -161,9 +161,16 @@ function weightedConformal(z: readonly { v: number; w: number }[], q: number): n
   return sorted[sorted.length - 1].v;
 }
 
+/**
+ * The band is symmetric in log: the conformal `dekking` quantile of |log error| / score on both
+ * sides. The slice's skew does not carry over: its errors lean the way the market moved during the
+ * slice, and the next period's move may go the other way (measured: on King County and the demo
+ * the slice leaned up and the test period down, so separate 10 %/90 % quantiles covered 77-78 %, the
+ * symmetric band 79 %). A shift of the centre either way costs a symmetric band the least.
+ */
 function bandQuantiles(z: readonly { v: number; w: number }[], dekking: number): BandQuantiles {
-  const tail = (1 - dekking) / 2;
-  return { n: z.length, laag: Math.min(0, weightedConformal(z, tail)), hoog: Math.max(0, weightedConformal(z, 1 - tail)) };
+  const q = Math.max(0, weightedConformal(z.map((p) => ({ v: Math.abs(p.v), w: p.w })), dekking));
+  return { n: z.length, laag: -q, hoog: q };
 }
 
 /** Fit the normalised band quantiles of `cal`, pooled and per group (`groupOf` of a case's score). */

@@ -11,6 +11,7 @@ import type { LogIndex } from './price-index.ts';
 import { rowsWithin } from './spatial-index.ts';
 import type { SpatialIndex } from './spatial-index.ts';
 import type { SalesTable } from './sales-table.ts';
+import { KENMERKEN } from './types.ts';
 import { effectiveCount, similarityWeight, weightedMad, weightedMedian } from './weights.ts';
 import type { WeightParams } from './weights.ts';
 
@@ -88,6 +89,11 @@ export interface RawEstimate {
   correctie: number;
   /** Radius of the last ring searched. */
   straal: number;
+  /**
+   * Weighted mean of each further attribute (KENMERKEN order) over the comparables that have it
+   * (NaN: none has); null when the held sales carry no such attributes.
+   */
+  kenmerken?: Float64Array | null;
 }
 
 /** Scratch buffers reused across requests (valuation is synchronous, so one set per model suffices). */
@@ -160,7 +166,7 @@ function collect(core: ComparableCore, s: CodedSubject, peilDay: number, minDay:
     if (dYear > search.maxBouwjaarVerschil || dYear < -search.maxBouwjaarVerschil) continue;
     if (s.excludeObject >= 0 && t.object[r] === s.excludeObject) continue;
     if (s.exclude !== null && s.exclude.has(t.ids[r])) continue;
-    const adj = attributeAdjustment(e, core.caps, s, lo, t.logPerceel[r], by, t.type[r], t.label[r]);
+    const adj = attributeAdjustment(e, core.caps, s, lo, t.logPerceel[r], by, t.type[r], t.label[r], t.kenmerken, r * KENMERKEN.length);
     if (adj > core.caps.totaal || adj < -core.caps.totaal) continue;
     const c = core.curveOfRow[r];
     if (sc.peilStamp[c] !== sc.request) {
@@ -193,7 +199,7 @@ export function estimate(core: ComparableCore, s: CodedSubject, peilDay: number,
     k = collect(core, s, peilDay, minDay, r, sc);
     if (k >= search.doelAantal) break;
   }
-  if (k === 0) return { logWaarde: NaN, nComps: 0, nEff: 0, spreiding: NaN, afstand: NaN, correctie: NaN, straal: radius };
+  if (k === 0) return { logWaarde: NaN, nComps: 0, nEff: 0, spreiding: NaN, afstand: NaN, correctie: NaN, straal: radius, kenmerken: null };
 
   // Adaptive distance bandwidth: dense cities get a tight kernel, villages a wide one.
   const kth = Math.min(core.weights.afstandK, k) - 1;
@@ -210,6 +216,7 @@ export function estimate(core: ComparableCore, s: CodedSubject, peilDay: number,
     m = 0;
     for (let i = 0; i < k && m < search.maxAantal; i++) {
       if (sc.w[i] >= cut) {
+        sc.row[m] = sc.row[i];
         sc.value[m] = sc.value[i];
         sc.w[m] = sc.w[i];
         sc.dist[m] = sc.dist[i];
@@ -228,7 +235,27 @@ export function estimate(core: ComparableCore, s: CodedSubject, peilDay: number,
     sd += sc.w[i] * sc.dist[i];
     sa += sc.w[i] * Math.abs(sc.adj[i]);
   }
-  return { logWaarde, nComps: m, nEff: effectiveCount(sc.w, m), spreiding, afstand: sd / sw, correctie: sa / sw, straal: radius };
+  return { logWaarde, nComps: m, nEff: effectiveCount(sc.w, m), spreiding, afstand: sd / sw, correctie: sa / sw, straal: radius, kenmerken: kenmerkMeans(core.table, sc, m) };
+}
+
+/** Weighted mean of each further attribute over the first m comparables in the scratch (null: none held). */
+function kenmerkMeans(t: SalesTable, sc: Scratch, m: number): Float64Array | null {
+  const kt = t.kenmerken;
+  if (!kt) return null;
+  const K = KENMERKEN.length;
+  const out = new Float64Array(K);
+  for (let j = 0; j < K; j++) {
+    let sw = 0;
+    let sv = 0;
+    for (let i = 0; i < m; i++) {
+      const v = kt[sc.row[i] * K + j];
+      if (v !== v) continue;
+      sw += sc.w[i];
+      sv += sc.w[i] * v;
+    }
+    out[j] = sw > 0 ? sv / sw : NaN;
+  }
+  return out;
 }
 
 /** k-th smallest (0-based) of a[0..n) by quickselect; reorders a. */

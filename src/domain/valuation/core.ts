@@ -69,6 +69,7 @@ function sane(e: AttributeEffects): AttributeEffects {
     year: e.year.map((v) => (Number.isFinite(v) ? v : 0)),
     type: e.type.map((v) => c(v, -0.3, 0.3)),
     label: e.label.map((v) => c(v, -0.3, 0.3)),
+    kenmerk: e.kenmerk.map((v) => (Number.isFinite(v) ? v : 0)),
   };
 }
 

@@ -27,6 +27,11 @@ export interface GbdtParams {
   subsample: number;
   /** Stop after this many trees without a better validation error. */
   patience: number;
+  /**
+   * Huber loss: each tree fits the residuals clipped at this quantile of their absolute values
+   * (0.9 as in Friedman's M-regression); 1 = squared loss.
+   */
+  huberQuantile: number;
 }
 
 /**
@@ -43,12 +48,15 @@ export const DEFAULT_GBDT: GbdtParams = {
   bins: 255,
   subsample: 0.7,
   patience: 60,
+  huberQuantile: 1,
 };
 
 /** A fitted ensemble: trees stored as flat arrays (node 0 is the root of each tree). */
 export interface Gbdt {
   features: number;
   base: number;
+  /** The loss it was fitted with (GbdtParams.huberQuantile). */
+  huberQuantile: number;
   /** Per tree: split feature (-1 = leaf), threshold, children, leaf value. */
   trees: { feature: Int16Array; threshold: Float64Array; left: Int32Array; right: Int32Array; value: Float64Array }[];
 }
@@ -90,6 +98,12 @@ function binOf(edges: Float64Array, v: number): number {
   return lo + 1;
 }
 
+/** q-quantile of a (reorders a). */
+function quantileOf(a: Float64Array, q: number): number {
+  a.sort();
+  return a[Math.min(a.length - 1, Math.floor(q * a.length))];
+}
+
 /** Predict one row (features at x[offset..]). */
 export function predictGbdt(model: Gbdt, x: ArrayLike<number>, offset = 0): number {
   let s = model.base;
@@ -112,7 +126,7 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
   const p = { ...DEFAULT_GBDT, ...params };
   const n = train.rows;
   const F = train.features;
-  if (n === 0) return { features: F, base: 0, trees: [] };
+  if (n === 0) return { features: F, base: 0, huberQuantile: p.huberQuantile, trees: [] };
   const edges = Array.from({ length: F }, (_, f) => binEdges(train, f, Math.min(255, p.bins)));
   const nb = edges.map((e) => e.length + 2);
   const maxBins = Math.max(...nb);
@@ -124,11 +138,12 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
   base /= n;
   const pred = new Float64Array(n).fill(base);
   const resid = new Float64Array(n);
+  const absResid = p.huberQuantile < 1 ? new Float64Array(n) : resid;
   const vPred = valid ? new Float64Array(valid.rows).fill(base) : null;
   const rows = new Int32Array(n);
   const histG = new Float64Array(F * maxBins);
   const histN = new Float64Array(F * maxBins);
-  const model: Gbdt = { features: F, base, trees: [] };
+  const model: Gbdt = { features: F, base, huberQuantile: p.huberQuantile, trees: [] };
   let best = Infinity;
   let bestTrees = 0;
 
@@ -139,6 +154,11 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
     for (let i = 0; i < n; i++) {
       if (p.subsample >= 1 || ((Math.imul(i ^ salt, 2654435761) >>> 0) / 4294967296) < p.subsample) rows[m++] = i;
       resid[i] = y[i] - pred[i];
+    }
+    if (p.huberQuantile < 1) {
+      for (let i = 0; i < n; i++) absResid[i] = Math.abs(resid[i]);
+      const delta = quantileOf(absResid, p.huberQuantile);
+      for (let i = 0; i < n; i++) resid[i] = resid[i] > delta ? delta : resid[i] < -delta ? -delta : resid[i];
     }
     const feature: number[] = [];
     const threshold: number[] = [];
@@ -222,7 +242,7 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
       value: Float64Array.from(value),
     };
     model.trees.push(tree);
-    const one = { features: F, base: 0, trees: [tree] };
+    const one = { features: F, base: 0, huberQuantile: p.huberQuantile, trees: [tree] };
     for (let i = 0; i < n; i++) pred[i] += predictGbdt(one, train.x, i * F);
     if (valid && vPred && yValid) {
       let err = 0;

@@ -15,6 +15,7 @@ import { monthOfDay } from './dates.ts';
 import { solveSpd } from './linalg.ts';
 import { LABEL_CLASSES, SEGMENT_APARTMENT, WONINGTYPES } from './sales-table.ts';
 import type { SalesTable } from './sales-table.ts';
+import { KENMERKEN } from './types.ts';
 
 const TYPE_CODES = WONINGTYPES.length + 1;
 const LABEL_CODES = LABEL_CLASSES.length + 1;
@@ -26,7 +27,13 @@ const COL_YEAR = 3;
 const COL_YEAR_MISSING = COL_YEAR + YEAR_BASIS;
 const COL_TYPE = COL_YEAR_MISSING + 1;
 const COL_LABEL = COL_TYPE + TYPE_CODES;
-const P = COL_LABEL + LABEL_CODES;
+/** Further attributes (when the sales carry them): KENMERKEN values, then their missing flags. */
+const COL_KENMERK = COL_LABEL + LABEL_CODES;
+const K = KENMERKEN.length;
+/** Number of columns of a table's design. */
+function columns(t: SalesTable): number {
+  return t.kenmerken ? COL_KENMERK + 2 * K : COL_KENMERK;
+}
 
 /** Settings of one hedonic fit (see fitHedonic). */
 export interface HedonicOptions {
@@ -57,7 +64,7 @@ export interface HedonicFit {
   iterations: number;
 }
 
-function design(t: SalesTable, r: number, out: Float64Array, o: number): void {
+function design(t: SalesTable, r: number, out: Float64Array, o: number, P: number): void {
   out.fill(0, o, o + P);
   out[o + COL_OPP] = t.logOpp[r];
   const lp = t.logPerceel[r];
@@ -68,6 +75,14 @@ function design(t: SalesTable, r: number, out: Float64Array, o: number): void {
   else out[o + COL_YEAR_MISSING] = 1;
   out[o + COL_TYPE + t.type[r]] = 1;
   out[o + COL_LABEL + t.label[r]] = 1;
+  const kt = t.kenmerken;
+  if (kt) {
+    for (let j = 0; j < K; j++) {
+      const v = kt[r * K + j];
+      if (v === v) out[o + COL_KENMERK + j] = v;
+      else out[o + COL_KENMERK + K + j] = 1;
+    }
+  }
 }
 
 /** Fit on `rows` of the table (rows without a living area are skipped: they cannot be comparables). */
@@ -79,10 +94,11 @@ export function fitHedonic(t: SalesTable, candidateRows: ArrayLike<number>, opts
   }
   const rows = Int32Array.from(rowList);
   const n = rows.length;
+  const P = columns(t);
   const X = new Float64Array(n * P);
   const seg = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
-    design(t, rows[i], X, i * P);
+    design(t, rows[i], X, i * P, P);
     seg[i] = t.segment[rows[i]];
   }
 
@@ -210,6 +226,7 @@ export function fitHedonic(t: SalesTable, candidateRows: ArrayLike<number>, opts
     for (let k = 0; k < YEAR_BASIS; k++) e.year[k] = bs[COL_YEAR + k];
     for (let k = 0; k < TYPE_CODES; k++) e.type[k] = bs[COL_TYPE + k];
     for (let k = 0; k < LABEL_CODES; k++) e.label[k] = bs[COL_LABEL + k];
+    if (t.kenmerken) e.kenmerk = bs.slice(COL_KENMERK, COL_KENMERK + K);
     return e;
   });
   const fallback = effects[0] ?? effects[1] ?? defaultEffects(TYPE_CODES, LABEL_CODES);

@@ -23,6 +23,16 @@ async function vintage(db: Db): Promise<string> {
   return r.v;
 }
 
+/**
+ * Load the held data and start the worker. The sales list lives only in this function: the worker
+ * has its own columns once it starts, so the list (~0.4 GB per million sales) is garbage while it fits.
+ */
+async function startBouw(db: Db): Promise<{ aantal: number; bouwen: Promise<ValuationModel> }> {
+  const [verkopen, index] = await Promise.all([laadVerkopen(db), laadPrijsindex(db)]);
+  const bouwen = buildModelInWorker(verkopen, index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
+  return { aantal: verkopen.length, bouwen };
+}
+
 export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number; now?: () => number } = {}): ModelHouder {
   const controleMs = opts.controleMs ?? 30_000;
   const now = opts.now ?? Date.now;
@@ -34,10 +44,10 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
   async function bouw(): Promise<ValuationModel> {
     const v = await vintage(db);
     const start = now();
-    const [verkopen, index] = await Promise.all([laadVerkopen(db), laadPrijsindex(db)]);
-    const model = await buildModelInWorker(verkopen, index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
+    const { aantal, bouwen } = await startBouw(db);
+    const model = await bouwen;
     huidigeVintage = v;
-    log.info({ verkopen: verkopen.length, indexBron: model.info.indexBron, ms: now() - start }, 'waardemodel gebouwd');
+    log.info({ verkopen: aantal, indexBron: model.info.indexBron, ms: now() - start }, 'waardemodel gebouwd');
     return model;
   }
 

@@ -20,7 +20,9 @@ import { monthPosition } from './dates.ts';
 import { fitGbdt, predictGbdt } from './gbdt.ts';
 import type { Gbdt, Matrix } from './gbdt.ts';
 import { logIndexAt } from './price-index.ts';
+import type { SalesTable } from './sales-table.ts';
 import { rowsWithin } from './spatial-index.ts';
+import { KENMERKEN } from './types.ts';
 
 /** Which parts of the second stage are used (all but the default exist for the ablation table). */
 export type StageMode = 'vergelijking' | 'vergelijking+locatie' | 'leerder' | 'gecombineerd' | 'gecombineerd-zonder-locatie';
@@ -137,6 +139,15 @@ export const FEATURE_NAMES = [
   'locatie_gewicht',
 ] as const;
 export const FEATURES = FEATURE_NAMES.length;
+
+/**
+ * Features of a model over `table`: the base ones, plus per further attribute (KENMERKEN) the
+ * subject's value and its difference with the comparables' weighted mean, when the held sales carry
+ * such attributes (a register's sales do not: no cost there).
+ */
+export function featureCount(table: SalesTable): number {
+  return table.kenmerken ? FEATURES + 2 * KENMERKEN.length : FEATURES;
+}
 /** Features of the learner alone (attributes and position, no comparables). */
 const ATTRIBUTE_FEATURES = 9;
 
@@ -159,6 +170,15 @@ export function stageFeatures(mode: StageMode, s: CodedSubject, e: RawEstimate, 
   out[o + 6] = s.y;
   out[o + 7] = (s.x + s.y) / Math.SQRT2;
   out[o + 8] = (s.x - s.y) / Math.SQRT2;
+  const sk = s.kenmerken;
+  if (sk) {
+    for (let j = 0; j < KENMERKEN.length; j++) {
+      const v = sk[j];
+      const m = e.kenmerken ? e.kenmerken[j] : NaN;
+      out[o + FEATURES + j] = v;
+      out[o + FEATURES + KENMERKEN.length + j] = mode === 'leerder' ? NaN : v - m;
+    }
+  }
   if (mode === 'leerder') {
     for (let j = ATTRIBUTE_FEATURES; j < FEATURES; j++) out[o + j] = NaN;
     return;
@@ -211,10 +231,18 @@ function target(mode: StageMode, r: StageRow): number {
 }
 
 function matrixOf(rows: readonly StageRow[]): Matrix {
-  const x = new Float64Array(rows.length * FEATURES);
-  rows.forEach((r, i) => x.set(r.features, i * FEATURES));
-  return { rows: rows.length, features: FEATURES, x };
+  const f = rows.length ? rows[0].features.length : FEATURES;
+  const x = new Float64Array(rows.length * f);
+  rows.forEach((r, i) => x.set(r.features, i * f));
+  return { rows: rows.length, features: f, x };
 }
+
+/**
+ * Losses the learner is fitted with (Huber clipping quantiles; 1 = squared), one chosen per build
+ * on held-back rows: sale prices have heavy tails (a sale to a relative, a wreck), and how heavy
+ * differs per dataset.
+ */
+const HUBER_CANDIDATES = [1, 0.9, 0.7, 0.5];
 
 /** Share of the (time-sorted) learning rows held back, the most recent, to stop the boosting. */
 const EARLY_STOP_FRACTION = 0.15;
@@ -231,7 +259,23 @@ export function fitStage(mode: StageMode, learn: StageRow[], slice: readonly Sta
     const cut = Math.floor(sorted.length * (1 - EARLY_STOP_FRACTION));
     const tr = sorted.slice(0, cut);
     const va = sorted.slice(cut);
-    gbdt = fitGbdt(matrixOf(tr), Float64Array.from(tr, (r) => target(mode, r)), {}, matrixOf(va), Float64Array.from(va, (r) => target(mode, r)));
+    const xTr = matrixOf(tr);
+    const yTr = Float64Array.from(tr, (r) => target(mode, r));
+    const xVa = matrixOf(va);
+    const yVa = Float64Array.from(va, (r) => target(mode, r));
+    // The loss is chosen out-of-time too: squared or Huber at each clipping quantile, whichever
+    // leaves the smallest median absolute error on the held-back newest learning rows.
+    let bestErr = Infinity;
+    const err = new Float64Array(va.length);
+    for (const huberQuantile of HUBER_CANDIDATES) {
+      const g = fitGbdt(xTr, yTr, { huberQuantile }, xVa, yVa);
+      for (let i = 0; i < va.length; i++) err[i] = Math.abs(yVa[i] - predictGbdt(g, xVa.x, i * xVa.features));
+      const e = err.sort()[va.length >> 1];
+      if (e < bestErr - 1e-9) {
+        bestErr = e;
+        gbdt = g;
+      }
+    }
   }
   if (mode === 'leerder') return { mode, gbdt, w: 1 };
   // Combination weight: least absolute log error on the slice over w in [0, 1.5].
@@ -252,6 +296,6 @@ export function fitStage(mode: StageMode, learn: StageRow[], slice: readonly Sta
 /** Refit the learner of `stage` on `rows` (all held sales) with the tree count it earned out-of-time. */
 export function refitStage(stage: Stage, rows: readonly StageRow[]): Stage {
   if (!stage.gbdt || stage.gbdt.trees.length === 0 || rows.length < 200) return stage;
-  const gbdt = fitGbdt(matrixOf(rows), Float64Array.from(rows, (r) => target(stage.mode, r)), { maxTrees: stage.gbdt.trees.length });
+  const gbdt = fitGbdt(matrixOf(rows), Float64Array.from(rows, (r) => target(stage.mode, r)), { maxTrees: stage.gbdt.trees.length, huberQuantile: stage.gbdt.huberQuantile });
   return { ...stage, gbdt };
 }

@@ -12,11 +12,12 @@ import type { LabelThresholds } from './confidence.ts';
 import { coreFromState, coreToState, DEFAULT_CORE_OPTIONS, fitCore, scratchFor } from './core.ts';
 import type { CoreOptions, CoreState, FittedCore } from './core.ts';
 import { dateOfDay, dayNumber, monthNumber } from './dates.ts';
-import { fitStage, FEATURES, refitStage, locationScratch, locationStat, peilLevel, stageEstimate, stageFeatures } from './learner.ts';
+import { featureCount, fitStage, refitStage, locationScratch, locationStat, peilLevel, stageEstimate, stageFeatures } from './learner.ts';
 import type { Stage, StageMode, StageRow } from './learner.ts';
 import { indexPoints } from './price-index.ts';
-import { buildSalesTable, labelCode, segmentOf, woningtypeCode } from './sales-table.ts';
+import { buildSalesTable, labelCode, segmentOf, woningtypeCode, writeKenmerken } from './sales-table.ts';
 import type { SalesTable } from './sales-table.ts';
+import { KENMERKEN } from './types.ts';
 import type { ModelInfo, PriceIndexPoint, SaleRecord, Subject, ValuationModel, Waardering, Weigering } from './types.ts';
 
 /** Model version reported in `meta`; bump when the method (not the data) changes. */
@@ -102,6 +103,7 @@ function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -
       segment: seg,
       exclude: null,
       excludeObject: t.object[row],
+      kenmerken: t.kenmerken ? t.kenmerken.subarray(row * KENMERKEN.length, (row + 1) * KENMERKEN.length) : null,
     };
   }
   const subj = s!;
@@ -118,7 +120,15 @@ function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -
     segment: seg,
     exclude: subj.uitsluiten?.length ? new Set(subj.uitsluiten) : null,
     excludeObject: subj.uitsluitenWoning ? (t.objectIndex.get(subj.uitsluitenWoning) ?? -1) : -1,
+    kenmerken: t.kenmerken ? subjectKenmerken(subj) : null,
   };
+}
+
+/** A subject's further attributes in KENMERKEN order (NaN = unknown). */
+function subjectKenmerken(subj: Subject): Float64Array {
+  const out = new Float64Array(KENMERKEN.length).fill(NaN);
+  if (subj.kenmerken) writeKenmerken(subj.kenmerken, out, 0);
+  return out;
 }
 
 /** Deterministic sample of at most `max` rows (multiplicative hash). */
@@ -152,7 +162,7 @@ function stageRows(core: FittedCore, t: SalesTable, valued: readonly { row: numb
     const loc = new Float64Array(2);
     locationStat(core, res, s, t.day[row], ls, loc, 0);
     const level = peilLevel(core, s, t.day[row]);
-    const features = new Float64Array(FEATURES);
+    const features = new Float64Array(featureCount(t));
     stageFeatures(mode, s, e, level, loc, 0, features, 0);
     return { row, day: t.day[row], e, level, logPrijs: t.logPrijs[row], features, loc };
   });
@@ -268,7 +278,7 @@ export function modelFromState(state: ModelState): FittedModel {
   const sc: Scratch = scratchFor(core);
   const ls = locationScratch();
   const loc = new Float64Array(2);
-  const feats = new Float64Array(FEATURES);
+  const feats = new Float64Array(featureCount(table));
 
   const info: ModelInfo = {
     versie: MODEL_VERSIE,

@@ -4,6 +4,7 @@
  */
 import { WONINGTYPEN } from '../begrippen.ts';
 import { dayNumber } from './dates.ts';
+import { KENMERKEN } from './types.ts';
 import type { SaleRecord } from './types.ts';
 
 /** Market segments that never serve as each other's comparables. */
@@ -68,6 +69,11 @@ export interface SalesTable {
   segment: Uint8Array;
   x: Float64Array;
   y: Float64Array;
+  /**
+   * The further attributes (KENMERKEN), row-major n x KENMERKEN.length, NaN = unknown; null when no
+   * sale has any (a register's sales: no memory spent on them).
+   */
+  kenmerken: Float32Array | null;
   projection: Projection;
   newestDay: number;
 }
@@ -107,6 +113,7 @@ export function buildSalesTable(sales: readonly SaleRecord[], projection?: Proje
     segment: new Uint8Array(n),
     x: new Float64Array(n),
     y: new Float64Array(n),
+    kenmerken: keep.some((i) => sales[i].kenmerken) ? new Float32Array(n * KENMERKEN.length).fill(NaN) : null,
     projection: proj,
     newestDay: -Infinity,
   };
@@ -131,6 +138,15 @@ export function buildSalesTable(sales: readonly SaleRecord[], projection?: Proje
     t.segment[j] = segmentOf(t.type[j]);
     t.x[j] = s.lon * proj.kx;
     t.y[j] = s.lat * proj.ky;
+    if (t.kenmerken && s.kenmerken) writeKenmerken(s.kenmerken, t.kenmerken, j * KENMERKEN.length);
   }
   return t;
+}
+
+/** Write the known attributes of `k` into out[o .. o + KENMERKEN.length) (unknown ones untouched). */
+export function writeKenmerken(k: NonNullable<SaleRecord['kenmerken']>, out: Float32Array | Float64Array, o: number): void {
+  for (let i = 0; i < KENMERKEN.length; i++) {
+    const v = k[KENMERKEN[i]];
+    if (v != null && Number.isFinite(v)) out[o + i] = v;
+  }
 }

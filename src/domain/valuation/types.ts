@@ -27,7 +27,19 @@ export interface SaleRecord {
    * exactly as the endpoint does with `Subject.uitsluiten`.
    */
   objectId?: string | null;
+  /** Optional further attributes (see KENMERKEN); absent or null = unknown. */
+  kenmerken?: Kenmerken | null;
 }
+
+/**
+ * Further dwelling attributes a sales file may carry (optional columns of the sales CSV,
+ * docs/import-formaten.md). Ordinal ones are on the file's own scale, higher = better: the learner
+ * is fitted per dataset, so only their order within one file matters. A Dutch register holds none
+ * of them today; where a file has them, the learner uses them.
+ */
+export const KENMERKEN = ['kwaliteit', 'staat', 'uitzicht', 'aan_water', 'renovatiejaar', 'slaapkamers', 'badkamers', 'bouwlagen'] as const;
+export type Kenmerk = (typeof KENMERKEN)[number];
+export type Kenmerken = Partial<Record<Kenmerk, number | null>>;
 
 /** One point of a monthly house-price index (e.g. CBS PBK, 2015=100). */
 export interface PriceIndexPoint {
@@ -53,6 +65,8 @@ export interface Subject {
    * are never used as comparables (nor in its location statistic). Needs no per-request query.
    */
   uitsluitenWoning?: string | null;
+  /** Further attributes (see KENMERKEN), when known. */
+  kenmerken?: Kenmerken | null;
 }
 
 export type Betrouwbaarheid = 'hoog' | 'normaal' | 'laag';

@@ -16,7 +16,8 @@
  *
  * The same file is what `insight backtest` reads (parseVerkopenVoorBacktest: same header, same row
  * checks), with two optional extra columns `id` (sale id) and `object_id` (dwelling id shared by
- * repeat sales; default postcode + huisnummer + toevoeging). There postcode and huisnummer may be
+ * repeat sales; default postcode + huisnummer + toevoeging) and the optional attribute columns of
+ * KENMERKEN (`kwaliteit`, `staat`, ...; the import ignores them). There postcode and huisnummer may be
  * empty, lat/lon are required and may lie outside the Netherlands (foreign test data), numbers
  * may have decimals (koopsom and bouwjaar are rounded) and an area of 0 means unknown. `datum` and `prijs` are read as the old names of
  * transactiedatum and koopsom.
@@ -40,6 +41,8 @@ import {
 } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
 import { WONINGTYPEN } from '../../begrippen.ts';
+import { KENMERKEN } from '../../valuation/types.ts';
+import type { Kenmerk, Kenmerken } from '../../valuation/types.ts';
 
 export type { VerkoopRij } from './gedeeld.ts';
 
@@ -81,6 +84,31 @@ const ALIAS: Record<string, string> = { datum: 'transactiedatum', prijs: 'koopso
 export interface VerkoopVelden extends Omit<VerkoopRij, 'id' | 'adres_id' | 'bron'> {
   saleId: string | null;
   objectId: string | null;
+  /** The optional attribute columns (backtest only; null when the file has none for this row). */
+  kenmerken: Kenmerken | null;
+}
+
+/**
+ * Largest value of each optional attribute column (all are numbers >= 0). `renovatiejaar` 0 means
+ * "never renovated" (read as unknown); `aan_water` is 0 or 1 (also nee/ja).
+ */
+const KENMERK_MAX: Record<Kenmerk, number> = { kwaliteit: 1000, staat: 1000, uitzicht: 1000, aan_water: 1, renovatiejaar: 2100, slaapkamers: 100, badkamers: 100, bouwlagen: 200 };
+
+/** The optional attribute columns of a row: null when none is filled, a string when one is invalid. */
+function leesKenmerken(get: (naam: string) => string | null): Kenmerken | null | string {
+  let uit: Kenmerken | null = null;
+  for (const naam of KENMERKEN) {
+    const r = get(naam);
+    if (r === null) continue;
+    const ja = naam === 'aan_water' ? ({ ja: 1, nee: 0 } as Record<string, number>)[r.toLowerCase()] : undefined;
+    const n = ja ?? leesGetal(r);
+    if (n === null || !(n >= 0 && n <= KENMERK_MAX[naam]) || (naam === 'renovatiejaar' && n > 0 && n < 1000)) {
+      return `ongeldige ${naam} "${r}" (getal 0–${KENMERK_MAX[naam]}${naam === 'renovatiejaar' ? ', 0 = nooit' : ''})`;
+    }
+    if (naam === 'renovatiejaar' && n === 0) continue;
+    (uit ??= {})[naam] = n;
+  }
+  return uit;
 }
 
 type Modus = 'import' | 'backtest';
@@ -154,7 +182,10 @@ function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): Ve
     const verwisseld = lon >= 50.7 && lon <= 53.7 && lat >= 3.2 && lat <= 7.3;
     return `coördinaten (${lat}, ${lon}) liggen niet in Nederland${verwisseld ? ' — lat en lon verwisseld?' : ''}`;
   }
-  return { postcode, huisnummer, toevoeging, transactiedatum, koopsom, oppervlakte, perceel, bouwjaar, woningtype, energielabel, lat, lon, saleId: get('id'), objectId: get('object_id') };
+  // The attribute columns are read for the backtest only: the register has no place for them yet.
+  const kenmerken = backtest ? leesKenmerken(get) : null;
+  if (typeof kenmerken === 'string') return kenmerken;
+  return { postcode, huisnummer, toevoeging, transactiedatum, koopsom, oppervlakte, perceel, bouwjaar, woningtype, energielabel, lat, lon, saleId: get('id'), objectId: get('object_id'), kenmerken };
 }
 
 export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: VerkoopOpties = {}): AsyncGenerator<VerkoopResultaat> {
@@ -175,7 +206,7 @@ export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: Verkoop
       yield { ok: false, regel: item.regel, reden: r };
       continue;
     }
-    const { saleId: _id, objectId: _object, ...velden } = r;
+    const { saleId: _id, objectId: _object, kenmerken: _kenmerken, ...velden } = r;
     const postcode = r.postcode!;
     const huisnummer = r.huisnummer!;
     const adres: AdresSleutel = { postcode, huisnummer, huisletter: null, toevoeging: r.toevoeging, gecombineerd: true, verblijfsobjectId: null };

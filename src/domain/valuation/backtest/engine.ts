@@ -97,6 +97,7 @@ export function runBacktest(sales: readonly SaleRecord[], opts: BacktestOptions 
       bouwjaar: s.bouwjaar,
       woningtype: s.woningtype,
       energielabel: s.energielabel,
+      kenmerken: s.kenmerken,
       uitsluiten: s.objectId ? salesOfObject.get(s.objectId) : [s.id],
     };
     predictions.push({ id: s.id, datum: s.datum, prijs: s.prijs, woningtype: s.woningtype, uitkomst: model.waardeer(subject, s.datum) });

@@ -6,6 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { parseVerkopenVoorBacktest } from '../../register/parsers/verkopen.ts';
+import { KENMERKEN } from '../types.ts';
 import type { SaleRecord } from '../types.ts';
 
 export const SALES_CSV_COLUMNS = ['id', 'object_id', 'postcode', 'huisnummer', 'toevoeging', 'transactiedatum', 'koopsom', 'oppervlakte', 'perceel', 'bouwjaar', 'woningtype', 'energielabel', 'lat', 'lon'] as const;
@@ -39,6 +40,7 @@ export async function parseSalesCsv(input: string | NodeJS.ReadableStream): Prom
       lat: v.lat!,
       lon: v.lon!,
       objectId: v.objectId,
+      ...(v.kenmerken ? { kenmerken: v.kenmerken } : {}),
     });
   }
   return { verkopen, geweigerd };
@@ -50,11 +52,16 @@ function cell(v: string | number | null | undefined): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** Write sales in the documented format (comma separated, header row, LF line ends; no address columns filled). */
+/**
+ * Write sales in the documented format (comma separated, header row, LF line ends; no address
+ * columns filled). The attribute columns (KENMERKEN) are written when any sale has one.
+ */
 export function formatSalesCsv(sales: readonly SaleRecord[]): string {
-  const lines = [SALES_CSV_COLUMNS.join(',')];
+  const extra = sales.some((s) => s.kenmerken) ? KENMERKEN : [];
+  const lines = [[...SALES_CSV_COLUMNS, ...extra].join(',')];
   for (const s of sales) {
-    lines.push([s.id, s.objectId, null, null, null, s.datum, s.prijs, s.oppervlakte, s.perceel, s.bouwjaar, s.woningtype, s.energielabel, s.lat, s.lon].map(cell).join(','));
+    const k = extra.map((naam) => s.kenmerken?.[naam] ?? null);
+    lines.push([s.id, s.objectId, null, null, null, s.datum, s.prijs, s.oppervlakte, s.perceel, s.bouwjaar, s.woningtype, s.energielabel, s.lat, s.lon, ...k].map(cell).join(','));
   }
   return lines.join('\n') + '\n';
 }
