@@ -18,7 +18,7 @@ const ONBEREIKBAAR_CODES = new Set([
   '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', // admin shutdown, crash, starting, too many connections, connection failures
   'P1001', 'P1002', 'P1017', 'P2024', // Prisma: can't reach, timed out, server closed, pool timeout
 ]);
-const ONBEREIKBAAR_TEKST = /Connection terminated|timeout exceeded when trying to connect|Can't reach database|Cannot use a pool after calling end|connection (?:refused|closed|reset)|DatabaseNotReachable|server closed the connection/i;
+const ONBEREIKBAAR_TEKST = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Can't reach database|Cannot use a pool after calling end|connection (?:refused|closed|reset)|DatabaseNotReachable|server closed the connection/i;
 
 /** True when `err` (or anything in its cause chain) says the database could not be reached. */
 export function isDatabaseOnbereikbaar(err: unknown): boolean {

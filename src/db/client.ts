@@ -85,6 +85,51 @@ export interface OpenOptions {
   memory?: boolean;
   /** Called with every SQL statement Prisma sends (tests count statements per request). */
   onQuery?: (sql: string) => void;
+  /** PostgreSQL: the longest wait for a connection, new or from the pool (DB_CONNECT_TIMEOUT_MS). */
+  verbindTimeoutMs?: number;
+  /** PostgreSQL: the longest wait for the answer to one statement (DB_QUERY_TIMEOUT_MS); 0: none. */
+  queryTimeoutMs?: number;
+}
+
+/**
+ * Defaults of DB_CONNECT_TIMEOUT_MS and DB_QUERY_TIMEOUT_MS. Without them a database host that silently
+ * drops packets (no RST, no ICMP) would hang every request for as long as TCP retransmits (minutes);
+ * with them the request ends in the outage answer (503 with Retry-After). The connect timeout also bounds
+ * the wait for a free pooled connection, so it is generous enough for a burst queueing on a busy pool.
+ */
+export const VERBIND_TIMEOUT_MS = 10_000;
+export const QUERY_TIMEOUT_MS = 15_000;
+
+/**
+ * A pg client that gives up on a connection whose statement timed out (pg's query_timeout). pg answers
+ * the caller with "Query read timeout" but keeps the connection, with the unanswered statement still in
+ * flight, so the next statement on it would wait behind it; ending it makes the pool drop it instead of
+ * handing it out again.
+ */
+class TijdslimietClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this only passes them on.
+  override query(...args: any[]): any {
+    const opgeven = (err: unknown) => {
+      if (err instanceof Error && err.message === 'Query read timeout') this.end().catch(() => {});
+    };
+    const i = args.findLastIndex((a) => typeof a === 'function');
+    if (i >= 0) {
+      const terug = args[i] as (err: unknown, res: unknown) => void;
+      args[i] = (err: unknown, res: unknown) => {
+        opgeven(err);
+        terug(err, res);
+      };
+    }
+    // biome-ignore lint/suspicious/noExplicitAny: see above.
+    const uit = (super.query as (...a: any[]) => any)(...args);
+    if (i < 0 && uit && typeof uit.then === 'function') {
+      return uit.catch((err: unknown) => {
+        opgeven(err);
+        throw err;
+      });
+    }
+    return uit;
+  }
 }
 
 /** A PrismaClient on the adapter; with `onQuery`, Prisma's query events feed it. */
@@ -160,7 +205,14 @@ function takeLock(dataDir: string): () => void {
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     // One pool for Prisma and for the hot path's own statements (sqlRijen).
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: 10,
+      Client: TijdslimietClient,
+      connectionTimeoutMillis: opts.verbindTimeoutMs ?? VERBIND_TIMEOUT_MS,
+      query_timeout: (opts.queryTimeoutMs ?? QUERY_TIMEOUT_MS) || undefined,
+      keepAlive: true,
+    });
     // An idle connection the server ended (restart, DROP DATABASE ... FORCE) leaves the pool by itself;
     // without a listener its 'error' event would crash the process.
     pool.on('error', () => {});

@@ -1,0 +1,116 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, getBalance } from '../../src/domain/billing/tegoed.ts';
+import { createKey } from '../../src/domain/keys/sleutels.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { adresBody, maakVolledigAdres } from '../support/register.ts';
+import { startServer, verzoek, type ServerProces } from '../support/server.ts';
+
+/**
+ * A database host that silently drops packets (no RST, no ICMP: a firewall, a dead route). The server
+ * process reaches PostgreSQL through a TCP relay this test owns; in `stil` mode the relay still accepts
+ * connections but forwards nothing either way and closes nothing. Without DB_CONNECT_TIMEOUT_MS and
+ * DB_QUERY_TIMEOUT_MS every request would hang for minutes; with them it gets the outage answer
+ * (503 {fout} with Retry-After), uncharged, and the process recovers by itself when the packets flow again.
+ */
+class StilRelais {
+  stil = false;
+  port = 0;
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private readonly doel: { host: string; port: number };
+  constructor(doel: { host: string; port: number }) {
+    this.doel = doel;
+  }
+
+  private volg(s: Socket) {
+    this.sockets.add(s);
+    s.on('close', () => this.sockets.delete(s));
+    s.on('error', () => {});
+  }
+
+  async open(): Promise<void> {
+    this.server = createServer((inkomend) => {
+      this.volg(inkomend);
+      // A connection made while silent never reaches the database: accepted, then nothing.
+      if (this.stil) return;
+      const uit = connect(this.doel.port, this.doel.host);
+      this.volg(uit);
+      inkomend.on('data', (b) => this.stil || uit.write(b));
+      uit.on('data', (b) => this.stil || inkomend.write(b));
+      inkomend.on('close', () => uit.destroy());
+      uit.on('close', () => inkomend.destroy());
+    });
+    const server = this.server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    this.port = (server.address() as { port: number }).port;
+  }
+
+  async sluit(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('a database host that silently drops packets (PostgreSQL behind a silent relay)', () => {
+  let direct: TestDatabase;
+  let relais: StilRelais;
+  let server: ServerProces | undefined;
+  beforeAll(async () => {
+    direct = await createTestDatabase();
+    const url = new URL(direct.url);
+    relais = new StilRelais({ host: url.hostname, port: Number(url.port) });
+    await relais.open();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await relais?.sluit();
+    await direct?.close();
+  });
+
+  it('every request answers 503 {fout} with Retry-After instead of hanging, nothing is charged, and it recovers without restart', async () => {
+    const url = new URL(direct.url);
+    url.host = `127.0.0.1:${relais.port}`;
+    server = await startServer(url.toString(), { DB_CONNECT_TIMEOUT_MS: '1000', DB_QUERY_TIMEOUT_MS: '1500', RATE_LIMIT_REST_PER_MIN: '100000' });
+    const { id: accountId } = await createAccount(direct.prisma, { naam: 'stil', credits: 1000 });
+    const { key } = await createKey(direct.prisma, { accountId, naam: 'stil', now: new Date() });
+    const adres = await maakVolledigAdres(direct.prisma);
+    const woz = () => verzoek(server!.url, 'POST', '/api/v1/inzicht/woz', { key, body: adresBody(adres) });
+    // Warm: the pool holds open connections, which the silence then strands mid-statement.
+    for (const r of await Promise.all(Array.from({ length: 8 }, woz))) expect(r.status).toBe(200);
+    const saldo = await getBalance(direct.prisma, accountId);
+
+    relais.stil = true;
+    const t0 = performance.now();
+    // Sent together: some find a pooled connection (its statement goes unanswered: query timeout),
+    // the rest wait for a new one (never answered: connect timeout). A hang fails on the abort below.
+    const tijdens = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const r = await fetch(`${server!.url}/api/v1/inzicht/woz`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(adresBody(adres)),
+          signal: AbortSignal.timeout(60_000),
+        });
+        return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as Record<string, unknown> };
+      }),
+    );
+    const stilMs = performance.now() - t0;
+    for (const r of tijdens) {
+      expect(r.status, JSON.stringify(r.body)).toBe(503);
+      expect(Object.keys(r.body)).toEqual(['fout']);
+      expect(Number(r.retryAfter)).toBeGreaterThan(0);
+    }
+    relais.stil = false;
+    let r = await woz();
+    let pogingen = 1;
+    for (; pogingen < 100 && r.status !== 200; pogingen++) {
+      await new Promise((ok) => setTimeout(ok, 200));
+      r = await woz();
+    }
+    console.log(`stille database: ${tijdens.length} verzoeken tijdens de stilte, alle 503 in ${Math.round(stilMs)} ms; hersteld na ${pogingen} poging(en)`);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    // Only the call after the recovery was charged (1 credit for woz).
+    expect(await getBalance(direct.prisma, accountId)).toBe(saldo - 1);
+  });
+});
