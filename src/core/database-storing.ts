@@ -24,12 +24,13 @@ const ONBEREIKBAAR_TEKST = /Connection terminated|timeout exceeded when trying t
 export function isDatabaseOnbereikbaar(err: unknown): boolean {
   let e: unknown = err;
   for (let i = 0; i < 8 && typeof e === 'object' && e !== null; i++) {
-    const o = e as { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; originalCode?: unknown };
+    const o = e as { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; originalCode?: unknown; meta?: { driverAdapterError?: unknown } };
     if (typeof o.code === 'string' && ONBEREIKBAAR_CODES.has(o.code)) return true;
     if (typeof o.originalCode === 'string' && ONBEREIKBAAR_CODES.has(o.originalCode)) return true;
     if (o.kind === 'DatabaseNotReachable' || o.kind === 'ConnectionClosed' || o.kind === 'SocketTimeout') return true;
     if (typeof o.message === 'string' && ONBEREIKBAAR_TEKST.test(o.message)) return true;
-    e = o.cause;
+    // A Prisma model query keeps the driver's error (with the SQLSTATE, e.g. 57P01 during a shutdown) under meta, not cause.
+    e = o.cause ?? o.meta?.driverAdapterError;
   }
   return false;
 }
