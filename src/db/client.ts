@@ -50,6 +50,38 @@ function statementNaam(tekst: string): string {
   return naam;
 }
 
+/** Observers of the wait for a pooled connection (seconds), per client (for /metrics). */
+const poolWachters = new WeakMap<PrismaClient, Set<(seconden: number) => void>>();
+
+/** Call `fn` with every wait for a pooled connection on this client's pool (PostgreSQL; never on PGlite). Returns the unsubscribe. */
+export function volgPoolWachttijd(db: PrismaClient, fn: (seconden: number) => void): () => void {
+  let set = poolWachters.get(db);
+  if (!set) poolWachters.set(db, (set = new Set()));
+  set.add(fn);
+  return () => set.delete(fn);
+}
+
+/**
+ * A pg pool that measures how long each checkout waited (a free connection at once, a new one being
+ * opened, or queueing behind a full pool): Prisma and sqlRijen both take their connections through
+ * connect(), pool.query() included.
+ */
+class GemetenPool extends pg.Pool {
+  meet?: (seconden: number) => void;
+  // biome-ignore lint/suspicious/noExplicitAny: pg's connect() has a callback and a promise form; this passes both on.
+  override connect(terug?: any): any {
+    const t0 = performance.now();
+    const klaar = () => this.meet?.((performance.now() - t0) / 1000);
+    if (typeof terug === 'function') {
+      return super.connect((err, client, release) => {
+        klaar();
+        terug(err, client, release);
+      });
+    }
+    return super.connect().finally(klaar);
+  }
+}
+
 /** The PostgreSQL pool behind a client (for /metrics); undefined on PGlite. */
 export function poolVan(db: PrismaClient): { totalCount: number; idleCount: number; waitingCount: number } | undefined {
   return directePools.get(db)?.pool;
@@ -205,7 +237,7 @@ function takeLock(dataDir: string): () => void {
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     // One pool for Prisma and for the hot path's own statements (sqlRijen).
-    const pool = new pg.Pool({
+    const pool = new GemetenPool({
       connectionString: opts.databaseUrl,
       max: 10,
       Client: TijdslimietClient,
@@ -220,6 +252,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const adapterFactory = new PrismaPg(pool as unknown as ConstructorParameters<typeof PrismaPg>[0]);
     const prisma = maakClient(adapterFactory, opts.onQuery);
     directePools.set(prisma, { pool, onQuery: opts.onQuery });
+    pool.meet = (seconden) => {
+      for (const fn of poolWachters.get(prisma) ?? []) fn(seconden);
+    };
     const url = new URL(opts.databaseUrl);
     return {
       prisma,

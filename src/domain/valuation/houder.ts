@@ -14,6 +14,14 @@ export interface ModelHouder {
   model(): Promise<ValuationModel>;
   /** Rebuild now (after an import in this process). */
   vernieuw(): Promise<ValuationModel>;
+  /** The model in use (for /metrics): when it was built, how long the build took, on how many sales; null before the first build. */
+  staat(): ModelStaat | null;
+}
+
+export interface ModelStaat {
+  gebouwdOp: number;
+  bouwMs: number;
+  verkopen: number;
 }
 
 async function vintage(db: Db): Promise<string> {
@@ -30,6 +38,8 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
   let huidigeVintage = '';
   let laatsteControle = 0;
   let bouwt: Promise<ValuationModel> | null = null;
+  let staat: ModelStaat | null = null;
+  let volgendeStaat: ModelStaat | null = null;
 
   async function bouw(): Promise<ValuationModel> {
     const v = await vintage(db);
@@ -38,6 +48,7 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
     const model = await buildModelInWorker(verkopen, index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
     huidigeVintage = v;
     log.info({ verkopen: verkopen.length, indexBron: model.info.indexBron, ms: now() - start }, 'waardemodel gebouwd');
+    volgendeStaat = { gebouwdOp: now(), bouwMs: now() - start, verkopen: verkopen.length };
     return model;
   }
 
@@ -48,6 +59,7 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
     const p = bouwt;
     p.then((m) => {
       huidig = Promise.resolve(m);
+      staat = volgendeStaat;
     }).catch((err) => log.error({ err }, 'waardemodel bouwen mislukt'));
     return p;
   }
@@ -73,5 +85,6 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
       return huidig;
     },
     vernieuw: () => herbouw(),
+    staat: () => staat,
   };
 }
