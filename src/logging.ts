@@ -59,6 +59,14 @@ export function volgVerzoekInLog(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Run `fn` outside any request's context: for work a request sets going that outlives it (a timer, a
+ * background worker's round), whose lines must not carry that request's id.
+ */
+export function buitenVerzoek<T>(fn: () => T): T {
+  return lopendVerzoek.exit(fn);
+}
+
 /** Whether a (child) logger has a reqId bound already (Fastify's request logger): asked once per logger. */
 const heeftReqId = new WeakMap<object, boolean>();
 function eigenReqId(logger: Logger): boolean {

@@ -8,6 +8,7 @@
  */
 import type { Services } from './context.ts';
 import { InsightFout } from './errors.ts';
+import { buitenVerzoek } from '../logging.ts';
 
 export const RETRY_AFTER_S = 5;
 const PROBE_MS = 1000;
@@ -49,7 +50,8 @@ export function meldOnbereikbaar(services: Services, err: unknown): InsightFout 
   if (lopend) lopend.geweigerd++;
   else {
     services.log.error({ err: { message: err instanceof Error ? err.message : String(err) } }, 'database onbereikbaar: verzoeken krijgen 503 tot hij terug is');
-    const storing: Storing = { sinds: Date.now(), geweigerd: 1, probe: setInterval(() => void peil(services), PROBE_MS) };
+    // The probe outlives this request: started outside its context, so the recovery line is not logged as its.
+    const storing: Storing = { sinds: Date.now(), geweigerd: 1, probe: buitenVerzoek(() => setInterval(() => void peil(services), PROBE_MS)) };
     storing.probe.unref();
     storingen.set(services.db, storing);
   }

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sqlRijen, type Db } from '../../db/client.ts';
+import { buitenVerzoek } from '../../logging.ts';
 
 export type GebeurtenisType = 'inzicht.voltooid' | 'inzicht.mislukt' | 'saldo.laag' | 'sleutel.verloopt';
 export const GEBEURTENIS_TYPES: GebeurtenisType[] = ['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag', 'sleutel.verloopt'];
@@ -38,7 +39,10 @@ export async function schrijfGebeurtenis(
  */
 const wekkers = new Set<() => void>();
 export function meldNieuweAfleveringen(): void {
-  for (const w of wekkers) w();
+  // The worker's round is not part of the request that woke it (its log lines carry no reqId).
+  buitenVerzoek(() => {
+    for (const w of wekkers) w();
+  });
 }
 export function luisterNaarAfleveringen(w: () => void): () => void {
   wekkers.add(w);
