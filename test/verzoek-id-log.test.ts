@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,6 +13,7 @@ import { createLogger } from '../src/logging.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
+import { vrijePoort } from './support/server.ts';
 
 /**
  * Issue 12: structured logs keep the request id on every line, REST and MCP. The log is captured (the
@@ -118,24 +118,13 @@ describe(`request id on every log line (${dialect})`, () => {
   });
 });
 
-async function geslotenPoort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 describe('request id on the outage lines core writes (PostgreSQL URL to a closed port)', () => {
   const v = vangLog();
   let db: Database;
   let app: FastifyInstance;
   let base: string;
   beforeAll(async () => {
-    db = await openDatabase({ databaseUrl: `postgresql://postgres@127.0.0.1:${await geslotenPoort()}/weg`, dataDir: '', verbindTimeoutMs: 1000 });
+    db = await openDatabase({ databaseUrl: `postgresql://postgres@127.0.0.1:${await vrijePoort()}/weg`, dataDir: '', verbindTimeoutMs: 1000 });
     const services: Services = { db: db.prisma, config: v.config, now: () => new Date(), log: v.log, waardemodel: maakModelHouder(db.prisma, v.log, { controleMs: 0 }) };
     app = await buildApp({ services });
     base = await app.listen({ host: '127.0.0.1', port: 0 });

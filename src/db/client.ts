@@ -15,6 +15,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { waarnemers } from './waarnemers.ts';
 
 export type Db = PrismaClient;
 
@@ -50,16 +51,8 @@ function statementNaam(tekst: string): string {
   return naam;
 }
 
-/** Observers of the wait for a pooled connection (seconds), per client (for /metrics). */
-const poolWachters = new WeakMap<PrismaClient, Set<(seconden: number) => void>>();
-
-/** Call `fn` with every wait for a pooled connection on this client's pool (PostgreSQL; never on PGlite). Returns the unsubscribe. */
-export function volgPoolWachttijd(db: PrismaClient, fn: (seconden: number) => void): () => void {
-  let set = poolWachters.get(db);
-  if (!set) poolWachters.set(db, (set = new Set()));
-  set.add(fn);
-  return () => set.delete(fn);
-}
+/** The wait for each pooled connection (seconds), per client (PostgreSQL; never on PGlite), for /metrics. */
+export const poolWachttijden = waarnemers<number>();
 
 /**
  * A pg pool that measures how long each checkout waited (a free connection at once, a new one being
@@ -252,9 +245,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const adapterFactory = new PrismaPg(pool as unknown as ConstructorParameters<typeof PrismaPg>[0]);
     const prisma = maakClient(adapterFactory, opts.onQuery);
     directePools.set(prisma, { pool, onQuery: opts.onQuery });
-    pool.meet = (seconden) => {
-      for (const fn of poolWachters.get(prisma) ?? []) fn(seconden);
-    };
+    pool.meet = (seconden) => poolWachttijden.meld(prisma, seconden);
     const url = new URL(opts.databaseUrl);
     return {
       prisma,

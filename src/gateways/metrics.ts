@@ -8,8 +8,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Services } from '../core/context.ts';
-import { poolVan, volgPoolWachttijd } from '../db/client.ts';
-import { volgAfleverUitkomsten } from '../domain/webhooks/gebeurtenissen.ts';
+import { poolVan, poolWachttijden } from '../db/client.ts';
+import { afleverUitkomsten } from '../domain/webhooks/gebeurtenissen.ts';
 import { stuurFout } from './fout-antwoord.ts';
 
 /** The path as it arrived (the REST plugin rewrites req.url to the path below its prefix). */
@@ -114,7 +114,7 @@ export function registerMetrics(app: FastifyInstance, services: Services) {
       if (staat) this.set(staat.verkopen);
     },
   });
-  const losmaken = [volgPoolWachttijd(services.db, (s) => poolWacht.observe(s)), volgAfleverUitkomsten(services.db, (uitkomst) => afleveringen.inc({ uitkomst }))];
+  const losmaken = [poolWachttijden.volg(services.db, (s) => poolWacht.observe(s)), afleverUitkomsten.volg(services.db, (uitkomst) => afleveringen.inc({ uitkomst }))];
   app.addHook('onClose', async () => {
     for (const los of losmaken) los();
   });

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,7 +12,7 @@ import { Prisma } from '../../src/generated/prisma/client.ts';
 import { createAccount, getBalance } from '../../src/domain/billing/tegoed.ts';
 import { createKey } from '../../src/domain/keys/sleutels.ts';
 import { adresBody, maakVolledigAdres } from '../support/register.ts';
-import { startServer, verzoek, type ServerProces } from '../support/server.ts';
+import { startServer, verzoek, vrijePoort, type ServerProces } from '../support/server.ts';
 import { GEEN_SCHENDINGEN, zoekSchendingen } from './invarianten.ts';
 
 /**
@@ -62,17 +61,6 @@ async function pg(programma: string, args: string[]): Promise<void> {
     const regel = [bin, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
     await uitvoeren('su', ['postgres', '-c', regel]);
   } else await uitvoeren(bin, args);
-}
-
-async function vrijePoort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 interface Uitkomst {

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { Database, Db } from '../../db/client.ts';
 import type { Services } from '../../core/context.ts';
 import type { Resolver } from './doeladres.ts';
-import { luisterNaarAfleveringen, meldAfleverUitkomst, meldNieuweAfleveringen, tijdstempel } from './gebeurtenissen.ts';
+import { afleverUitkomsten, luisterNaarAfleveringen, meldNieuweAfleveringen, tijdstempel } from './gebeurtenissen.ts';
 import { TIMEOUT_MS, verstuur, type Uitslag } from './verzenden.ts';
 
 /** Wait after failed attempt n (1-based): attempt 1 is immediate, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -213,7 +213,7 @@ export class Bezorger {
       return;
     }
     await legUitslagVast(this.o.db, c, u, this.o.now(), this.o.random);
-    meldAfleverUitkomst(this.o.db, u.soort === 'ok' ? 'afgeleverd' : u.soort === 'weg' ? 'weg' : c.pogingen + 1 >= MAX_POGINGEN ? 'opgegeven' : 'opnieuw');
+    afleverUitkomsten.meld(this.o.db, u.soort === 'ok' ? 'afgeleverd' : u.soort === 'weg' ? 'weg' : c.pogingen + 1 >= MAX_POGINGEN ? 'opgegeven' : 'opnieuw');
   }
 
   /** Stop claiming; wait for in-flight sends up to `maxMs`, then abort them and hand their rows back. */

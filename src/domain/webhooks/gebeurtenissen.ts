@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sqlRijen, type Db } from '../../db/client.ts';
+import { waarnemers } from '../../db/waarnemers.ts';
 import { buitenVerzoek } from '../../logging.ts';
 
 export type GebeurtenisType = 'inzicht.voltooid' | 'inzicht.mislukt' | 'saldo.laag' | 'sleutel.verloopt';
@@ -51,14 +52,5 @@ export function luisterNaarAfleveringen(w: () => void): () => void {
 
 /** What became of one delivery attempt (for /metrics): delivered, to be retried, given up after the last attempt, or the endpoint gone (410). */
 export type AfleverUitkomst = 'afgeleverd' | 'opnieuw' | 'opgegeven' | 'weg';
-const uitkomstVolgers = new WeakMap<object, Set<(u: AfleverUitkomst) => void>>();
-/** Follow the outcomes of the delivery worker(s) on this database client. Returns the unsubscribe. */
-export function volgAfleverUitkomsten(db: object, fn: (u: AfleverUitkomst) => void): () => void {
-  let set = uitkomstVolgers.get(db);
-  if (!set) uitkomstVolgers.set(db, (set = new Set()));
-  set.add(fn);
-  return () => set.delete(fn);
-}
-export function meldAfleverUitkomst(db: object, u: AfleverUitkomst): void {
-  for (const fn of uitkomstVolgers.get(db) ?? []) fn(u);
-}
+/** The outcomes of the delivery worker(s) on a database client. */
+export const afleverUitkomsten = waarnemers<AfleverUitkomst>();
