@@ -17,6 +17,7 @@ const PROBE_MS = 1000;
 const ONBEREIKBAAR_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
   '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', // admin shutdown, crash, starting, too many connections, connection failures
+  '57014', // statement cancelled (DB_QUERY_TIMEOUT_MS as the server's statement_timeout): overloaded or blocked, the statement rolled back
   'P1001', 'P1002', 'P1017', 'P2024', // Prisma: can't reach, timed out, server closed, pool timeout
 ]);
 const ONBEREIKBAAR_TEKST = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Can't reach database|Cannot use a pool after calling end|connection (?:refused|closed|reset)|DatabaseNotReachable|server closed the connection/i;

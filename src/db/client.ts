@@ -112,18 +112,23 @@ export interface OpenOptions {
   onQuery?: (sql: string) => void;
   /** PostgreSQL: the longest wait for a connection, new or from the pool (DB_CONNECT_TIMEOUT_MS). */
   verbindTimeoutMs?: number;
-  /** PostgreSQL: the longest wait for the answer to one statement (DB_QUERY_TIMEOUT_MS); 0: none. */
+  /**
+   * PostgreSQL: the longest one statement may run (DB_QUERY_TIMEOUT_MS), as the server's statement_timeout;
+   * the client gives up CLIENT_MARGE_MS later (a silent host). 0: neither.
+   */
   queryTimeoutMs?: number;
 }
 
 /**
- * Defaults of DB_CONNECT_TIMEOUT_MS and DB_QUERY_TIMEOUT_MS. Without them a database host that silently
- * drops packets (no RST, no ICMP) would hang every request for as long as TCP retransmits (minutes);
- * with them the request ends in the outage answer (503 with Retry-After). The connect timeout also bounds
- * the wait for a free pooled connection, so it is generous enough for a burst queueing on a busy pool.
+ * Default of DB_CONNECT_TIMEOUT_MS. Without a connect and a statement timeout a database host that
+ * silently drops packets (no RST, no ICMP) would hang every request for as long as TCP retransmits
+ * (minutes); with them the request ends in the outage answer (503 with Retry-After). The connect timeout
+ * also bounds the wait for a free pooled connection, so it is generous enough for a burst queueing on a
+ * busy pool. The statement timeout is the server's alone (runtime.ts passes DB_QUERY_TIMEOUT_MS).
  */
 export const VERBIND_TIMEOUT_MS = 10_000;
-export const QUERY_TIMEOUT_MS = 15_000;
+/** How much longer than the server's statement_timeout the client waits before it gives up on a connection. */
+const CLIENT_MARGE_MS = 5_000;
 
 /**
  * A pg client that gives up on a connection whose statement timed out (pg's query_timeout). pg answers
@@ -230,12 +235,17 @@ function takeLock(dataDir: string): () => void {
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     // One pool for Prisma and for the hot path's own statements (sqlRijen).
+    const queryTimeout = opts.queryTimeoutMs ?? 0;
     const pool = new GemetenPool({
       connectionString: opts.databaseUrl,
       max: 10,
       Client: TijdslimietClient,
       connectionTimeoutMillis: opts.verbindTimeoutMs ?? VERBIND_TIMEOUT_MS,
-      query_timeout: (opts.queryTimeoutMs ?? QUERY_TIMEOUT_MS) || undefined,
+      // The server gives up first: its statement_timeout cancels the statement (a charge in it rolls
+      // back, so the 503 that follows is really uncharged). The client's own timeout comes later and
+      // only ends a wait for a server that did not even report that cancel (a host gone silent).
+      statement_timeout: queryTimeout || undefined,
+      query_timeout: queryTimeout ? queryTimeout + CLIENT_MARGE_MS : undefined,
       keepAlive: true,
     });
     // An idle connection the server ended (restart, DROP DATABASE ... FORCE) leaves the pool by itself;

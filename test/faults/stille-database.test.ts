@@ -1,4 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, getBalance } from '../../src/domain/billing/tegoed.ts';
 import { createKey } from '../../src/domain/keys/sleutels.ts';
@@ -112,5 +113,41 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a database host that silently d
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     // Only the call after the recovery was charged (1 credit for woz).
     expect(await getBalance(direct.prisma, accountId)).toBe(saldo - 1);
+  });
+
+  it('a statement blocked longer than DB_QUERY_TIMEOUT_MS: 503, and the charge in it rolls back (not committed after the answer)', async () => {
+    await server?.stop();
+    server = await startServer(direct.url, { DB_QUERY_TIMEOUT_MS: '1000', RATE_LIMIT_REST_PER_MIN: '100000' });
+    const { id: accountId } = await createAccount(direct.prisma, { naam: 'geblokkeerd', credits: 10 });
+    const { key } = await createKey(direct.prisma, { accountId, naam: 'geblokkeerd', now: new Date() });
+    const adres = await maakVolledigAdres(direct.prisma);
+    const woz = () => verzoek(server!.url, 'POST', '/api/v1/inzicht/woz', { key, body: adresBody(adres) });
+    expect((await woz()).status).toBe(200);
+    // Another session holds the account row: the charge's UPDATE waits behind it (a slow server, not a gone one).
+    const slot = new pg.Client({ connectionString: direct.url });
+    await slot.connect();
+    try {
+      await slot.query('BEGIN');
+      await slot.query('SELECT 1 FROM account WHERE id = $1 FOR UPDATE', [accountId]);
+      const r = await woz();
+      expect(r.status, JSON.stringify(r.body)).toBe(503);
+      expect(Object.keys(r.body)).toEqual(['fout']);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Held a while longer than the client's own timeout would be: a charge still pending would commit on release.
+      await new Promise((ok) => setTimeout(ok, 500));
+    } finally {
+      await slot.query('ROLLBACK');
+      await slot.end();
+    }
+    await new Promise((ok) => setTimeout(ok, 500));
+    expect(await getBalance(direct.prisma, accountId)).toBe(9);
+    expect(await direct.prisma.usageRecord.count({ where: { accountId } })).toBe(1);
+    let na = await woz();
+    for (let i = 0; i < 30 && na.status !== 200; i++) {
+      await new Promise((ok) => setTimeout(ok, 200));
+      na = await woz();
+    }
+    expect(na.status).toBe(200);
+    expect(await getBalance(direct.prisma, accountId)).toBe(8);
   });
 });
