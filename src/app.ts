@@ -20,6 +20,7 @@ import { installKostenHeaders } from './gateways/kosten-headers.ts';
 import { installBeveiligingsHeaders } from './gateways/beveiliging.ts';
 import { registerMetrics } from './gateways/metrics.ts';
 import { installHttpRanden } from './gateways/cors.ts';
+import { volgVerzoekInLog } from './logging.ts';
 
 export interface BuildAppOptions {
   services: Services;
@@ -43,6 +44,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
     clientErrorHandler: httpParserFout,
   });
 
+  volgVerzoekInLog(app);
   installJsonParser(app);
 
   // Set on arrival, so answers that bypass onSend (the hijacked /mcp reply) carry it too.

@@ -3,7 +3,13 @@
  * appears in a log): credential headers and body fields are censored by path, and every logged URL —
  * path and query string — passes verbergSleutels(), which hides anything in the key format and the
  * value of any query parameter named like a credential.
+ *
+ * Every line written while a request is served carries its `reqId`, whichever logger wrote it: Fastify's
+ * request logger has it bound; core and domain code log through the services' logger, which adds the id
+ * of the request in whose async context the line is written (volgVerzoekInLog, a mixin).
  */
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config/env.ts';
 import { KEY_PREFIX } from './domain/keys/format.ts';
@@ -29,10 +35,54 @@ interface LogVerzoek {
   socket?: { remotePort?: number };
 }
 
+/** The request being served in the current async context. */
+const lopendVerzoek = new AsyncLocalStorage<{ reqId: string }>();
+const verzoekBronnen = new WeakMap<FastifyRequest, AsyncResource>();
+
+/**
+ * Serve each request of `app` in an async context of its own that knows its id. Entered on arrival and
+ * entered again before validation: Fastify runs validation, the handler and the hooks after them from
+ * the request stream's 'end' event, which Node fires in the socket's context, not the request's.
+ */
+export function volgVerzoekInLog(app: FastifyInstance): void {
+  app.addHook('onRequest', (req, _reply, done) => {
+    lopendVerzoek.run({ reqId: String(req.id) }, () => {
+      const bron = new AsyncResource('insight-verzoek');
+      verzoekBronnen.set(req, bron);
+      bron.runInAsyncScope(done);
+    });
+  });
+  app.addHook('preValidation', (req, _reply, done) => {
+    const bron = verzoekBronnen.get(req);
+    if (bron) bron.runInAsyncScope(done);
+    else done();
+  });
+}
+
+/**
+ * Run `fn` outside any request's context: for work a request sets going that outlives it (a timer, a
+ * background worker's round), whose lines must not carry that request's id.
+ */
+export function buitenVerzoek<T>(fn: () => T): T {
+  return lopendVerzoek.exit(fn);
+}
+
+/** Whether a (child) logger has a reqId bound already (Fastify's request logger): asked once per logger. */
+const heeftReqId = new WeakMap<object, boolean>();
+function eigenReqId(logger: Logger): boolean {
+  let ja = heeftReqId.get(logger);
+  if (ja === undefined) heeftReqId.set(logger, (ja = 'reqId' in logger.bindings()));
+  return ja;
+}
+
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, bestemming?: DestinationStream): Logger {
   return pino(
     {
       level: config.LOG_LEVEL,
+      mixin(_object, _level, logger) {
+        const verzoek = lopendVerzoek.getStore();
+        return verzoek && !eigenReqId(logger as Logger) ? { reqId: verzoek.reqId } : {};
+      },
       redact: {
         paths: GEHEIME_VELDEN.flatMap((v) => [`req.headers["${v}"]`, `headers["${v}"]`, `body["${v}"]`, `*.body["${v}"]`, `"${v}"`, `*["${v}"]`]),
         censor: VERBORGEN,

@@ -10,8 +10,17 @@ import { applyMigrations, migrationNames } from './db/migrate.ts';
 import { maakModelHouder } from './domain/valuation/houder.ts';
 import { herstelUitgesteldeIndexen } from './domain/register/import/indexen.ts';
 
-export async function openMigratedDatabase(config: Config, log?: Logger): Promise<Database> {
-  const db = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+/**
+ * `serving`: the server's own database, with DB_QUERY_TIMEOUT_MS on every statement. The operator CLI
+ * (imports, index builds: statements that may rightly run for minutes) gets only the connect timeout.
+ */
+export async function openMigratedDatabase(config: Config, log?: Logger, opts: { serving?: boolean } = {}): Promise<Database> {
+  const db = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    verbindTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: opts.serving ? config.DB_QUERY_TIMEOUT_MS : 0,
+  });
   try {
     if (!(await isBij(db))) {
       const applied = await applyMigrations(db.migratieAdapterFactory);

@@ -12,7 +12,7 @@ import { ruimIdempotentieOp } from './domain/idempotentie/idempotentie.ts';
 
 export async function serve(config: Config): Promise<void> {
   const log = createLogger(config);
-  const db = await openMigratedDatabase(config, log);
+  const db = await openMigratedDatabase(config, log, { serving: true });
   const services = createServices(config, db, log);
   if (config.DEMO_SEED) await seedDemo(services, config, db);
   else if ((await services.db.account.count()) === 0) log.warn('geen accounts en geen demo (DEMO_SEED staat uit): maak er een met `insight account create`');

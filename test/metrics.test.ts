@@ -2,8 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
+import { startOntvanger } from './support/ontvanger.ts';
+import { startBezorger, type Bezorger } from '../src/domain/webhooks/bezorger.ts';
 
-/** Issue 12: /metrics answers with METRICS_TOKEN and 401 without; the counters move with the calls. */
+/**
+ * Issue 12: /metrics answers with METRICS_TOKEN and 401 without; the counters move with the calls:
+ * requests, latency, credits, 402s, the database pool (PostgreSQL), the webhook queue and deliveries,
+ * and the valuation model's build time and age.
+ */
 describe(`GET /metrics (${dialect})`, () => {
   let t: TestApp;
   const TOKEN = 'metrics-geheim-123';
@@ -40,6 +46,55 @@ describe(`GET /metrics (${dialect})`, () => {
     expect(waarde(na, /insight_gefactureerd_cent_total (\d+)/) - waarde(voor, /insight_gefactureerd_cent_total (\d+)/)).toBe(5);
     expect(waarde(na, /insight_geweigerd_total\{status="402"\} (\d+)/)).toBe(1);
     expect(na).toMatch(/insight_http_request_duration_seconds_bucket\{le="0.5",route="\/api\/v1\/inzicht\/woz",method="POST"\} \d+/);
+  });
+
+  it('database pool, webhook queue and deliveries, and the valuation model move with the calls', async () => {
+    const ontvanger = await startOntvanger();
+    let bezorger: Bezorger | undefined;
+    try {
+      const voor = (await scrape()).body;
+      const { key } = await t.klant(1000);
+      const a = await maakVolledigAdres(t.db.prisma);
+      const reg = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { authorization: `Bearer ${key}` }, payload: { url: `${ontvanger.base}/metrics/ok`, events: ['inzicht.voltooid'] } });
+      expect(reg.statusCode, reg.body).toBe(200);
+      const post = (pad: string) =>
+        t.app.inject({ method: 'POST', url: `/api/v1/inzicht/${pad}`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: adresBody(a) });
+      for (let i = 0; i < 3; i++) expect((await post('woz')).statusCode).toBe(200);
+      // waarde builds the model on its first use (422 here: no sales nearby; charged, so also an event).
+      expect([200, 422]).toContain((await post('waarde')).statusCode);
+
+      const tijdens = (await scrape()).body;
+      // No delivery worker yet: the four events wait in the queue.
+      expect(waarde(tijdens, /insight_webhook_wachtrij\{toestand="wachtend"\} (\d+)/)).toBe(4);
+      // Before the first waarde call no model was built (the gauges stand at 0); after it they tell the build.
+      const bouwduur = /insight_waardemodel_bouwduur_seconden ([\d.e-]+)/;
+      expect(waarde(voor, bouwduur)).toBe(0);
+      expect(waarde(tijdens, bouwduur)).toBeGreaterThan(0);
+      expect(tijdens).toMatch(/insight_waardemodel_verkopen \d+/);
+      const leeftijd = /insight_waardemodel_leeftijd_seconden ([\d.e-]+)/;
+      expect(waarde(tijdens, leeftijd)).toBeGreaterThanOrEqual(0);
+      const wachtAantal = /insight_db_pool_wachttijd_seconden_count (\d+)/;
+      if (dialect === 'postgres') {
+        expect(waarde(tijdens, wachtAantal) - waarde(voor, wachtAantal)).toBeGreaterThanOrEqual(4);
+        expect(tijdens).toMatch(/insight_db_pool_wachttijd_seconden_bucket\{le="0.005"\} \d+/);
+        expect(tijdens).toMatch(/insight_db_pool_verbindingen\{toestand="vrij"\} \d+/);
+      } else {
+        // PGlite has no pool: the histogram stays empty.
+        expect(waarde(tijdens, wachtAantal)).toBe(0);
+      }
+
+      bezorger = await startBezorger(t.services, t.db, { pollMs: 25, verloopControleMs: 0 });
+      await ontvanger.wacht('/metrics/ok', 4);
+      await bezorger.leeg();
+      const na = (await scrape()).body;
+      expect(waarde(na, /insight_webhook_afleveringen_total\{uitkomst="afgeleverd"\} (\d+)/)).toBe(4);
+      expect(waarde(na, /insight_webhook_wachtrij\{toestand="wachtend"\} (\d+)/)).toBe(0);
+      // The same model, older now.
+      expect(waarde(na, leeftijd)).toBeGreaterThan(waarde(tijdens, leeftijd));
+    } finally {
+      await bezorger?.sluit(100);
+      await ontvanger.sluit();
+    }
   });
 
   it('without METRICS_TOKEN there is no /metrics', async () => {

@@ -15,6 +15,12 @@ export const configSchema = z.object({
     .string()
     .default('')
     .refine((v) => v === '' || /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL moet met postgresql:// beginnen'),
+  /**
+   * PostgreSQL: the longest wait for a connection (new, or a free one from the pool) and for the answer
+   * to one statement. A database host that silently drops packets then gives 503 after this, not a hang.
+   */
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   DATA_DIR: z.string().default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Public base URL, used in the OpenAPI document's servers list. */

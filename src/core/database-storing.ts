@@ -8,6 +8,7 @@
  */
 import type { Services } from './context.ts';
 import { InsightFout } from './errors.ts';
+import { buitenVerzoek } from '../logging.ts';
 
 export const RETRY_AFTER_S = 5;
 const PROBE_MS = 1000;
@@ -16,20 +17,22 @@ const PROBE_MS = 1000;
 const ONBEREIKBAAR_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
   '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', // admin shutdown, crash, starting, too many connections, connection failures
+  '57014', // statement cancelled (DB_QUERY_TIMEOUT_MS as the server's statement_timeout): overloaded or blocked, the statement rolled back
   'P1001', 'P1002', 'P1017', 'P2024', // Prisma: can't reach, timed out, server closed, pool timeout
 ]);
-const ONBEREIKBAAR_TEKST = /Connection terminated|timeout exceeded when trying to connect|Can't reach database|Cannot use a pool after calling end|connection (?:refused|closed|reset)|DatabaseNotReachable|server closed the connection/i;
+const ONBEREIKBAAR_TEKST = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Can't reach database|Cannot use a pool after calling end|connection (?:refused|closed|reset)|DatabaseNotReachable|server closed the connection/i;
 
 /** True when `err` (or anything in its cause chain) says the database could not be reached. */
 export function isDatabaseOnbereikbaar(err: unknown): boolean {
   let e: unknown = err;
   for (let i = 0; i < 8 && typeof e === 'object' && e !== null; i++) {
-    const o = e as { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; originalCode?: unknown };
+    const o = e as { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; originalCode?: unknown; meta?: { driverAdapterError?: unknown } };
     if (typeof o.code === 'string' && ONBEREIKBAAR_CODES.has(o.code)) return true;
     if (typeof o.originalCode === 'string' && ONBEREIKBAAR_CODES.has(o.originalCode)) return true;
     if (o.kind === 'DatabaseNotReachable' || o.kind === 'ConnectionClosed' || o.kind === 'SocketTimeout') return true;
     if (typeof o.message === 'string' && ONBEREIKBAAR_TEKST.test(o.message)) return true;
-    e = o.cause;
+    // A Prisma model query keeps the driver's error (with the SQLSTATE, e.g. 57P01 during a shutdown) under meta, not cause.
+    e = o.cause ?? o.meta?.driverAdapterError;
   }
   return false;
 }
@@ -48,7 +51,8 @@ export function meldOnbereikbaar(services: Services, err: unknown): InsightFout 
   if (lopend) lopend.geweigerd++;
   else {
     services.log.error({ err: { message: err instanceof Error ? err.message : String(err) } }, 'database onbereikbaar: verzoeken krijgen 503 tot hij terug is');
-    const storing: Storing = { sinds: Date.now(), geweigerd: 1, probe: setInterval(() => void peil(services), PROBE_MS) };
+    // The probe outlives this request: started outside its context, so the recovery line is not logged as its.
+    const storing: Storing = { sinds: Date.now(), geweigerd: 1, probe: buitenVerzoek(() => setInterval(() => void peil(services), PROBE_MS)) };
     storing.probe.unref();
     storingen.set(services.db, storing);
   }

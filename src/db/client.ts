@@ -15,6 +15,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { waarnemers } from './waarnemers.ts';
 
 export type Db = PrismaClient;
 
@@ -48,6 +49,30 @@ function statementNaam(tekst: string): string {
   let naam = statementNamen.get(tekst);
   if (!naam) statementNamen.set(tekst, (naam = `heet_pad_${statementNamen.size + 1}`));
   return naam;
+}
+
+/** The wait for each pooled connection (seconds), per client (PostgreSQL; never on PGlite), for /metrics. */
+export const poolWachttijden = waarnemers<number>();
+
+/**
+ * A pg pool that measures how long each checkout waited (a free connection at once, a new one being
+ * opened, or queueing behind a full pool): Prisma and sqlRijen both take their connections through
+ * connect(), pool.query() included.
+ */
+class GemetenPool extends pg.Pool {
+  meet?: (seconden: number) => void;
+  // biome-ignore lint/suspicious/noExplicitAny: pg's connect() has a callback and a promise form; this passes both on.
+  override connect(terug?: any): any {
+    const t0 = performance.now();
+    const klaar = () => this.meet?.((performance.now() - t0) / 1000);
+    if (typeof terug === 'function') {
+      return super.connect((err, client, release) => {
+        klaar();
+        terug(err, client, release);
+      });
+    }
+    return super.connect().finally(klaar);
+  }
 }
 
 /** The PostgreSQL pool behind a client (for /metrics); undefined on PGlite. */
@@ -85,6 +110,56 @@ export interface OpenOptions {
   memory?: boolean;
   /** Called with every SQL statement Prisma sends (tests count statements per request). */
   onQuery?: (sql: string) => void;
+  /** PostgreSQL: the longest wait for a connection, new or from the pool (DB_CONNECT_TIMEOUT_MS). */
+  verbindTimeoutMs?: number;
+  /**
+   * PostgreSQL: the longest one statement may run (DB_QUERY_TIMEOUT_MS), as the server's statement_timeout;
+   * the client gives up CLIENT_MARGE_MS later (a silent host). 0: neither.
+   */
+  queryTimeoutMs?: number;
+}
+
+/**
+ * Default of DB_CONNECT_TIMEOUT_MS. Without a connect and a statement timeout a database host that
+ * silently drops packets (no RST, no ICMP) would hang every request for as long as TCP retransmits
+ * (minutes); with them the request ends in the outage answer (503 with Retry-After). The connect timeout
+ * also bounds the wait for a free pooled connection, so it is generous enough for a burst queueing on a
+ * busy pool. The statement timeout is the server's alone (runtime.ts passes DB_QUERY_TIMEOUT_MS).
+ */
+export const VERBIND_TIMEOUT_MS = 10_000;
+/** How much longer than the server's statement_timeout the client waits before it gives up on a connection. */
+const CLIENT_MARGE_MS = 5_000;
+
+/**
+ * A pg client that gives up on a connection whose statement timed out (pg's query_timeout). pg answers
+ * the caller with "Query read timeout" but keeps the connection, with the unanswered statement still in
+ * flight, so the next statement on it would wait behind it; ending it makes the pool drop it instead of
+ * handing it out again.
+ */
+class TijdslimietClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this only passes them on.
+  override query(...args: any[]): any {
+    const opgeven = (err: unknown) => {
+      if (err instanceof Error && err.message === 'Query read timeout') this.end().catch(() => {});
+    };
+    const i = args.findLastIndex((a) => typeof a === 'function');
+    if (i >= 0) {
+      const terug = args[i] as (err: unknown, res: unknown) => void;
+      args[i] = (err: unknown, res: unknown) => {
+        opgeven(err);
+        terug(err, res);
+      };
+    }
+    // biome-ignore lint/suspicious/noExplicitAny: see above.
+    const uit = (super.query as (...a: any[]) => any)(...args);
+    if (i < 0 && uit && typeof uit.then === 'function') {
+      return uit.catch((err: unknown) => {
+        opgeven(err);
+        throw err;
+      });
+    }
+    return uit;
+  }
 }
 
 /** A PrismaClient on the adapter; with `onQuery`, Prisma's query events feed it. */
@@ -160,7 +235,19 @@ function takeLock(dataDir: string): () => void {
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     // One pool for Prisma and for the hot path's own statements (sqlRijen).
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    const queryTimeout = opts.queryTimeoutMs ?? 0;
+    const pool = new GemetenPool({
+      connectionString: opts.databaseUrl,
+      max: 10,
+      Client: TijdslimietClient,
+      connectionTimeoutMillis: opts.verbindTimeoutMs ?? VERBIND_TIMEOUT_MS,
+      // The server gives up first: its statement_timeout cancels the statement (a charge in it rolls
+      // back, so the 503 that follows is really uncharged). The client's own timeout comes later and
+      // only ends a wait for a server that did not even report that cancel (a host gone silent).
+      statement_timeout: queryTimeout || undefined,
+      query_timeout: queryTimeout ? queryTimeout + CLIENT_MARGE_MS : undefined,
+      keepAlive: true,
+    });
     // An idle connection the server ended (restart, DROP DATABASE ... FORCE) leaves the pool by itself;
     // without a listener its 'error' event would crash the process.
     pool.on('error', () => {});
@@ -168,6 +255,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const adapterFactory = new PrismaPg(pool as unknown as ConstructorParameters<typeof PrismaPg>[0]);
     const prisma = maakClient(adapterFactory, opts.onQuery);
     directePools.set(prisma, { pool, onQuery: opts.onQuery });
+    pool.meet = (seconden) => poolWachttijden.meld(prisma, seconden);
     const url = new URL(opts.databaseUrl);
     return {
       prisma,

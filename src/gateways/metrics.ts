@@ -8,7 +8,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Services } from '../core/context.ts';
-import { poolVan } from '../db/client.ts';
+import { poolVan, poolWachttijden } from '../db/client.ts';
+import { afleverUitkomsten } from '../domain/webhooks/gebeurtenissen.ts';
 import { stuurFout } from './fout-antwoord.ts';
 
 /** The path as it arrived (the REST plugin rewrites req.url to the path below its prefix). */
@@ -56,6 +57,66 @@ export function registerMetrics(app: FastifyInstance, services: Services) {
       this.set({ toestand: 'vrij' }, pool.idleCount);
       this.set({ toestand: 'wachtend' }, pool.waitingCount);
     },
+  });
+
+  const poolWacht = new Histogram({
+    name: 'insight_db_pool_wachttijd_seconden',
+    help: 'PostgreSQL-pool: wachttijd per uitgegeven verbinding (vrij, nieuw geopend of in de rij achter een volle pool).',
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10],
+    registers: [register],
+  });
+  const afleveringen = new Counter({
+    name: 'insight_webhook_afleveringen_total',
+    help: 'Webhook-afleverpogingen van dit proces per uitkomst (afgeleverd, opnieuw, opgegeven, weg: 410).',
+    labelNames: ['uitkomst'],
+    registers: [register],
+  });
+  new Gauge({
+    name: 'insight_webhook_wachtrij',
+    help: 'Webhook-afleveringen die nog moeten (wachtend) of nu lopen (bezig), over alle processen.',
+    labelNames: ['toestand'],
+    registers: [register],
+    async collect() {
+      try {
+        const rijen = await services.db.$queryRaw<{ toestand: string; n: number }[]>`
+          SELECT toestand, count(*)::int AS n FROM webhook_aflevering WHERE toestand IN ('wachtend', 'bezig') GROUP BY toestand`;
+        const n = new Map(rijen.map((r) => [r.toestand, Number(r.n)]));
+        for (const toestand of ['wachtend', 'bezig']) this.set({ toestand }, n.get(toestand) ?? 0);
+      } catch {
+        // Database unreachable: the outage shows in the request metrics; leave the last value.
+      }
+    },
+  });
+  new Gauge({
+    name: 'insight_waardemodel_bouwduur_seconden',
+    help: 'Duur van de laatste bouw van het waardemodel in gebruik.',
+    registers: [register],
+    collect() {
+      const staat = services.waardemodel.staat();
+      if (staat) this.set(staat.bouwMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'insight_waardemodel_leeftijd_seconden',
+    help: 'Seconden sinds het waardemodel in gebruik gebouwd is.',
+    registers: [register],
+    collect() {
+      const staat = services.waardemodel.staat();
+      if (staat) this.set((Date.now() - staat.gebouwdOp) / 1000);
+    },
+  });
+  new Gauge({
+    name: 'insight_waardemodel_verkopen',
+    help: 'Aantal verkopen waarop het waardemodel in gebruik gebouwd is.',
+    registers: [register],
+    collect() {
+      const staat = services.waardemodel.staat();
+      if (staat) this.set(staat.verkopen);
+    },
+  });
+  const losmaken = [poolWachttijden.volg(services.db, (s) => poolWacht.observe(s)), afleverUitkomsten.volg(services.db, (uitkomst) => afleveringen.inc({ uitkomst }))];
+  app.addHook('onClose', async () => {
+    for (const los of losmaken) los();
   });
 
   app.addHook('onRequest', async (req) => {

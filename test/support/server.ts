@@ -19,7 +19,8 @@ export interface ServerProces {
   stop(): Promise<void>;
 }
 
-async function vrijePoort(): Promise<number> {
+/** A free loopback port (nothing listens on it once this resolves). */
+export async function vrijePoort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

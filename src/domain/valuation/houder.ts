@@ -14,6 +14,14 @@ export interface ModelHouder {
   model(): Promise<ValuationModel>;
   /** Rebuild now (after an import in this process). */
   vernieuw(): Promise<ValuationModel>;
+  /** The model in use (for /metrics): when it was built, how long the build took, on how many sales; null before the first build. */
+  staat(): ModelStaat | null;
+}
+
+export interface ModelStaat {
+  gebouwdOp: number;
+  bouwMs: number;
+  verkopen: number;
 }
 
 async function vintage(db: Db): Promise<string> {
@@ -40,6 +48,8 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
   let huidigeVintage = '';
   let laatsteControle = 0;
   let bouwt: Promise<ValuationModel> | null = null;
+  let staat: ModelStaat | null = null;
+  let volgendeStaat: ModelStaat | null = null;
 
   async function bouw(): Promise<ValuationModel> {
     const v = await vintage(db);
@@ -48,6 +58,7 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
     const model = await bouwen;
     huidigeVintage = v;
     log.info({ verkopen: aantal, indexBron: model.info.indexBron, ms: now() - start }, 'waardemodel gebouwd');
+    volgendeStaat = { gebouwdOp: now(), bouwMs: now() - start, verkopen: aantal };
     return model;
   }
 
@@ -58,6 +69,7 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
     const p = bouwt;
     p.then((m) => {
       huidig = Promise.resolve(m);
+      staat = volgendeStaat;
     }).catch((err) => log.error({ err }, 'waardemodel bouwen mislukt'));
     return p;
   }
@@ -83,5 +95,6 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
       return huidig;
     },
     vernieuw: () => herbouw(),
+    staat: () => staat,
   };
 }

@@ -25,7 +25,7 @@ import type { Logger } from 'pino';
 import { sqlRijen, type Database, type Db } from '../../db/client.ts';
 import type { Services } from '../../core/context.ts';
 import type { Resolver } from './doeladres.ts';
-import { luisterNaarAfleveringen, meldNieuweAfleveringen, tijdstempel } from './gebeurtenissen.ts';
+import { afleverUitkomsten, luisterNaarAfleveringen, meldNieuweAfleveringen, tijdstempel } from './gebeurtenissen.ts';
 import { TIMEOUT_MS, Verbindingen, verstuur, type Uitslag } from './verzenden.ts';
 
 /** Wait after failed attempt n (1-based): attempt 1 is immediate, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -502,7 +502,13 @@ export class Bezorger {
     void legUitslagenVast(this.uitslagVerbinding, partij, this.o.now(), this.o.random)
       .then(
         () => {
-          for (const v of partij) v.klaar();
+          for (const v of partij) {
+            v.klaar();
+            // /metrics: the outcome of each attempt (a row handed back at shutdown was no attempt).
+            if (v.u.soort !== 'terug') {
+              afleverUitkomsten.meld(this.o.db, v.u.soort === 'ok' ? 'afgeleverd' : v.u.soort === 'weg' ? 'weg' : v.c.pogingen + 1 >= MAX_POGINGEN ? 'opgegeven' : 'opnieuw');
+            }
+          }
         },
         (err) => {
           // The rows stay `bezig` until their lease runs out, then they are sent again (at-least-once).

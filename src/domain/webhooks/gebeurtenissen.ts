@@ -5,6 +5,8 @@
  */
 import { randomFillSync } from 'node:crypto';
 import { sqlRijen, type Db } from '../../db/client.ts';
+import { waarnemers } from '../../db/waarnemers.ts';
+import { buitenVerzoek } from '../../logging.ts';
 
 export type GebeurtenisType = 'inzicht.voltooid' | 'inzicht.mislukt' | 'saldo.laag' | 'sleutel.verloopt';
 export const GEBEURTENIS_TYPES: GebeurtenisType[] = ['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag', 'sleutel.verloopt'];
@@ -47,9 +49,17 @@ export async function schrijfGebeurtenis(
  */
 const wekkers = new Set<() => void>();
 export function meldNieuweAfleveringen(): void {
-  for (const w of wekkers) w();
+  // The worker's round is not part of the request that woke it (its log lines carry no reqId).
+  buitenVerzoek(() => {
+    for (const w of wekkers) w();
+  });
 }
 export function luisterNaarAfleveringen(w: () => void): () => void {
   wekkers.add(w);
   return () => wekkers.delete(w);
 }
+
+/** What became of one delivery attempt (for /metrics): delivered, to be retried, given up after the last attempt, or the endpoint gone (410). */
+export type AfleverUitkomst = 'afgeleverd' | 'opnieuw' | 'opgegeven' | 'weg';
+/** The outcomes of the delivery worker(s) on a database client. */
+export const afleverUitkomsten = waarnemers<AfleverUitkomst>();

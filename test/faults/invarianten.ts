@@ -1,0 +1,80 @@
+/**
+ * The money-path invariants of the fault suite, checked in SQL on the database itself after the faults
+ * (decisions: balance never negative, every credit moved is a ledger row, debit + usage record + webhook
+ * event commit together, an idempotent request is charged at most once). Each query returns the rows
+ * that break a rule, so a failure names them.
+ */
+import pg from 'pg';
+
+export interface Schendingen {
+  negatiefSaldo: unknown[];
+  grootboekNietSaldo: unknown[];
+  afschrijvingZonderVerbruik: unknown[];
+  verbruikZonderAfschrijving: unknown[];
+  gebeurtenisZonderVerbruik: unknown[];
+  verbruikZonderGebeurtenis: unknown[];
+  idempotentMeerdereKeren: unknown[];
+  klaarZonderAntwoord: unknown[];
+  klaarZonderAfrekening: unknown[];
+}
+
+const QUERIES: Record<keyof Schendingen, string> = {
+  negatiefSaldo: 'SELECT id, credits FROM account WHERE credits < 0',
+  grootboekNietSaldo: `SELECT a.id, a.credits, coalesce(sum(g.credits), 0)::int AS grootboek FROM account a
+    LEFT JOIN grootboek g ON g.account_id = a.id GROUP BY a.id HAVING a.credits <> coalesce(sum(g.credits), 0)`,
+  // usage_id is unique, so "a debit has a usage row" and "a usage row has a debit" make it exactly one each way.
+  afschrijvingZonderVerbruik: `SELECT g.id, g.credits, v.credits AS verbruik FROM grootboek g LEFT JOIN verbruik v ON v.id = g.usage_id
+    WHERE g.soort = 'afschrijving' AND (v.id IS NULL OR v.credits <> -g.credits OR v.account_id <> g.account_id)`,
+  verbruikZonderAfschrijving: `SELECT v.id, v.credits FROM verbruik v LEFT JOIN grootboek g ON g.usage_id = v.id
+    WHERE v.credits > 0 AND g.id IS NULL`,
+  // inzicht.voltooid carries the usage row's id as verzoek_id (inzicht.mislukt deliberately joins none).
+  gebeurtenisZonderVerbruik: `SELECT e.id FROM webhook_gebeurtenis e LEFT JOIN verbruik v ON v.id::text = e.payload->'data'->>'verzoek_id'
+    WHERE e.type = 'inzicht.voltooid' AND (v.id IS NULL OR v.account_id <> e.account_id)`,
+  // Accounts with a subscribed endpoint: every usage row has exactly one inzicht.voltooid event.
+  verbruikZonderGebeurtenis: `SELECT v.id, count(e.id)::int AS gebeurtenissen FROM verbruik v
+    JOIN webhook w ON w.account_id = v.account_id AND w.actief AND 'inzicht.voltooid' = ANY (w.events)
+    LEFT JOIN webhook_gebeurtenis e ON e.type = 'inzicht.voltooid' AND e.payload->'data'->>'verzoek_id' = v.id::text
+    WHERE v.status IN (200, 422) GROUP BY v.id HAVING count(e.id) <> 1`,
+  idempotentMeerdereKeren: `SELECT e.account_id, e.payload->'data'->>'voorziening' AS voorziening, e.payload->'data'->>'idempotency_key' AS sleutel, count(*)::int AS keer
+    FROM webhook_gebeurtenis e WHERE e.type = 'inzicht.voltooid' AND e.payload->'data' ? 'idempotency_key'
+    GROUP BY 1, 2, 3 HAVING count(*) > 1`,
+  klaarZonderAntwoord: `SELECT id, status FROM idempotentie WHERE toestand = 'klaar' AND (antwoord IS NULL OR status IS NULL)`,
+  // A completed REST claim of an account with an endpoint was settled exactly once: one event with its key.
+  klaarZonderAfrekening: `SELECT i.id, i.sleutel, count(e.id)::int AS gebeurtenissen FROM idempotentie i
+    JOIN api_sleutel s ON s.id = i.key_id
+    JOIN webhook w ON w.account_id = s.account_id AND w.actief AND 'inzicht.voltooid' = ANY (w.events)
+    LEFT JOIN webhook_gebeurtenis e ON e.type = 'inzicht.voltooid' AND e.account_id = s.account_id
+      AND e.payload->'data'->>'idempotency_key' = i.sleutel AND e.payload->'data'->>'voorziening' = i.scope
+    WHERE i.toestand = 'klaar' AND i.status = 200 AND i.scope <> 'mcp' GROUP BY i.id, i.sleutel HAVING count(e.id) <> 1`,
+};
+
+export async function zoekSchendingen(databaseUrl: string): Promise<Schendingen> {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const uit = {} as Schendingen;
+    for (const [naam, sql] of Object.entries(QUERIES)) uit[naam as keyof Schendingen] = (await c.query(sql)).rows;
+    return uit;
+  } finally {
+    await c.end();
+  }
+}
+
+export const GEEN_SCHENDINGEN: Schendingen = Object.fromEntries(Object.keys(QUERIES).map((k) => [k, []])) as unknown as Schendingen;
+
+/** Usage rows of an account, the credits they charged, and its balance. */
+export async function verbruikPerAccount(databaseUrl: string, accountId: string): Promise<{ verbruik: number; credits: number; saldo: number }> {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const r = await c.query(
+      `SELECT (SELECT count(*) FROM verbruik WHERE account_id = $1)::int AS verbruik,
+              (SELECT coalesce(sum(credits), 0) FROM verbruik WHERE account_id = $1)::int AS credits,
+              (SELECT credits FROM account WHERE id = $1) AS saldo`,
+      [accountId],
+    );
+    return r.rows[0];
+  } finally {
+    await c.end();
+  }
+}
