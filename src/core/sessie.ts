@@ -36,7 +36,8 @@ export const openWebProcedure = publicProcedure.use(({ ctx, type, next }) => {
   const web = ctx.web;
   if (!web) throw new InsightFout('ongeldige_sleutel', 'Deze procedure is alleen voor de web-app (/trpc).');
   if (type === 'mutation') controleerHerkomst(web);
-  return next({ ctx: { ...ctx, web } satisfies WebContext });
+  // tRPC merges what next() is given into the context: pass only what changes (as core/trpc.ts does).
+  return next({ ctx: { web } });
 });
 
 /** Everything else: a live session; a mutation also needs the session's CSRF token. */
@@ -47,5 +48,5 @@ export const sessieProcedure = openWebProcedure.use(async ({ ctx, type, next }) 
   if (type === 'mutation' && !csrfKlopt(token, ctx.web.csrfToken)) {
     throw new InsightFout('geen_toegang', 'Het CSRF-token ontbreekt of klopt niet; laad de pagina opnieuw.');
   }
-  return next({ ctx: { ...ctx, sessie, sessieToken: token } });
+  return next({ ctx: { sessie, sessieToken: token } });
 });

@@ -20,6 +20,8 @@
  * A failed batch statement fails each of its requests with that error (nothing of the batch
  * committed); a per-item failure is the batch function's to report per item.
  */
+import type { Db } from './client.ts';
+
 export interface BundelOpties<In, Uit> {
   /** Handles the items of one key in arrival order; returns one result (or Error) per item, same order. */
   verwerk: (sleutel: string, items: In[]) => Promise<(Uit | Error)[]>;
@@ -77,4 +79,14 @@ export class Bundelaar<In, Uit> {
     }
     void this.stuur(sleutel, rij.splice(0, this.opties.maxGrootte));
   }
+}
+
+/** One Bundelaar per database client (tests run several in one process), made on first use. */
+export function perDatabase<In, Uit>(opties: (db: Db) => BundelOpties<In, Uit>): (db: Db) => Bundelaar<In, Uit> {
+  const bundelaars = new WeakMap<Db, Bundelaar<In, Uit>>();
+  return (db) => {
+    let b = bundelaars.get(db);
+    if (!b) bundelaars.set(db, (b = new Bundelaar(opties(db))));
+    return b;
+  };
 }

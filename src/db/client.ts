@@ -142,7 +142,10 @@ class TijdslimietClient extends pg.Client {
     const opgeven = (err: unknown) => {
       if (err instanceof Error && err.message === 'Query read timeout') this.end().catch(() => {});
     };
-    const i = args.findLastIndex((a) => typeof a === 'function');
+    // The callback, if any, is the last function argument (a loop: the web app's type check, which sees
+    // this file through the router's types, has no es2023 lib for findLastIndex).
+    let i = args.length - 1;
+    while (i >= 0 && typeof args[i] !== 'function') i--;
     if (i >= 0) {
       const terug = args[i] as (err: unknown, res: unknown) => void;
       args[i] = (err: unknown, res: unknown) => {

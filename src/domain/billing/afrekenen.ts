@@ -6,7 +6,7 @@
  * lock is held across an application round trip.
  */
 import { randomUUID } from 'node:crypto';
-import { Bundelaar } from '../../db/bundel.ts';
+import { perDatabase } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 import { meldNieuweAfleveringen, nieuweBerichtId, schrijfGebeurtenis, tijdstempel } from '../webhooks/gebeurtenissen.ts';
 import { EENHEID_CENT } from './tegoed.ts';
@@ -73,30 +73,22 @@ type BundelUitkomst = { ok: boolean; saldo: number | null };
  * subtransaction, in arrival order, so the balance is spent first come, first served); all items of
  * the statement commit together.
  */
-const bundelaars = new WeakMap<Db, Bundelaar<BundelItem, BundelUitkomst>>();
-function bundelaar(db: Db) {
-  let b = bundelaars.get(db);
-  if (!b) {
-    b = new Bundelaar<BundelItem, BundelUitkomst>({
-      // Each item is a subtransaction: PostgreSQL keeps 64 of them per transaction in shared memory.
-      maxGrootte: 32,
-      verwerk: async (_, items) => {
-        const rijen = await sqlRijen<{ r_nr: number; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean }>(
-          db,
-          'SELECT * FROM afrekenen_bundel($1::jsonb)',
-          [JSON.stringify(items)],
-        );
-        const uit: (BundelUitkomst | Error)[] = items.map(() => new Error('afrekenen_bundel gaf geen uitkomst voor deze afrekening'));
-        for (const r of rijen) uit[r.r_nr] = r.r_fout !== null ? new Error(`afrekenen: ${r.r_fout}`) : { ok: r.r_ok === true, saldo: r.r_saldo };
-        // Wake this process's delivery worker once per statement, and only when an event can have been written.
-        if (rijen.some((r) => r.r_webhook && r.r_ok)) meldNieuweAfleveringen();
-        return uit;
-      },
-    });
-    bundelaars.set(db, b);
-  }
-  return b;
-}
+const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
+  // Each item is a subtransaction: PostgreSQL keeps 64 of them per transaction in shared memory.
+  maxGrootte: 32,
+  verwerk: async (_, items) => {
+    const rijen = await sqlRijen<{ r_nr: number; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean }>(
+      db,
+      'SELECT * FROM afrekenen_bundel($1::jsonb)',
+      [JSON.stringify(items)],
+    );
+    const uit: (BundelUitkomst | Error)[] = items.map(() => new Error('afrekenen_bundel gaf geen uitkomst voor deze afrekening'));
+    for (const r of rijen) uit[r.r_nr] = r.r_fout !== null ? new Error(`afrekenen: ${r.r_fout}`) : { ok: r.r_ok === true, saldo: r.r_saldo };
+    // Wake this process's delivery worker once per statement, and only when an event can have been written.
+    if (rijen.some((r) => r.r_webhook && r.r_ok)) meldNieuweAfleveringen();
+    return uit;
+  },
+}));
 
 export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
   const verzoekId = randomUUID();

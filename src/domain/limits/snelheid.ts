@@ -18,7 +18,7 @@
  * then every further request of that key in those buckets is refused for certain (counts only grow;
  * a refused request adds nothing), so a flooding key costs no database round trip per request.
  */
-import { Bundelaar } from '../../db/bundel.ts';
+import { perDatabase } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 import { vergeetSleutel } from '../keys/sleutels.ts';
 
@@ -110,18 +110,10 @@ async function meetBundel(db: Db, keyId: string, emmers: Emmer[], nus: number[])
   }));
 }
 
-const bundelaars = new WeakMap<Db, Bundelaar<{ emmers: Emmer[]; nu: number; keyId: string }, Meting>>();
-function bundelaar(db: Db) {
-  let b = bundelaars.get(db);
-  if (!b) {
-    b = new Bundelaar({
-      maxGrootte: 256,
-      verwerk: (_, items) => meetBundel(db, items[0].keyId, items[0].emmers, items.map((i) => i.nu)),
-    });
-    bundelaars.set(db, b);
-  }
-  return b;
-}
+const bundelaar = perDatabase<{ emmers: Emmer[]; nu: number; keyId: string }, Meting>((db) => ({
+  maxGrootte: 256,
+  verwerk: (_, items) => meetBundel(db, items[0].keyId, items[0].emmers, items.map((i) => i.nu)),
+}));
 
 export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], now: Date): Promise<LimietUitslag> {
   const gesorteerd = [...emmers].sort((a, b) => a.naam.localeCompare(b.naam));
