@@ -1,9 +1,9 @@
 /**
- * Settling one lookup: in ONE statement (the SQL function afrekenen, migration
- * 20261122195927_snelheid_stand, called per item by afrekenen_bundel, migration 20261122224500_bundels) the conditional debit (never below zero, also under concurrency across
- * processes: the UPDATE only matches while enough credits remain), the ledger row, the usage record,
- * the webhook event(s) and the stored idempotent answer. Either all of it commits or none of it, and no
- * lock is held across an application round trip.
+ * Settling one lookup: in ONE statement (the SQL function afrekenen_bundel, migration
+ * 20261123010000_afrekenen_in_een_keer) the conditional debit (never below zero, also under concurrency
+ * across processes: the account row is locked for the statement), the ledger row, the usage record, the
+ * webhook event(s) and the stored idempotent answer. Either all of it commits or none of it, and no lock
+ * is held across an application round trip.
  */
 import { randomUUID } from 'node:crypto';
 import { perDatabase } from '../../db/bundel.ts';
@@ -69,12 +69,13 @@ type BundelUitkomst = { ok: boolean; saldo: number | null };
 
 /**
  * The charges of one account that arrived together go in one statement (src/db/bundel.ts): they
- * queued on the account's row otherwise. Each item is settled exactly as one charge (its own
- * subtransaction, in arrival order, so the balance is spent first come, first served); all items of
- * the statement commit together.
+ * queued on the account's row otherwise. The items are settled as sets (the balance walked through them
+ * in arrival order, so it is spent first come, first served), each with the outcome it would have had
+ * alone; all items of the statement commit together. An item the database refuses makes the statement
+ * settle them one by one, each in a subtransaction of its own, so that item fails alone.
  */
 const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
-  // Each item is a subtransaction: PostgreSQL keeps 64 of them per transaction in shared memory.
+  // Settled one by one (after a refused item) each is a subtransaction: PostgreSQL keeps 64 per transaction in shared memory.
   maxGrootte: 32,
   verwerk: async (_, items) => {
     const rijen = await sqlRijen<{ r_nr: number; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean }>(
