@@ -1,8 +1,10 @@
 /**
  * Reading the register data the service holds, one function per lookup. What is not held is null
- * or an empty list; nothing is estimated here.
+ * or an empty list; nothing is estimated here. On the request path: one prepared statement each on
+ * the pg pool (sqlRijen), not a Prisma query; DATE columns are read as text (YYYY-MM-DD), so no time
+ * zone comes between the register and the answer.
  */
-import type { Db } from '../../db/client.ts';
+import { sqlRijen, type Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
 import { datumKolom } from '../begrippen.ts';
 
@@ -30,36 +32,46 @@ export function adresKenmerken(a: Adres) {
 }
 
 export async function wozWaarden(db: Db, adresId: string) {
-  const rows = await db.wozWaarde.findMany({ where: { adresId }, orderBy: { peildatum: 'desc' } });
+  const rows = await sqlRijen<{ peildatum: string; waarde: number; bron: string }>(
+    db,
+    `SELECT to_char(peildatum, 'YYYY-MM-DD') AS peildatum, waarde, bron FROM woz_waarde WHERE adres_id = $1 ORDER BY peildatum DESC`,
+    [adresId],
+  );
   return {
-    waarden: rows.map((r) => ({ peildatum: datumKolom(r.peildatum), waarde: r.waarde })),
-    bron: rows.length ? { naam: rows[0].bron, datum: datumKolom(rows[0].peildatum) } : null,
+    waarden: rows.map((r) => ({ peildatum: r.peildatum, waarde: r.waarde })),
+    bron: rows.length ? { naam: rows[0].bron, datum: rows[0].peildatum } : null,
   };
 }
 
 export async function energielabel(db: Db, adresId: string) {
-  const r = await db.energielabel.findUnique({ where: { adresId } });
+  const [r] = await sqlRijen<{ label: string | null; registratiedatum: string | null; geldig_tot: string | null; opnametype: string | null; energie_index: number | null; bron: string }>(
+    db,
+    `SELECT label, to_char(registratiedatum, 'YYYY-MM-DD') AS registratiedatum, to_char(geldig_tot, 'YYYY-MM-DD') AS geldig_tot,
+            opnametype, energie_index, bron
+     FROM energielabel WHERE adres_id = $1`,
+    [adresId],
+  );
   return {
-    label: r
-      ? {
-          label: r.label,
-          registratiedatum: r.registratiedatum ? datumKolom(r.registratiedatum) : null,
-          geldig_tot: r.geldigTot ? datumKolom(r.geldigTot) : null,
-          opnametype: r.opnametype,
-          energie_index: r.energieIndex,
-        }
-      : null,
-    bron: r ? { naam: r.bron, datum: r.registratiedatum ? datumKolom(r.registratiedatum) : null } : null,
+    label: r ? { label: r.label, registratiedatum: r.registratiedatum, geldig_tot: r.geldig_tot, opnametype: r.opnametype, energie_index: r.energie_index } : null,
+    bron: r ? { naam: r.bron, datum: r.registratiedatum } : null,
   };
 }
 
 export async function woningtype(db: Db, adresId: string) {
-  const r = await db.woningtype.findUnique({ where: { adresId } });
-  return { woningtype: r ? { woningtype: r.woningtype, afgeleid_uit: r.afgeleidUit } : null, bron: r ? { naam: r.bron, datum: null } : null };
+  const [r] = await sqlRijen<{ woningtype: string; afgeleid_uit: string; bron: string }>(
+    db,
+    'SELECT woningtype, afgeleid_uit, bron FROM woningtype WHERE adres_id = $1',
+    [adresId],
+  );
+  return { woningtype: r ? { woningtype: r.woningtype, afgeleid_uit: r.afgeleid_uit } : null, bron: r ? { naam: r.bron, datum: null } : null };
 }
 
 export async function invloeden<T extends string>(db: Db, adresId: string, types: readonly T[]) {
-  const rows = await db.adresInvloed.findMany({ where: { adresId, type: { in: [...types] } } });
+  const rows = await sqlRijen<{ type: string; indicator: string; afstandM: number | null; omschrijving: string; bron: string }>(
+    db,
+    'SELECT type, indicator, afstand_m AS "afstandM", omschrijving, bron FROM adres_invloed WHERE adres_id = $1 AND type = ANY($2::text[])',
+    [adresId, [...types]],
+  );
   const perType = new Map(rows.map((r) => [r.type, r]));
   return {
     invloeden: types.map((type) => {

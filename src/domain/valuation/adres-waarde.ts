@@ -3,9 +3,7 @@
  * (one statement), then valued by the process's fitted model. The address's own held sales are
  * never comparables; the model finds them by the address id it indexed the sales by, without a query.
  */
-import { perDatabase } from '../../db/bundel.ts';
-import { sqlRijen, type Db } from '../../db/client.ts';
-import type { AdresRij } from '../register/adressen.ts';
+import { gebundeldeKandidaten, type AdresRij } from '../register/adressen.ts';
 import type { Betrouwbaarheid, ModelInfo, ValuationModel } from './index.ts';
 
 /** An address candidate with what a valuation reads of it. */
@@ -20,42 +18,13 @@ export interface WaarderingsAdres extends AdresRij {
   bron: string;
 }
 
-interface Gevraagd {
-  postcode: string;
-  huisnummer: number;
-}
-
-/**
- * The candidates of every waarde lookup in flight, read together (src/db/bundel.ts): one statement
- * is in flight at a time, and what arrives meanwhile goes next as one statement, in arrival order. A
- * lone lookup goes at once. Under a customer's batch job this turns one round trip per lookup into
- * one per handful (measured with `npm run bench:profiel`: the statement's send was the largest single
- * cost of a waarde call in Node, and its fixed cost a large part of PostgreSQL's).
- */
-const kandidatenLezer = perDatabase<Gevraagd, WaarderingsAdres[]>((db) => ({
-  maxGrootte: 64,
-  async verwerk(_sleutel, items) {
-    const rijen = await sqlRijen<WaarderingsAdres & { n: number }>(
-      db,
-      `SELECT v.n::int AS n, a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats,
-             a.oppervlakte, a.bouwjaar, a.lat, a.lon, a.bron, e.label AS energielabel, w.woningtype
-      FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS v(postcode, huisnummer, n)
-      JOIN adres a ON a.postcode = v.postcode AND a.huisnummer = v.huisnummer
-      LEFT JOIN energielabel e ON e.adres_id = a.id
-      LEFT JOIN woningtype w ON w.adres_id = a.id
-      ORDER BY v.n, a.huisletter ASC NULLS LAST, a.toevoeging ASC NULLS LAST`,
-      [items.map((i) => i.postcode), items.map((i) => i.huisnummer)],
-    );
-    const perItem: WaarderingsAdres[][] = items.map(() => []);
-    for (const { n, ...adres } of rijen) perItem[Number(n) - 1].push(adres);
-    return perItem;
-  },
-}));
-
-/** Every address at a postcode and number with label and house type, ordered like `adresKandidaten`. */
-export function waarderingsKandidaten(db: Db, postcode: string, huisnummer: number): Promise<WaarderingsAdres[]> {
-  return kandidatenLezer(db).voer('adres', { postcode, huisnummer });
-}
+/** Every address at a postcode and number with label and house type, ordered like `adresKandidaten`, read in batches. */
+export const waarderingsKandidaten = gebundeldeKandidaten<WaarderingsAdres>(
+  `a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats,
+   a.oppervlakte, a.bouwjaar, a.lat, a.lon, a.bron, e.label AS energielabel, w.woningtype`,
+  `LEFT JOIN energielabel e ON e.adres_id = a.id
+   LEFT JOIN woningtype w ON w.adres_id = a.id`,
+);
 
 export type AdresWaarde =
   | { soort: 'waarde'; marktwaarde: number; min: number; max: number; betrouwbaarheid: Betrouwbaarheid; info: ModelInfo }
