@@ -10,7 +10,8 @@
  * whoami. autocannon (in this process) then runs, interleaved in `--rondes` rounds: the bare route,
  * whoami, woz and waarde with a different address per request, the MCP tool property_value with
  * different arguments per request (no replays), and an idempotent replay of one waarde call. After
- * that: two server processes on one PostgreSQL, the embedded PGlite default, and the rate-limit cost
+ * that: two server processes on one PostgreSQL (one key, and the load spread over 8 accounts, each
+ * against the same on one process), the embedded PGlite default, and the rate-limit cost
  * at a limit of 60 versus 100,000 per minute.
  *
  * Per run: req/s, p50/p99 latency, the ratio to the bare route of the same round, non-2xx answers,
@@ -261,6 +262,21 @@ async function sleutels(databaseUrl: string, n: number): Promise<string[]> {
   }
 }
 
+/** One insight key in each of n accounts (each with ample credits). */
+async function sleutelsVanAccounts(databaseUrl: string, n: number): Promise<string[]> {
+  const db = await openDatabase({ databaseUrl, dataDir: '' });
+  try {
+    const uit: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const acc = await createAccount(db.prisma, { naam: `bench account ${i}`, credits: 1_000_000_000 });
+      uit.push((await createKey(db.prisma, { accountId: acc.id, naam: 'bench' })).key);
+    }
+    return uit;
+  } finally {
+    await db.close();
+  }
+}
+
 /** Addresses of the demo dataset that resolve to exactly one address and have a valuation. */
 async function kiesAdressen(query: (sql: string) => Promise<{ postcode: string; huisnummer: number; huisletter: string | null; toevoeging: string | null }[]>): Promise<Adres[]> {
   const rows = await query(`SELECT postcode, huisnummer, huisletter, toevoeging FROM adres ORDER BY md5(id) LIMIT 3000`);
@@ -339,16 +355,29 @@ try {
   }
 
   await deel('PostgreSQL, 2 serverprocessen', async () => {
+    // Besides one key (one customer's batch job: every request meets on that key's rate-limit row and
+    // its account's balance row), the same load spread over 8 accounts with a key each, on 1 and on 2
+    // processes: what scale-out adds when the requests do not all meet on the same two rows.
+    const acht = await sleutelsVanAccounts(dbUrl, 8);
+    const sc1 = scenarios([s1.url], key, adressen);
+    const ACHT = ', 8 accounts';
+    for (const s of [sc1.whoami, sc1.waarde]) {
+      await warmOp([{ ...s, sleutels: acht }]);
+      uitslagen.push(await meet({ ...s, sleutels: acht, naam: `${s.naam}${ACHT}` }, ctx1, null));
+    }
     const s2 = await startServer(dbUrl, { ...HOOG, LOG_LEVEL: 'error' });
     stoppen.push(() => s2.stop());
     const sc2 = scenarios([s1.url, s2.url], key, adressen);
     const ctx2 = { admin, db: dbNaam, pids: [s1.pid, s2.pid] };
     await warmOp([{ ...sc2.whoami, urls: [s2.url] }, { ...sc2.waarde, urls: [s2.url] }]);
     for (const s of [sc2.whoami, sc2.waarde]) {
-      const u = await meet({ ...s, naam: `${s.naam}, 2 processen` }, ctx2, null);
-      const een = uitslagen.filter((x) => x.scenario === s.naam && x.processen === 1);
-      u.verhoudingKaal = +(u.reqPerS / (een.reduce((t, x) => t + x.reqPerS, 0) / een.length)).toFixed(3);
-      uitslagen.push(u);
+      for (const verdeeld of [false, true]) {
+        const naam = verdeeld ? `${s.naam}${ACHT}` : s.naam;
+        const u = await meet({ ...s, ...(verdeeld ? { sleutels: acht } : {}), naam: `${naam}, 2 processen` }, ctx2, null);
+        const een = uitslagen.filter((x) => x.scenario === naam && x.processen === 1);
+        u.verhoudingKaal = +(u.reqPerS / (een.reduce((t, x) => t + x.reqPerS, 0) / een.length)).toFixed(3);
+        uitslagen.push(u);
+      }
     }
     await s2.stop();
   });

@@ -44,7 +44,12 @@ export const INSTRUCTIES = [
  */
 const schemaValidator = new AjvJsonSchemaValidator();
 
-function bouwServer(services: Services, principal: Principal, req: FastifyRequest, reply: FastifyReply): McpServer {
+/**
+ * The MCP server for one HTTP request. `alleenAanroep`: the request is one tools/call message, which
+ * the handler below answers by itself; the tools are then not registered (registering converts each
+ * tool's schemas, which only tools/list needs: a measurable part of every tool call).
+ */
+function bouwServer(services: Services, principal: Principal, req: FastifyRequest, reply: FastifyReply, alleenAanroep: boolean): McpServer {
   const server = new McpServer(
     { name: 'insight-api', version: '1.0.0' },
     { capabilities: { tools: {} }, instructions: INSTRUCTIES, jsonSchemaValidator: schemaValidator },
@@ -72,7 +77,7 @@ function bouwServer(services: Services, principal: Principal, req: FastifyReques
       return toolFout(f.status, f.fout, kostenMeta(gezet));
     }
   };
-  for (const tool of MCP_TOOLS) {
+  for (const tool of alleenAanroep ? [] : MCP_TOOLS) {
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.inputShape, outputSchema: tool.outputSchema, annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true } },
@@ -103,9 +108,9 @@ function toolFout(status: number, fout: string, meta: Record<string, unknown>): 
 export async function registerMcp(app: FastifyInstance, services: Services) {
   app.post('/mcp', async (req, reply) => {
     let principal: Principal;
+    const mcpToolCall = isToolCall(req.body);
     try {
       // A tools/call message is counted by the tool's own bucket, so the gate counts it in no other.
-      const mcpToolCall = isToolCall(req.body);
       principal = await createCaller(
         createContextInner({ services, kanaal: 'mcp', authorization: req.headers.authorization, mcpToolCall, requestId: String(req.id), setHeader: (k, v) => void reply.header(k, v) }),
       ).mcp.toegang();
@@ -116,7 +121,7 @@ export async function registerMcp(app: FastifyInstance, services: Services) {
     if (req.body === undefined || typeof req.body !== 'object' || ongeldigeBodyFout(req.body)) {
       return stuurFout(reply, 400, ongeldigeBodyFout(req.body) ?? 'De body is geen geldige JSON-RPC-boodschap.');
     }
-    const server = bouwServer(services, principal, req, reply);
+    const server = bouwServer(services, principal, req, reply, mcpToolCall);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v as string);
