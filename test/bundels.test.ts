@@ -1,7 +1,9 @@
 /**
  * The batched statements of the hot path (src/db/bundel.ts; SQL functions snelheid_controleer with a
- * count and afrekenen_bundel, migration 20261122224500_bundels): requests of one key or account that
- * arrive together share one statement, and each is still settled exactly as if it were alone.
+ * count and afrekenen_bundel, migrations 20261122224500_bundels and 20261123010000_afrekenen_in_een_keer,
+ * and their batches over keys and accounts, 20261123020000_bundels_over_sleutels): requests that arrive
+ * together share one statement, whatever their keys and accounts, and each is still settled exactly as
+ * if it were alone.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +13,9 @@ import { createKey } from '../src/domain/keys/sleutels.ts';
 import { controleerLimiet } from '../src/domain/limits/snelheid.ts';
 import { dialect, useTestDatabase } from './support/db.ts';
 
-const db = useTestDatabase();
+const statements: string[] = [];
+const db = useTestDatabase({ onQuery: (sql) => statements.push(sql) });
+const aantal = (woord: string) => statements.filter((q) => q.includes(woord)).length;
 
 async function klant(credits: number) {
   const acc = await createAccount(db.prisma, { naam: `bundel ${randomUUID()}`, credits });
@@ -92,5 +96,50 @@ describe(`batched hot-path statements (${dialect})`, () => {
       { emmer: 'rest', som: 3 },
       { emmer: 'rest:invloeden', som: 3 },
     ]);
+  });
+
+  it('checks of several keys that arrive together share one statement, each key counted against its own rows', async () => {
+    const klanten = await Promise.all([klant(0), klant(0), klant(0)]);
+    const nu = new Date();
+    // One check goes alone first; the 12 that arrive while it is in flight go together next.
+    statements.length = 0;
+    const eerste = controleerLimiet(db.prisma, klanten[0].keyId, [{ naam: 'rest', limiet: 3 }], nu);
+    const uit = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => controleerLimiet(db.prisma, klanten[i % 3].keyId, [{ naam: 'rest', limiet: 3 }], nu)),
+    );
+    await eerste;
+    // The first alone, the other 12 (three keys) in one.
+    expect(aantal('snelheid_controleer_bundel')).toBe(2);
+    // Key 0 had one admitted before: 2 more of its 4; keys 1 and 2: 3 of 4 each.
+    const toegelaten = [0, 1, 2].map((k) => uit.filter((u, i) => i % 3 === k && u.toegestaan).length);
+    expect(toegelaten).toEqual([2, 3, 3]);
+    const rijen = await db.prisma.$queryRaw<{ key_id: string; som: number }[]>`
+      SELECT key_id::text, (SELECT sum(x) FROM unnest(tellingen) x)::int AS som FROM snelheid_stand
+      WHERE key_id = ANY(${klanten.map((k) => k.keyId)}::uuid[]) AND emmer = 'rest'`;
+    expect(rijen.map((r) => r.som)).toEqual([3, 3, 3]);
+  });
+
+  it('charges of several accounts that arrive together share one statement; each balance is spent alone, a broken one fails alone', async () => {
+    const [a, b, c] = await Promise.all([klant(4), klant(100), klant(100)]);
+    statements.length = 0;
+    const eerste = rekenAf(db.prisma, afrekening(c, 1));
+    const uit = await Promise.all([
+      rekenAf(db.prisma, afrekening(a, 3)),
+      rekenAf(db.prisma, afrekening(b, 3)),
+      rekenAf(db.prisma, afrekening(a, 3)),
+      rekenAf(db.prisma, { ...afrekening(c, 3), idempotentie: { id: 'geen-uuid', antwoord: {} } }).catch((e: Error) => e),
+      rekenAf(db.prisma, afrekening(c, 3)),
+    ]);
+    await eerste;
+    // The first alone, the other 5 (three accounts) in one.
+    expect(aantal('afrekenen_bundels')).toBe(2);
+    expect(uit[0]).toMatchObject({ soort: 'ok', saldo: 1 });
+    expect(uit[1]).toMatchObject({ soort: 'ok', saldo: 97 });
+    expect(uit[2]).toMatchObject({ soort: 'onvoldoende', saldo: 1 });
+    expect(String(uit[3])).toMatch(/afrekenen:/);
+    expect(uit[4]).toMatchObject({ soort: 'ok', saldo: 96 });
+    expect(await grootboekKlopt(a.accountId)).toMatchObject({ credits: 1, verbruik: 1 });
+    expect(await grootboekKlopt(b.accountId)).toMatchObject({ credits: 97, verbruik: 1 });
+    expect(await grootboekKlopt(c.accountId)).toMatchObject({ credits: 96, verbruik: 2 });
   });
 });

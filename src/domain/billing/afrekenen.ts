@@ -1,6 +1,6 @@
 /**
- * Settling one lookup: in ONE statement (the SQL function afrekenen_bundel, migration
- * 20261123010000_afrekenen_in_een_keer) the conditional debit (never below zero, also under concurrency
+ * Settling one lookup: in ONE statement (the SQL functions afrekenen_bundels and afrekenen_bundel,
+ * migrations 20261123020000_bundels_over_sleutels and 20261123010000_afrekenen_in_een_keer) the conditional debit (never below zero, also under concurrency
  * across processes: the account row is locked for the statement), the ledger row, the usage record, the
  * webhook event(s) and the stored idempotent answer. Either all of it commits or none of it, and no lock
  * is held across an application round trip.
@@ -68,23 +68,41 @@ interface BundelItem {
 type BundelUitkomst = { ok: boolean; saldo: number | null };
 
 /**
- * The charges of one account that arrived together go in one statement (src/db/bundel.ts): they
- * queued on the account's row otherwise. The items are settled as sets (the balance walked through them
- * in arrival order, so it is spent first come, first served), each with the outcome it would have had
- * alone; all items of the statement commit together. An item the database refuses makes the statement
- * settle them one by one, each in a subtransaction of its own, so that item fails alone.
+ * The charges of this process that arrived together, whatever their accounts, go in one statement
+ * (src/db/bundel.ts, afrekenen_bundels): they queued on the account rows otherwise, and sent one
+ * statement each under traffic of many accounts. Per account (groups sorted by account id, so several
+ * processes lock account rows in one order) the items are settled as sets by afrekenen_bundel: the
+ * balance walked through them in arrival order, so it is spent first come, first served, each item with
+ * the outcome it would have had alone; all items of the statement commit together. An item the
+ * database refuses makes its account's items settle one by one, each in a subtransaction of its own, so
+ * that item fails alone.
  */
 const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
-  // Settled one by one (after a refused item) each is a subtransaction: PostgreSQL keeps 64 per transaction in shared memory.
-  maxGrootte: 32,
+  // Each account's group is a subtransaction or two, and after a refused item each of its items one:
+  // PostgreSQL keeps 64 subtransactions per transaction in shared memory before it slows down.
+  maxGrootte: 24,
   verwerk: async (_, items) => {
-    const rijen = await sqlRijen<{ r_nr: number; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean }>(
+    const groepen = new Map<string, { items: BundelItem[]; plaatsen: number[] }>();
+    items.forEach((item, j) => {
+      let g = groepen.get(item.account);
+      if (!g) groepen.set(item.account, (g = { items: [], plaatsen: [] }));
+      g.items.push(item);
+      g.plaatsen.push(j);
+    });
+    const lijst = [...groepen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
+    const rijen = await sqlRijen<{ r_groep: number; r_nr: number | null; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean }>(
       db,
-      'SELECT * FROM afrekenen_bundel($1::jsonb)',
-      [JSON.stringify(items)],
+      'SELECT * FROM afrekenen_bundels($1::jsonb)',
+      [JSON.stringify(lijst.map((g) => g.items))],
     );
-    const uit: (BundelUitkomst | Error)[] = items.map(() => new Error('afrekenen_bundel gaf geen uitkomst voor deze afrekening'));
-    for (const r of rijen) uit[r.r_nr] = r.r_fout !== null ? new Error(`afrekenen: ${r.r_fout}`) : { ok: r.r_ok === true, saldo: r.r_saldo };
+    const uit: (BundelUitkomst | Error)[] = items.map(() => new Error('afrekenen_bundels gaf geen uitkomst voor deze afrekening'));
+    for (const r of rijen) {
+      const g = lijst[Number(r.r_groep)];
+      const fout = r.r_fout !== null ? new Error(`afrekenen: ${r.r_fout}`) : null;
+      // A row without r_nr: the whole group failed.
+      const plaatsen = r.r_nr === null ? g.plaatsen : [g.plaatsen[Number(r.r_nr)]];
+      for (const j of plaatsen) uit[j] = fout ?? { ok: r.r_ok === true, saldo: r.r_saldo };
+    }
     // Wake this process's delivery worker once per statement, and only when an event can have been written.
     if (rijen.some((r) => r.r_webhook && r.r_ok)) meldNieuweAfleveringen();
     return uit;
@@ -94,7 +112,7 @@ const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
 export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
   const verzoekId = randomUUID();
   const adresTekst = typeof a.adres === 'string' ? a.adres : a.adres == null ? null : JSON.stringify(a.adres);
-  const r = await bundelaar(db).voer(a.accountId, {
+  const r = await bundelaar(db).voer('afrekenen', {
     verzoek: verzoekId,
     account: a.accountId,
     sleutel: a.keyId,

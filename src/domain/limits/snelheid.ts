@@ -2,8 +2,9 @@
  * Rate limits per key as a sliding window of 60 one-second slots, kept in one row per (key, bucket)
  * in the database, so the limit holds across any number of server processes sharing one PostgreSQL.
  * One statement per check (the SQL function snelheid_controleer, migrations 20261122195927_snelheid_stand
- * and 20261122224500_bundels; concurrent checks of one key in this process share one, src/db/bundel.ts):
- * it locks the request's bucket rows for that statement only, clears the seconds that left the window,
+ * and 20261122224500_bundels; the checks that arrive together in this process, of any keys, share one
+ * statement, src/db/bundel.ts and 20261123020000_bundels_over_sleutels): it locks the request's bucket
+ * rows for that statement only, clears the seconds that left the window,
  * and records the request in every bucket only when all buckets allow it, so a refused request spends
  * no quota. Its cost is the same for a limit of 60 and of 100,000 per minute, and nothing grows with traffic.
  *
@@ -83,16 +84,13 @@ interface Meting {
   saldo: number;
 }
 
+type SnelheidRij = { r_geldig: boolean; r_toegelaten: number; r_aantal: number; r_oudste_ms: bigint | string | null; r_saldo: number };
+
 /**
- * One statement for the requests of one key that arrived together (src/db/bundel.ts): the first
+ * What one key's requests that went together learn from its rows (snelheid_controleer): the first
  * `r_toegelaten` are admitted and counted, in arrival order; each sees the count as it stood before it.
  */
-async function meetBundel(db: Db, keyId: string, emmers: Emmer[], nus: number[]): Promise<Meting[]> {
-  const rijen = await sqlRijen<{ r_geldig: boolean; r_toegelaten: number; r_aantal: number; r_oudste_ms: bigint | string | null; r_saldo: number }>(
-    db,
-    'SELECT * FROM snelheid_controleer($1::uuid, $2::text[], $3::int[], $4::bigint, $5::int)',
-    [keyId, emmers.map((e) => e.naam), emmers.map((e) => e.limiet), Math.max(...nus), nus.length],
-  );
+function naarMetingen(rijen: SnelheidRij[], nus: number[]): Meting[] {
   const geldig = rijen[0]?.r_geldig === true;
   const toegelaten = geldig ? rijen[0].r_toegelaten : 0;
   const seconde = Math.floor(Math.max(...nus) / 1000) * 1000;
@@ -110,9 +108,55 @@ async function meetBundel(db: Db, keyId: string, emmers: Emmer[], nus: number[])
   }));
 }
 
-const bundelaar = perDatabase<{ emmers: Emmer[]; nu: number; keyId: string }, Meting>((db) => ({
-  maxGrootte: 256,
-  verwerk: (_, items) => meetBundel(db, items[0].keyId, items[0].emmers, items.map((i) => i.nu)),
+interface Controle {
+  /** The rows this request counts against: key, buckets and limits. */
+  groep: string;
+  keyId: string;
+  emmers: Emmer[];
+  nu: number;
+}
+
+/**
+ * The rate-limit checks of this process that arrived together, whatever their keys, in one statement
+ * (src/db/bundel.ts, snelheid_controleer_bundel): grouped by key and buckets, each group as one call of
+ * snelheid_controleer for its n requests. Groups go sorted by key and buckets, so statements of several
+ * processes lock bucket rows in the same order.
+ */
+const bundelaar = perDatabase<Controle, Meting>((db) => ({
+  maxGrootte: 512,
+  async verwerk(_, items) {
+    const groepen = new Map<string, { c: Controle; nus: number[]; plaatsen: number[] }>();
+    items.forEach((c, j) => {
+      let g = groepen.get(c.groep);
+      if (!g) groepen.set(c.groep, (g = { c, nus: [], plaatsen: [] }));
+      g.nus.push(c.nu);
+      g.plaatsen.push(j);
+    });
+    const lijst = [...groepen.values()].sort((a, b) => (a.c.groep < b.c.groep ? -1 : a.c.groep > b.c.groep ? 1 : 0));
+    const rijen = await sqlRijen<SnelheidRij & { r_groep: number; r_fout: string | null }>(db, 'SELECT * FROM snelheid_controleer_bundel($1::jsonb)', [
+      JSON.stringify(
+        lijst.map((g) => ({
+          sleutel: g.c.keyId,
+          emmers: g.c.emmers.map((e) => e.naam).join(','),
+          limieten: g.c.emmers.map((e) => e.limiet).join(','),
+          nu: Math.max(...g.nus),
+          aantal: g.nus.length,
+        })),
+      ),
+    ]);
+    const perGroep = lijst.map((): (SnelheidRij & { r_fout: string | null })[] => []);
+    for (const r of rijen) perGroep[Number(r.r_groep)].push(r);
+    const uit: (Meting | Error)[] = items.map(() => new Error('snelheid_controleer_bundel gaf geen uitkomst voor deze controle'));
+    lijst.forEach((g, i) => {
+      const eigen = perGroep[i];
+      const fout = eigen.find((r) => r.r_fout !== null)?.r_fout;
+      const metingen = fout ? null : naarMetingen(eigen, g.nus);
+      g.plaatsen.forEach((j, k) => {
+        uit[j] = metingen ? metingen[k] : new Error(`snelheid_controleer: ${fout}`);
+      });
+    });
+    return uit;
+  },
 }));
 
 export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], now: Date): Promise<LimietUitslag> {
@@ -122,8 +166,9 @@ export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], n
   const onthouden = uitGeheugen(geheugenSleutel, nu);
   if (onthouden) return onthouden;
 
-  // One batch per key, buckets and limits: only requests that count against the same rows go together.
-  const meting = await bundelaar(db).voer(`${geheugenSleutel}|${gesorteerd.map((e) => e.limiet).join(',')}`, { emmers: gesorteerd, nu, keyId });
+  // One group per key, buckets and limits: only requests that count against the same rows are counted together.
+  const groep = `${geheugenSleutel}|${gesorteerd.map((e) => e.limiet).join(',')}`;
+  const meting = await bundelaar(db).voer('snelheid', { groep, emmers: gesorteerd, nu, keyId });
   if (!meting.geldig) {
     vergeetSleutel(keyId);
     return { sleutelGeldig: false, toegestaan: false, standen: [], retryAfter: 0 };
