@@ -7,7 +7,9 @@
  * sleep, so most of the database's CPU went into the queue rather than the work (measured with
  * `npm run bench:profiel`: ~0.7 ms lock wait per statement at 16 connections on one key).
  *
- * A Bundelaar sends at most one statement per key (row) at a time from this process. A request that
+ * A Bundelaar sends at most one statement per key at a time from this process (the rate-limit check and
+ * the charge use one key for all their requests, so the statement covers every hot row of its kind that
+ * is asked for meanwhile, grouped per row inside it; the address reads likewise). A request that
  * finds none in flight goes at once, alone: no timer, no added latency when traffic is light. Requests
  * that arrive while one is in flight wait for it and then go together, as one statement that handles
  * them in arrival order in one transaction. Several processes still meet on the row lock in
