@@ -20,7 +20,7 @@ import { installKostenHeaders } from './gateways/kosten-headers.ts';
 import { installBeveiligingsHeaders } from './gateways/beveiliging.ts';
 import { registerMetrics } from './gateways/metrics.ts';
 import { installHttpRanden } from './gateways/cors.ts';
-import { volgVerzoekInLog } from './logging.ts';
+import { VerzoekLog, volgVerzoekInLog } from './logging.ts';
 
 export interface BuildAppOptions {
   services: Services;
@@ -29,6 +29,7 @@ export interface BuildAppOptions {
 export async function buildApp({ services }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: services.log as unknown as FastifyBaseLogger,
+    logController: new VerzoekLog(),
     bodyLimit: services.config.BODY_LIMIT,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

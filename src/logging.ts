@@ -9,7 +9,7 @@
  * of the request in whose async context the line is written (volgVerzoekInLog, a mixin).
  */
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config/env.ts';
 import { KEY_PREFIX } from './domain/keys/format.ts';
@@ -29,6 +29,8 @@ const GEHEIME_VELDEN = ['authorization', 'proxy-authorization', 'cookie', 'set-c
 interface LogVerzoek {
   method?: string;
   url?: string;
+  /** The URL as it arrived (the REST edge rewrites `url` while it serves the request). */
+  originalUrl?: string;
   host?: string;
   hostname?: string;
   ip?: string;
@@ -46,6 +48,9 @@ const verzoekBronnen = new WeakMap<FastifyRequest, AsyncResource>();
  */
 export function volgVerzoekInLog(app: FastifyInstance): void {
   app.addHook('onRequest', (req, _reply, done) => {
+    // Fastify keeps the URL as it arrived from the first read of originalUrl on: read it before the REST
+    // edge rewrites req.url, so the access line (VerzoekLog) shows the path that was asked for.
+    void req.originalUrl;
     lopendVerzoek.run({ reqId: String(req.id) }, () => {
       const bron = new AsyncResource('insight-verzoek');
       verzoekBronnen.set(req, bron);
@@ -57,6 +62,23 @@ export function volgVerzoekInLog(app: FastifyInstance): void {
     if (bron) bron.runInAsyncScope(done);
     else done();
   });
+}
+
+/**
+ * One log line per request, when it has been answered: method, URL (keys hidden), status, time in ms
+ * and the request id. Fastify writes two by default (incoming and completed), each serialised and
+ * passed through the redaction: at the default level `info` a whoami call took 0.27 ms of CPU in Node
+ * against 0.17 ms at `warn`; with one line 0.16 against 0.13 ms (hot-path bench, A/B on one database).
+ * Like an access log, a request whose client goes away before the answer leaves no line.
+ */
+export class VerzoekLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
 }
 
 /**
@@ -91,7 +113,7 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, bestemming?: Des
       serializers: {
         req: (req: LogVerzoek) => ({
           method: req.method,
-          url: typeof req.url === 'string' ? verbergSleutels(req.url) : req.url,
+          url: typeof (req.originalUrl ?? req.url) === 'string' ? verbergSleutels((req.originalUrl ?? req.url) as string) : req.url,
           host: req.host ?? req.hostname,
           remoteAddress: req.ip,
           remotePort: req.socket?.remotePort,
