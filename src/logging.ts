@@ -111,13 +111,16 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, bestemming?: Des
       },
       // Replaces Fastify's request serializer (it merges ours over its own) with one that hides keys in the URL.
       serializers: {
-        req: (req: LogVerzoek) => ({
-          method: req.method,
-          url: typeof (req.originalUrl ?? req.url) === 'string' ? verbergSleutels((req.originalUrl ?? req.url) as string) : req.url,
-          host: req.host ?? req.hostname,
-          remoteAddress: req.ip,
-          remotePort: req.socket?.remotePort,
-        }),
+        req: (req: LogVerzoek) => {
+          const url = req.originalUrl ?? req.url;
+          return {
+            method: req.method,
+            url: typeof url === 'string' ? verbergSleutels(url) : url,
+            host: req.host ?? req.hostname,
+            remoteAddress: req.ip,
+            remotePort: req.socket?.remotePort,
+          };
+        },
       },
     },
     bestemming,

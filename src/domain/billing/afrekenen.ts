@@ -1,9 +1,13 @@
 /**
  * Settling one lookup: in ONE statement (the SQL functions afrekenen_bundels and afrekenen_bundel,
- * migrations 20261123020000_bundels_over_sleutels and 20261123010000_afrekenen_in_een_keer) the conditional debit (never below zero, also under concurrency
- * across processes: the account row is locked for the statement), the ledger row, the usage record, the
- * webhook event(s) and the stored idempotent answer. Either all of it commits or none of it, and no lock
- * is held across an application round trip.
+ * migrations 20261123020000_bundels_over_sleutels and 20261123010000_afrekenen_in_een_keer) the
+ * conditional debit (never below zero, also under concurrency across processes: the account row is
+ * locked for the statement), the ledger row, the usage record, the webhook event(s) and the stored
+ * idempotent answer. Either all of it commits or none of it, and no lock is held across an application
+ * round trip.
+ *
+ * Trade-off of one statement for all accounts: while it waits for an account row another process holds,
+ * this process's charges of other accounts wait with it (at most one statement's time).
  */
 import { randomUUID } from 'node:crypto';
 import { perDatabase } from '../../db/bundel.ts';

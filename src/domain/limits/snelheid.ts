@@ -4,9 +4,11 @@
  * One statement per check (the SQL function snelheid_controleer, migrations 20261122195927_snelheid_stand
  * and 20261122224500_bundels; the checks that arrive together in this process, of any keys, share one
  * statement, src/db/bundel.ts and 20261123020000_bundels_over_sleutels): it locks the request's bucket
- * rows for that statement only, clears the seconds that left the window,
- * and records the request in every bucket only when all buckets allow it, so a refused request spends
- * no quota. Its cost is the same for a limit of 60 and of 100,000 per minute, and nothing grows with traffic.
+ * rows for that statement only, clears the seconds that left the window, and records the request in
+ * every bucket only when all buckets allow it, so a refused request spends no quota. Its cost is the
+ * same for a limit of 60 and of 100,000 per minute, and nothing grows with traffic. (Trade-off of one
+ * statement for all keys: while it waits for a bucket row another process holds, this process's checks
+ * of other keys wait with it, at most one statement's time; a flooding key is refused from memory.)
  *
  * Decision: the window moves in whole seconds. A request counts from the start of its second, so it
  * leaves the window up to 1 s early (at most one second's requests more in a strict 60 s interval);
