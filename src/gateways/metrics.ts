@@ -12,14 +12,13 @@ import { poolVan, poolWachttijden } from '../db/client.ts';
 import { afleverUitkomsten } from '../domain/webhooks/gebeurtenissen.ts';
 import { stuurFout } from './fout-antwoord.ts';
 
-/** The path as it arrived (the REST plugin rewrites req.url to the path below its prefix). */
-const aangekomen = new WeakMap<FastifyRequest, string>();
-
 /** A bounded route label: the registered route, or for the REST catch-all its path when it was a known one (not 404). */
 function routeLabel(req: FastifyRequest, status: number): string {
   const route = req.routeOptions.url;
   if (route && !route.includes('*')) return route;
-  const pad = (aangekomen.get(req) ?? req.url).split('?')[0];
+  // The path as it arrived (the REST plugin rewrites req.url to the path below its prefix; logging.ts
+  // pins originalUrl on arrival).
+  const pad = req.originalUrl.split('?')[0];
   if (status === 404 || !pad.startsWith('/api/v1/')) return 'onbekend';
   return pad;
 }
@@ -119,9 +118,6 @@ export function registerMetrics(app: FastifyInstance, services: Services) {
     for (const los of losmaken) los();
   });
 
-  app.addHook('onRequest', async (req) => {
-    aangekomen.set(req, req.url);
-  });
   app.addHook('onResponse', async (req, reply) => {
     const status = reply.statusCode;
     const route = routeLabel(req, status);

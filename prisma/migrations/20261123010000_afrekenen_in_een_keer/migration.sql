@@ -9,30 +9,10 @@
 -- of the set path fails (an item the database refuses), the set path is undone as a whole and the items
 -- are settled one by one as before, so one broken item still fails alone (afrekenen_per_item).
 
-CREATE FUNCTION "afrekenen_per_item"(p_items JSONB, p_webhook BOOLEAN)
-RETURNS TABLE (r_nr INTEGER, r_ok BOOLEAN, r_saldo INTEGER, r_fout TEXT, r_webhook BOOLEAN) LANGUAGE plpgsql AS $$
-DECLARE
-  x JSONB;
-  i INTEGER;
-  v_ok BOOLEAN;
-  v_saldo INTEGER;
-BEGIN
-  FOR i IN 0 .. jsonb_array_length(p_items) - 1 LOOP
-    x := p_items -> i;
-    BEGIN
-      SELECT a.r_ok, a.r_saldo INTO v_ok, v_saldo FROM afrekenen(
-        (x ->> 'verzoek')::uuid, (x ->> 'account')::uuid, (x ->> 'sleutel')::uuid, x ->> 'kanaal', x ->> 'voorziening',
-        (x ->> 'status')::int, (x ->> 'credits')::int, (x ->> 'eenheid_cent')::int, x ->> 'adres', (x ->> 'nu')::timestamptz,
-        x ->> 'tijdstempel', x ->> 'event_id', x ->> 'event_type', x -> 'event_data', x ->> 'laag_id',
-        (x ->> 'idempotentie')::uuid, x -> 'antwoord') a;
-      RETURN QUERY SELECT i, v_ok, v_saldo, NULL::text, p_webhook;
-    EXCEPTION WHEN OTHERS THEN
-      RETURN QUERY SELECT i, NULL::boolean, NULL::integer, SQLERRM, p_webhook;
-    END;
-  END LOOP;
-END $$;
+-- The one-by-one path is the previous afrekenen_bundel (migration 20261122224500_bundels), renamed.
+ALTER FUNCTION "afrekenen_bundel"(JSONB) RENAME TO "afrekenen_per_item";
 
-CREATE OR REPLACE FUNCTION "afrekenen_bundel"(p_items JSONB)
+CREATE FUNCTION "afrekenen_bundel"(p_items JSONB)
 RETURNS TABLE (r_nr INTEGER, r_ok BOOLEAN, r_saldo INTEGER, r_fout TEXT, r_webhook BOOLEAN) LANGUAGE plpgsql AS $$
 DECLARE
   v_account UUID := (p_items -> 0 ->> 'account')::uuid;
@@ -49,7 +29,7 @@ DECLARE
 BEGIN
   -- The application batches per account; anything else is settled item by item.
   IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) e WHERE (e ->> 'account')::uuid IS DISTINCT FROM v_account) THEN
-    RETURN QUERY SELECT * FROM afrekenen_per_item(p_items, v_webhook);
+    RETURN QUERY SELECT * FROM afrekenen_per_item(p_items);
     RETURN;
   END IF;
   BEGIN
@@ -100,7 +80,7 @@ BEGIN
     FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e(x, n)
     WHERE v_ok[e.n] AND e.x ? 'idempotentie' AND d.id = (e.x ->> 'idempotentie')::uuid;
   EXCEPTION WHEN OTHERS THEN
-    RETURN QUERY SELECT * FROM afrekenen_per_item(p_items, v_webhook);
+    RETURN QUERY SELECT * FROM afrekenen_per_item(p_items);
     RETURN;
   END;
   RETURN QUERY SELECT (g.n - 1)::int, v_ok[g.n], v_saldo[g.n], NULL::text, v_webhook FROM generate_series(1, v_n) AS g(n);
