@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { rekenAf, type Afrekening } from '../src/domain/billing/afrekenen.ts';
-import { createAccount } from '../src/domain/billing/tegoed.ts';
+import { createAccount, getBalance } from '../src/domain/billing/tegoed.ts';
 import { createKey } from '../src/domain/keys/sleutels.ts';
 import { controleerLimiet } from '../src/domain/limits/snelheid.ts';
 import { dialect, useTestDatabase } from './support/db.ts';
@@ -141,5 +141,26 @@ describe(`batched hot-path statements (${dialect})`, () => {
     expect(await grootboekKlopt(a.accountId)).toMatchObject({ credits: 1, verbruik: 1 });
     expect(await grootboekKlopt(b.accountId)).toMatchObject({ credits: 97, verbruik: 1 });
     expect(await grootboekKlopt(c.accountId)).toMatchObject({ credits: 96, verbruik: 2 });
+  });
+
+  it('balances asked for together are read in one statement; an unknown or malformed account fails alone', async () => {
+    const [a, b] = await Promise.all([klant(7), klant(11)]);
+    statements.length = 0;
+    const eerste = getBalance(db.prisma, a.accountId);
+    const uit = await Promise.all([
+      getBalance(db.prisma, b.accountId),
+      getBalance(db.prisma, randomUUID()).catch((e: Error) => e),
+      getBalance(db.prisma, a.accountId.toUpperCase()),
+      getBalance(db.prisma, 'geen-uuid').catch((e: Error) => e),
+      getBalance(db.prisma, b.accountId),
+    ]);
+    expect(await eerste).toBe(7);
+    // The first alone, the other four valid ids together; the malformed one never reaches the database.
+    expect(aantal('FROM account WHERE id = ANY')).toBe(2);
+    expect(uit[0]).toBe(11);
+    expect(String(uit[1])).toMatch(/bestaat niet/);
+    expect(uit[2]).toBe(7);
+    expect(String(uit[3])).toMatch(/bestaat niet/);
+    expect(uit[4]).toBe(11);
   });
 });
