@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_WEIGHTS, effectiveCount, similarityWeight, weightedMad, weightedMedian } from '../../src/domain/valuation/weights.ts';
+import { DEFAULT_WEIGHTS, effectiveCount, kthSmallest, similarityWeight, weightedMad, weightedMedian } from '../../src/domain/valuation/weights.ts';
 
 describe('weighted median', () => {
   it('equals the ordinary median for equal weights (odd and even counts)', () => {
@@ -16,6 +16,37 @@ describe('weighted median', () => {
   it('is robust: one absurd comparable does not move it', () => {
     const base = weightedMedian([12.0, 12.1, 12.2, 12.3, 12.4], [1, 1, 1, 1, 1]);
     expect(weightedMedian([12.0, 12.1, 12.2, 12.3, 40], [1, 1, 1, 1, 1])).toBe(base);
+  });
+
+  it('gives what a plain stable sort gives, small sets (insertion sort) and large ones, ties included', () => {
+    let zaad = 7;
+    const rnd = () => ((zaad = (zaad * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const referentie = (v: number[], w: number[]) => {
+      const o = v.map((_, i) => i).sort((i, j) => v[i] - v[j]);
+      const half = w.reduce((a, b) => a + b, 0) / 2;
+      let cum = 0;
+      for (let k = 0; k < o.length; k++) {
+        cum += w[o[k]];
+        if (cum > half * (1 + 1e-12)) return v[o[k]];
+        if (Math.abs(cum - half) <= half * 1e-12) {
+          for (let j = k + 1; j < o.length; j++) if (w[o[j]] > 0) return (v[o[k]] + v[o[j]]) / 2;
+          return v[o[k]];
+        }
+      }
+      return v[o[o.length - 1]];
+    };
+    for (const n of [1, 2, 3, 7, 40, 64, 65, 200]) {
+      for (let r = 0; r < 50; r++) {
+        // Few distinct values and weights: many ties, and many exact half points.
+        const v = Array.from({ length: n }, () => Math.floor(rnd() * 6));
+        const w = Array.from({ length: n }, () => Math.floor(rnd() * 3));
+        if (!w.some((x) => x > 0)) w[0] = 1;
+        expect(weightedMedian(v, w)).toBe(referentie(v, w));
+        const a = Float64Array.from(v);
+        const k = Math.floor(rnd() * n);
+        expect(kthSmallest(a, n, k)).toBe([...v].sort((x, y) => x - y)[k]);
+      }
+    }
   });
 
   it('uses only the first n values and ignores zero-weight neighbours at the half point', () => {

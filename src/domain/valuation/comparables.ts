@@ -12,7 +12,7 @@ import { rowsWithin } from './spatial-index.ts';
 import type { SpatialIndex } from './spatial-index.ts';
 import type { SalesTable } from './sales-table.ts';
 import { KENMERKEN } from './types.ts';
-import { effectiveCount, similarityWeight, weightedMad, weightedMedian } from './weights.ts';
+import { effectiveCount, kthSmallest, similarityWeight, weightedMad, weightedMedian } from './weights.ts';
 import type { WeightParams } from './weights.ts';
 
 /** Search, filter and refusal settings. */
@@ -256,30 +256,4 @@ function kenmerkMeans(t: SalesTable, sc: Scratch, m: number): Float64Array | nul
     out[j] = sw > 0 ? sv / sw : NaN;
   }
   return out;
-}
-
-/** k-th smallest (0-based) of a[0..n) by quickselect; reorders a. */
-function kthSmallest(a: Float64Array, n: number, k: number): number {
-  let lo = 0;
-  let hi = n - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >> 1];
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] < pivot) i++;
-      while (a[j] > pivot) j--;
-      if (i <= j) {
-        const tmp = a[i];
-        a[i] = a[j];
-        a[j] = tmp;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return a[k];
-  }
-  return a[k];
 }

@@ -23,6 +23,7 @@ import { logIndexAt } from './price-index.ts';
 import type { SalesTable } from './sales-table.ts';
 import { rowsWithin } from './spatial-index.ts';
 import { KENMERKEN } from './types.ts';
+import { kthSmallest } from './weights.ts';
 
 /** Which parts of the second stage are used (all but the default exist for the ablation table). */
 export type StageMode = 'vergelijking' | 'vergelijking+locatie' | 'leerder' | 'gecombineerd' | 'gecombineerd-zonder-locatie';
@@ -104,8 +105,7 @@ export function locationStat(core: ComparableCore, res: Float64Array, s: CodedSu
     return;
   }
   sc.tmp.set(sc.d.subarray(0, k));
-  const sorted = sc.tmp.subarray(0, k).sort();
-  const h = Math.max(LOC_MIN_BANDWIDTH, sorted[Math.min(LOC_K, k) - 1]);
+  const h = Math.max(LOC_MIN_BANDWIDTH, kthSmallest(sc.tmp, k, Math.min(LOC_K, k) - 1));
   let sw = 0;
   let swv = 0;
   for (let i = 0; i < k; i++) {
