@@ -1,9 +1,11 @@
 /**
  * Reading the register data the service holds, one function per lookup. What is not held is null
- * or an empty list; nothing is estimated here. On the request path: one prepared statement each on
- * the pg pool (sqlRijen), not a Prisma query; DATE columns are read as text (YYYY-MM-DD), so no time
- * zone comes between the register and the answer.
+ * or an empty list; nothing is estimated here. On the request path: prepared statements on the pg pool
+ * (sqlRijen), not Prisma queries, the WOZ values, labels and house types of concurrent lookups read
+ * together (perAdres); DATE columns are read as text (YYYY-MM-DD), so no time zone comes between the
+ * register and the answer.
  */
+import { perDatabase } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
 import { datumKolom } from '../begrippen.ts';
@@ -31,38 +33,57 @@ export function adresKenmerken(a: Adres) {
   };
 }
 
+/**
+ * The rows of one register table for each address of the lookups in flight, read together
+ * (src/db/bundel.ts): one statement at a time, and what arrives meanwhile goes next as one statement
+ * (`adres_id = ANY($1)`), rows per address in the statement's order. A lone lookup goes at once.
+ */
+function perAdres<R>(tekst: string): (db: Db, adresId: string) => Promise<R[]> {
+  const lezer = perDatabase<string, R[]>((db) => ({
+    maxGrootte: 64,
+    async verwerk(_, ids) {
+      const rijen = await sqlRijen<R & { adres_id: string }>(db, tekst, [ids]);
+      const perId = new Map<string, R[]>(ids.map((id) => [id, []]));
+      for (const r of rijen) perId.get(r.adres_id)?.push(r);
+      return ids.map((id) => perId.get(id) as R[]);
+    },
+  }));
+  return (db, adresId) => lezer(db).voer('adres_id', adresId);
+}
+
+const wozRijen = perAdres<{ peildatum: string; waarde: number; bron: string }>(
+  `SELECT adres_id, to_char(peildatum, 'YYYY-MM-DD') AS peildatum, waarde, bron FROM woz_waarde
+   WHERE adres_id = ANY($1::text[]) ORDER BY adres_id, peildatum DESC`,
+);
+
 export async function wozWaarden(db: Db, adresId: string) {
-  const rows = await sqlRijen<{ peildatum: string; waarde: number; bron: string }>(
-    db,
-    `SELECT to_char(peildatum, 'YYYY-MM-DD') AS peildatum, waarde, bron FROM woz_waarde WHERE adres_id = $1 ORDER BY peildatum DESC`,
-    [adresId],
-  );
+  const rows = await wozRijen(db, adresId);
   return {
     waarden: rows.map((r) => ({ peildatum: r.peildatum, waarde: r.waarde })),
     bron: rows.length ? { naam: rows[0].bron, datum: rows[0].peildatum } : null,
   };
 }
 
+const labelRijen = perAdres<{ label: string | null; registratiedatum: string | null; geldig_tot: string | null; opnametype: string | null; energie_index: number | null; bron: string }>(
+  `SELECT adres_id, label, to_char(registratiedatum, 'YYYY-MM-DD') AS registratiedatum, to_char(geldig_tot, 'YYYY-MM-DD') AS geldig_tot,
+          opnametype, energie_index, bron
+   FROM energielabel WHERE adres_id = ANY($1::text[])`,
+);
+
 export async function energielabel(db: Db, adresId: string) {
-  const [r] = await sqlRijen<{ label: string | null; registratiedatum: string | null; geldig_tot: string | null; opnametype: string | null; energie_index: number | null; bron: string }>(
-    db,
-    `SELECT label, to_char(registratiedatum, 'YYYY-MM-DD') AS registratiedatum, to_char(geldig_tot, 'YYYY-MM-DD') AS geldig_tot,
-            opnametype, energie_index, bron
-     FROM energielabel WHERE adres_id = $1`,
-    [adresId],
-  );
+  const [r] = await labelRijen(db, adresId);
   return {
     label: r ? { label: r.label, registratiedatum: r.registratiedatum, geldig_tot: r.geldig_tot, opnametype: r.opnametype, energie_index: r.energie_index } : null,
     bron: r ? { naam: r.bron, datum: r.registratiedatum } : null,
   };
 }
 
+const woningtypeRijen = perAdres<{ woningtype: string; afgeleid_uit: string; bron: string }>(
+  'SELECT adres_id, woningtype, afgeleid_uit, bron FROM woningtype WHERE adres_id = ANY($1::text[])',
+);
+
 export async function woningtype(db: Db, adresId: string) {
-  const [r] = await sqlRijen<{ woningtype: string; afgeleid_uit: string; bron: string }>(
-    db,
-    'SELECT woningtype, afgeleid_uit, bron FROM woningtype WHERE adres_id = $1',
-    [adresId],
-  );
+  const [r] = await woningtypeRijen(db, adresId);
   return { woningtype: r ? { woningtype: r.woningtype, afgeleid_uit: r.afgeleid_uit } : null, bron: r ? { naam: r.bron, datum: null } : null };
 }
 
