@@ -4,9 +4,10 @@
  * path and query string — passes verbergSleutels(), which hides anything in the key format and the
  * value of any query parameter named like a credential.
  *
- * Every line written while a request is served carries its `reqId`, whichever logger wrote it: Fastify's
- * request logger has it bound; core and domain code log through the services' logger, which adds the id
- * of the request in whose async context the line is written (volgVerzoekInLog, a mixin).
+ * Every line written while a request is served carries its `reqId`: Fastify's request logger is the
+ * services' logger itself (app.ts, no child per request), which adds the id of the request in whose async
+ * context the line is written (volgVerzoekInLog, a mixin); the access line, written outside that context,
+ * names it itself (VerzoekLog).
  */
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -91,21 +92,14 @@ export function buitenVerzoek<T>(fn: () => T): T {
   return lopendVerzoek.exit(fn);
 }
 
-/** Whether a (child) logger has a reqId bound already (Fastify's request logger): asked once per logger. */
-const heeftReqId = new WeakMap<object, boolean>();
-function eigenReqId(logger: Logger): boolean {
-  let ja = heeftReqId.get(logger);
-  if (ja === undefined) heeftReqId.set(logger, (ja = 'reqId' in logger.bindings()));
-  return ja;
-}
-
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, bestemming?: DestinationStream): Logger {
   return pino(
     {
       level: config.LOG_LEVEL,
-      mixin(_object, _level, logger) {
+      // No logger binds a reqId of its own (that would write the key twice): the mixin is the one source.
+      mixin() {
         const verzoek = lopendVerzoek.getStore();
-        return verzoek && !eigenReqId(logger as Logger) ? { reqId: verzoek.reqId } : {};
+        return verzoek ? { reqId: verzoek.reqId } : {};
       },
       redact: {
         paths: GEHEIME_VELDEN.flatMap((v) => [`req.headers["${v}"]`, `headers["${v}"]`, `body["${v}"]`, `*.body["${v}"]`, `"${v}"`, `*["${v}"]`]),
