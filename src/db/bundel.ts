@@ -22,7 +22,7 @@
  * A failed batch statement fails each of its requests with that error (nothing of the batch
  * committed); a per-item failure is the batch function's to report per item.
  */
-import type { Db } from './client.ts';
+import { sqlRijen, type Db } from './client.ts';
 
 export interface BundelOpties<In, Uit> {
   /** Handles the items of one key in arrival order; returns one result (or Error) per item, same order. */
@@ -91,4 +91,39 @@ export function perDatabase<In, Uit>(opties: (db: Db) => BundelOpties<In, Uit>):
     if (!b) bundelaars.set(db, (b = new Bundelaar(opties(db))));
     return b;
   };
+}
+
+/**
+ * The items of one batch grouped by the hot row they meet on (`sleutel`), each group with its items'
+ * places in the batch, the groups sorted by that key: statements of several processes then lock their
+ * rows in one order (the rate-limit check and the charge).
+ */
+export function groepeer<T>(items: T[], sleutel: (item: T) => string): { items: T[]; plaatsen: number[] }[] {
+  const groepen = new Map<string, { items: T[]; plaatsen: number[] }>();
+  items.forEach((item, j) => {
+    const k = sleutel(item);
+    let g = groepen.get(k);
+    if (!g) groepen.set(k, (g = { items: [], plaatsen: [] }));
+    g.items.push(item);
+    g.plaatsen.push(j);
+  });
+  return [...groepen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
+}
+
+/**
+ * A reader of the rows of one statement per id for the requests in flight, read together: `tekst` takes
+ * the ids as one array ($1) and names each row's id `sleutel`; every request gets the rows of its id in
+ * the statement's order (none: an empty list). A lone request goes at once.
+ */
+export function rijenPerSleutel<R>(tekst: string, maxGrootte = 64): (db: Db, sleutel: string) => Promise<R[]> {
+  const lezer = perDatabase<string, R[]>((db) => ({
+    maxGrootte,
+    async verwerk(_, sleutels) {
+      const rijen = await sqlRijen<R & { sleutel: string }>(db, tekst, [sleutels]);
+      const perSleutel = new Map<string, R[]>(sleutels.map((k) => [k, []]));
+      for (const r of rijen) perSleutel.get(r.sleutel)?.push(r);
+      return sleutels.map((k) => perSleutel.get(k) as R[]);
+    },
+  }));
+  return (db, sleutel) => lezer(db).voer('rijen', sleutel);
 }

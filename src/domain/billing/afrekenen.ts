@@ -10,7 +10,7 @@
  * this process's charges of other accounts wait with it (at most one statement's time).
  */
 import { randomUUID } from 'node:crypto';
-import { perDatabase } from '../../db/bundel.ts';
+import { groepeer, perDatabase } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 import { meldNieuweAfleveringen, nieuweBerichtId, schrijfGebeurtenis, tijdstempel } from '../webhooks/gebeurtenissen.ts';
 import { EENHEID_CENT } from './tegoed.ts';
@@ -86,14 +86,7 @@ const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
   // PostgreSQL keeps 64 subtransactions per transaction in shared memory before it slows down.
   maxGrootte: 24,
   verwerk: async (_, items) => {
-    const groepen = new Map<string, { items: BundelItem[]; plaatsen: number[] }>();
-    items.forEach((item, j) => {
-      let g = groepen.get(item.account);
-      if (!g) groepen.set(item.account, (g = { items: [], plaatsen: [] }));
-      g.items.push(item);
-      g.plaatsen.push(j);
-    });
-    const lijst = [...groepen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
+    const lijst = groepeer(items, (item) => item.account);
     const rijen = await sqlRijen<{ r_groep: number; r_nr: number | null; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean }>(
       db,
       'SELECT * FROM afrekenen_bundels($1::jsonb)',

@@ -21,7 +21,7 @@
  * then every further request of that key in those buckets is refused for certain (counts only grow;
  * a refused request adds nothing), so a flooding key costs no database round trip per request.
  */
-import { perDatabase } from '../../db/bundel.ts';
+import { groepeer, perDatabase } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 import { vergeetSleutel } from '../keys/sleutels.ts';
 
@@ -127,14 +127,7 @@ interface Controle {
 const bundelaar = perDatabase<Controle, Meting>((db) => ({
   maxGrootte: 512,
   async verwerk(_, items) {
-    const groepen = new Map<string, { c: Controle; nus: number[]; plaatsen: number[] }>();
-    items.forEach((c, j) => {
-      let g = groepen.get(c.groep);
-      if (!g) groepen.set(c.groep, (g = { c, nus: [], plaatsen: [] }));
-      g.nus.push(c.nu);
-      g.plaatsen.push(j);
-    });
-    const lijst = [...groepen.values()].sort((a, b) => (a.c.groep < b.c.groep ? -1 : a.c.groep > b.c.groep ? 1 : 0));
+    const lijst = groepeer(items, (c) => c.groep).map((g) => ({ c: g.items[0], nus: g.items.map((c) => c.nu), plaatsen: g.plaatsen }));
     const rijen = await sqlRijen<SnelheidRij & { r_groep: number; r_fout: string | null }>(db, 'SELECT * FROM snelheid_controleer_bundel($1::jsonb)', [
       JSON.stringify(
         lijst.map((g) => ({

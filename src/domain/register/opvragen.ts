@@ -2,10 +2,10 @@
  * Reading the register data the service holds, one function per lookup. What is not held is null
  * or an empty list; nothing is estimated here. On the request path: prepared statements on the pg pool
  * (sqlRijen), not Prisma queries, the WOZ values, labels and house types of concurrent lookups read
- * together (perAdres); DATE columns are read as text (YYYY-MM-DD), so no time zone comes between the
+ * together (rijenPerSleutel, src/db/bundel.ts); DATE columns are read as text (YYYY-MM-DD), so no time zone comes between the
  * register and the answer.
  */
-import { perDatabase } from '../../db/bundel.ts';
+import { rijenPerSleutel } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
 import { datumKolom } from '../begrippen.ts';
@@ -33,26 +33,8 @@ export function adresKenmerken(a: Adres) {
   };
 }
 
-/**
- * The rows of one register table for each address of the lookups in flight, read together
- * (src/db/bundel.ts): one statement at a time, and what arrives meanwhile goes next as one statement
- * (`adres_id = ANY($1)`), rows per address in the statement's order. A lone lookup goes at once.
- */
-function perAdres<R>(tekst: string): (db: Db, adresId: string) => Promise<R[]> {
-  const lezer = perDatabase<string, R[]>((db) => ({
-    maxGrootte: 64,
-    async verwerk(_, ids) {
-      const rijen = await sqlRijen<R & { adres_id: string }>(db, tekst, [ids]);
-      const perId = new Map<string, R[]>(ids.map((id) => [id, []]));
-      for (const r of rijen) perId.get(r.adres_id)?.push(r);
-      return ids.map((id) => perId.get(id) as R[]);
-    },
-  }));
-  return (db, adresId) => lezer(db).voer('adres_id', adresId);
-}
-
-const wozRijen = perAdres<{ peildatum: string; waarde: number; bron: string }>(
-  `SELECT adres_id, to_char(peildatum, 'YYYY-MM-DD') AS peildatum, waarde, bron FROM woz_waarde
+const wozRijen = rijenPerSleutel<{ peildatum: string; waarde: number; bron: string }>(
+  `SELECT adres_id AS sleutel, to_char(peildatum, 'YYYY-MM-DD') AS peildatum, waarde, bron FROM woz_waarde
    WHERE adres_id = ANY($1::text[]) ORDER BY adres_id, peildatum DESC`,
 );
 
@@ -64,8 +46,8 @@ export async function wozWaarden(db: Db, adresId: string) {
   };
 }
 
-const labelRijen = perAdres<{ label: string | null; registratiedatum: string | null; geldig_tot: string | null; opnametype: string | null; energie_index: number | null; bron: string }>(
-  `SELECT adres_id, label, to_char(registratiedatum, 'YYYY-MM-DD') AS registratiedatum, to_char(geldig_tot, 'YYYY-MM-DD') AS geldig_tot,
+const labelRijen = rijenPerSleutel<{ label: string | null; registratiedatum: string | null; geldig_tot: string | null; opnametype: string | null; energie_index: number | null; bron: string }>(
+  `SELECT adres_id AS sleutel, label, to_char(registratiedatum, 'YYYY-MM-DD') AS registratiedatum, to_char(geldig_tot, 'YYYY-MM-DD') AS geldig_tot,
           opnametype, energie_index, bron
    FROM energielabel WHERE adres_id = ANY($1::text[])`,
 );
@@ -78,8 +60,8 @@ export async function energielabel(db: Db, adresId: string) {
   };
 }
 
-const woningtypeRijen = perAdres<{ woningtype: string; afgeleid_uit: string; bron: string }>(
-  'SELECT adres_id, woningtype, afgeleid_uit, bron FROM woningtype WHERE adres_id = ANY($1::text[])',
+const woningtypeRijen = rijenPerSleutel<{ woningtype: string; afgeleid_uit: string; bron: string }>(
+  'SELECT adres_id AS sleutel, woningtype, afgeleid_uit, bron FROM woningtype WHERE adres_id = ANY($1::text[])',
 );
 
 export async function woningtype(db: Db, adresId: string) {
