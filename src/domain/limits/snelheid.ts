@@ -1,8 +1,8 @@
 /**
  * Rate limits per key as a sliding window of 60 one-second slots, kept in one row per (key, bucket)
  * in the database, so the limit holds across any number of server processes sharing one PostgreSQL.
- * One statement per check (the SQL function snelheid_controleer, migrations 20261122195927_snelheid_stand
- * and 20261122224500_bundels; the checks that arrive together in this process, of any keys, share one
+ * One statement per check (the SQL function snelheid_controleer, migrations 20261122195927_snelheid_stand,
+ * 20261122224500_bundels and 20261123100000_snelheid_zonder_lus; the checks that arrive together in this process, of any keys, share one
  * statement, src/db/bundel.ts and 20261123020000_bundels_over_sleutels): it locks the request's bucket
  * rows for that statement only, clears the seconds that left the window, and records the request in
  * every bucket only when all buckets allow it, so a refused request spends no quota. Its cost is the
