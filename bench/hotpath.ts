@@ -17,13 +17,15 @@
  *
  * Per run: req/s, p50/p99 latency, the ratio to the bare route of the same round, non-2xx answers,
  * and CPU ms per request of the server process(es) and of the PostgreSQL backends serving this
- * database, read from /proc/<pid>/stat (utime + stime) before and after the run.
+ * database, read from /proc/<pid>/stat (utime + stime) before and after the run, of the load generator
+ * (this process, process.cpuUsage), and how busy the whole machine was (/proc/stat: all cores, in % of
+ * one core, so 200 % is two full cores): what one more server process could still use.
  * Absolute figures depend on whatever else the machine runs; the ratios are what to compare.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -71,11 +73,20 @@ async function pgBackends(admin: pg.Client, db: string): Promise<number[]> {
   return r.rows.map((x) => x.pid);
 }
 
+/** Busy and total ticks of all cores since boot (/proc/stat's first line; idle and iowait are not busy). */
+function machineTicks(): { bezet: number; totaal: number } {
+  const velden = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  const totaal = velden.reduce((t, v) => t + v, 0);
+  return { bezet: totaal - velden[3] - velden[4], totaal };
+}
+
 async function cpuMeting(admin: pg.Client | null, db: string, nodePids: number[]) {
   const backends = admin ? await pgBackends(admin, db) : [];
   return {
     node: nodePids.reduce((s, p) => s + cpuTicks(p), 0),
     pg: new Map(backends.map((p) => [p, cpuTicks(p)])),
+    belasting: process.cpuUsage(),
+    machine: machineTicks(),
   };
 }
 
@@ -84,7 +95,15 @@ async function cpuVerschil(admin: pg.Client | null, db: string, nodePids: number
   let pgTicks = 0;
   // A backend that appeared during the run counts from zero; one that ended is lost (pools keep theirs open).
   for (const [pid, t] of na.pg) pgTicks += t - (voor.pg.get(pid) ?? 0);
-  return { nodeMs: ((na.node - voor.node) * 1000) / CLK_TCK, pgMs: (pgTicks * 1000) / CLK_TCK };
+  const belasting = process.cpuUsage(voor.belasting);
+  const cores = na.machine.totaal - voor.machine.totaal;
+  return {
+    nodeMs: ((na.node - voor.node) * 1000) / CLK_TCK,
+    pgMs: (pgTicks * 1000) / CLK_TCK,
+    belastingMs: (belasting.user + belasting.system) / 1000,
+    // Ticks of all cores together: busy / total × number of cores = busy in % of one core.
+    machineBezetPct: cores > 0 ? Math.round((100 * (na.machine.bezet - voor.machine.bezet) * cpus().length) / cores) : 0,
+  };
 }
 
 // ------------------------------------------------------------------ load
@@ -115,6 +134,10 @@ interface Uitslag {
   fouten: number;
   nodeCpuMsPerVerzoek: number;
   pgCpuMsPerVerzoek: number;
+  /** CPU of autocannon (this process) per request. */
+  belastingCpuMsPerVerzoek: number;
+  /** The whole machine's busy CPU during the run, in % of one core (200 = both cores full). */
+  machineBezetPct: number;
   verhoudingKaal?: number;
   /** The answer of the check before the run, when it was not the expected one. */
   proefFout?: string;
@@ -186,9 +209,11 @@ async function meet(s: Scenario, ctx: { admin: pg.Client | null; db: string; pid
     fouten: res.reduce((t, r) => t + r.errors + r.timeouts, 0),
     nodeCpuMsPerVerzoek: verzoeken ? +(cpu.nodeMs / verzoeken).toFixed(3) : 0,
     pgCpuMsPerVerzoek: verzoeken ? +(cpu.pgMs / verzoeken).toFixed(3) : 0,
+    belastingCpuMsPerVerzoek: verzoeken ? +(cpu.belastingMs / verzoeken).toFixed(3) : 0,
+    machineBezetPct: cpu.machineBezetPct,
     ...(proefFout ? { proefFout } : {}),
   };
-  log(`  ${u.scenario.padEnd(34)} ${String(u.reqPerS).padStart(6)} req/s  p50 ${u.p50Ms} ms  p99 ${u.p99Ms} ms  niet-2xx ${u.niet2xx}  cpu node ${u.nodeCpuMsPerVerzoek} ms  pg ${u.pgCpuMsPerVerzoek} ms`);
+  log(`  ${u.scenario.padEnd(34)} ${String(u.reqPerS).padStart(6)} req/s  p50 ${u.p50Ms} ms  p99 ${u.p99Ms} ms  niet-2xx ${u.niet2xx}  cpu node ${u.nodeCpuMsPerVerzoek} ms  pg ${u.pgCpuMsPerVerzoek} ms  autocannon ${u.belastingCpuMsPerVerzoek} ms  machine ${u.machineBezetPct} %`);
   return u;
 }
 
@@ -449,10 +474,10 @@ const gemiddeld = (naam: string, veld: keyof Uitslag) => {
   const r = uitslagen.filter((u) => u.scenario === naam && u.ronde !== null);
   return r.length ? r.reduce((t, u) => t + (u[veld] as number), 0) / r.length : NaN;
 };
-const regels = ['| meting | ronde | req/s | p50 ms | p99 ms | × kaal | niet-2xx | CPU node ms/verzoek | CPU PostgreSQL ms/verzoek |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
+const regels = ['| meting | ronde | req/s | p50 ms | p99 ms | × kaal | niet-2xx | CPU node ms/verzoek | CPU PostgreSQL ms/verzoek | CPU autocannon ms/verzoek | machine bezet |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
 for (const u of uitslagen) {
   regels.push(
-    `| ${u.scenario} | ${u.ronde ?? '–'} | ${u.reqPerS} | ${u.p50Ms} | ${u.p99Ms} | ${u.verhoudingKaal === undefined ? '–' : u.scenario.includes('2 processen') ? `${u.verhoudingKaal}× 1 proces` : `${(u.verhoudingKaal * 100).toFixed(1)} %`} | ${u.niet2xx} | ${u.nodeCpuMsPerVerzoek} | ${u.pgCpuMsPerVerzoek} |`,
+    `| ${u.scenario} | ${u.ronde ?? '–'} | ${u.reqPerS} | ${u.p50Ms} | ${u.p99Ms} | ${u.verhoudingKaal === undefined ? '–' : u.scenario.includes('2 processen') ? `${u.verhoudingKaal}× 1 proces` : `${(u.verhoudingKaal * 100).toFixed(1)} %`} | ${u.niet2xx} | ${u.nodeCpuMsPerVerzoek} | ${u.pgCpuMsPerVerzoek} | ${u.belastingCpuMsPerVerzoek} | ${u.machineBezetPct} % |`,
   );
 }
 const kaalGem = gemiddeld('kale Fastify-route', 'reqPerS');
