@@ -11,9 +11,9 @@
  * autocannon (in this process) runs, interleaved in `--rondes` rounds: the bare route,
  * whoami, woz and waarde with a different address per request, the MCP tool property_value with
  * different arguments per request (no replays), and an idempotent replay of one waarde call. After
- * that: two server processes on one PostgreSQL (one key, and the load spread over 8 accounts, each
- * against the same on one process), the embedded PGlite default, and the rate-limit cost
- * at a limit of 60 versus 100,000 per minute.
+ * that: two server processes on one PostgreSQL against one (one key, and the load spread over 8
+ * accounts; one and two processes taking turns 1, 2, 2, 1), the embedded PGlite default, and the
+ * rate-limit cost at a limit of 60 versus 100,000 per minute.
  *
  * Per run: req/s, p50/p99 latency, the ratio to the bare route of the same round, non-2xx answers,
  * and CPU ms per request of the server process(es) and of the PostgreSQL backends serving this
@@ -388,25 +388,34 @@ try {
     // Besides one key (one customer's batch job: every request meets on that key's rate-limit row and
     // its account's balance row), the same load spread over 8 accounts with a key each, on 1 and on 2
     // processes: what scale-out adds when the requests do not all meet on the same two rows.
+    // One and two processes take turns in the order 1, 2, 2, 1 for each load: this machine's speed drifts
+    // from minute to minute (the same code's CPU per request up to 2× apart in one bench), and in this
+    // order the drift weighs on both alike. Each 2-process run is compared with the mean of the two
+    // 1-process runs around it.
     const acht = await sleutelsVanAccounts(dbUrl, 8);
-    const sc1 = scenarios([s1.url], key, adressen);
     const ACHT = ', 8 accounts';
-    for (const s of [sc1.whoami, sc1.waarde]) {
-      await warmOp([{ ...s, sleutels: acht }]);
-      uitslagen.push(await meet({ ...s, sleutels: acht, naam: `${s.naam}${ACHT}` }, ctx1, null));
-    }
     const s2 = await startServer(dbUrl, { ...HOOG, LOG_LEVEL: 'error' });
     stoppen.push(() => s2.stop());
+    const sc1 = scenarios([s1.url], key, adressen);
     const sc2 = scenarios([s1.url, s2.url], key, adressen);
     const ctx2 = { admin, db: dbNaam, pids: [s1.pid, s2.pid] };
-    await warmOp([{ ...sc2.whoami, urls: [s2.url] }, { ...sc2.waarde, urls: [s2.url] }]);
-    for (const s of [sc2.whoami, sc2.waarde]) {
+    await warmOp([{ ...sc2.whoami, urls: [s2.url] }, { ...sc2.waarde, urls: [s2.url] }, { ...sc1.whoami, sleutels: acht }, { ...sc1.waarde, sleutels: acht }]);
+    for (const [een, twee] of [
+      [sc1.whoami, sc2.whoami],
+      [sc1.waarde, sc2.waarde],
+    ] as const) {
       for (const verdeeld of [false, true]) {
-        const naam = verdeeld ? `${s.naam}${ACHT}` : s.naam;
-        const u = await meet({ ...s, ...(verdeeld ? { sleutels: acht } : {}), naam: `${naam}, 2 processen` }, ctx2, null);
-        const een = uitslagen.filter((x) => x.scenario === naam && x.processen === 1);
-        u.verhoudingKaal = +(u.reqPerS / (een.reduce((t, x) => t + x.reqPerS, 0) / een.length)).toFixed(3);
-        uitslagen.push(u);
+        const naam = verdeeld ? `${een.naam}${ACHT}` : een.naam;
+        const extra = verdeeld ? { sleutels: acht } : {};
+        const enkel: Uitslag[] = [];
+        const dubbel: Uitslag[] = [];
+        for (const processen of [1, 2, 2, 1]) {
+          if (processen === 1) enkel.push(await meet({ ...een, ...extra, naam }, ctx1, null));
+          else dubbel.push(await meet({ ...twee, ...extra, naam: `${naam}, 2 processen` }, ctx2, null));
+        }
+        const gemEnkel = enkel.reduce((t, x) => t + x.reqPerS, 0) / enkel.length;
+        for (const u of dubbel) u.verhoudingKaal = +(u.reqPerS / gemEnkel).toFixed(3);
+        uitslagen.push(enkel[0], ...dubbel, enkel[1]);
       }
     }
     await s2.stop();
@@ -487,10 +496,21 @@ const samenvatting = Object.fromEntries(
     { reqPerS: Math.round(gemiddeld(n, 'reqPerS')), procentVanKaal: +((100 * gemiddeld(n, 'reqPerS')) / kaalGem).toFixed(2), p99Ms: gemiddeld(n, 'p99Ms') },
   ]),
 );
+/** Two processes against one, over the 1, 2, 2, 1 runs of each load: mean req/s of the 2-process runs over that of the 1-process runs. */
+const schaal = Object.fromEntries(
+  ['whoami', 'whoami, 8 accounts', 'waarde (wisselend adres)', 'waarde (wisselend adres), 8 accounts'].map((n) => {
+    const gem = (us: Uitslag[]) => us.reduce((t, u) => t + u.reqPerS, 0) / us.length;
+    const een = uitslagen.filter((u) => u.scenario === n && u.processen === 1 && u.ronde === null);
+    const twee = uitslagen.filter((u) => u.scenario === `${n}, 2 processen`);
+    return [n, een.length && twee.length ? +(gem(twee) / gem(een)).toFixed(3) : null];
+  }),
+);
 process.stdout.write(`\n${regels.join('\n')}\n\nGemiddeld over de rondes (kale route ${Math.round(kaalGem)} req/s):\n`);
 for (const [n, v] of Object.entries(samenvatting)) process.stdout.write(`  ${n}: ${v.reqPerS} req/s = ${v.procentVanKaal} % van de kale route, p99 ${v.p99Ms} ms\n`);
+process.stdout.write('2 processen tegen 1 (beurtelings 1, 2, 2, 1):\n');
+for (const [n, v] of Object.entries(schaal)) process.stdout.write(`  ${n}: ${v ?? '–'}×\n`);
 writeFileSync(
   path.resolve(ROOT, args.json),
-  JSON.stringify({ gestart: start.toISOString(), duurS: DUUR, verbindingen: VERBINDINGEN, rondes: RONDES, loadavgNa: loadavg(), uitslagen, samenvatting, mislukt }, null, 2) + '\n',
+  JSON.stringify({ gestart: start.toISOString(), duurS: DUUR, verbindingen: VERBINDINGEN, rondes: RONDES, loadavgNa: loadavg(), uitslagen, samenvatting, schaal, mislukt }, null, 2) + '\n',
 );
 log(`JSON: ${args.json}`);
