@@ -389,7 +389,7 @@ try {
     // its account's balance row), the same load spread over 8 accounts with a key each, on 1 and on 2
     // processes: what scale-out adds when the requests do not all meet on the same two rows.
     // One and two processes take turns in the order 1, 2, 2, 1 for each load: this machine's speed drifts
-    // from minute to minute (the same code's CPU per request up to 2× apart in one bench), and in this
+    // from minute to minute (the same code's CPU per request up to 1.5× apart in one bench), and in this
     // order the drift weighs on both alike. Each 2-process run is compared with the mean of the two
     // 1-process runs around it.
     const acht = await sleutelsVanAccounts(dbUrl, 8);
