@@ -327,6 +327,9 @@ async function filterAdressen(url: string, key: string, adressen: Adres[], n: nu
 // ------------------------------------------------------------------ main
 
 const uitslagen: Uitslag[] = [];
+/** Two processes against one per load: mean req/s of its 2-process runs over that of the 1-process runs around them. */
+const schaal: Record<string, number> = {};
+const gemReqPerS = (us: Uitslag[]) => us.reduce((t, u) => t + u.reqPerS, 0) / us.length;
 const mislukt: { deel: string; fout: string }[] = [];
 /** One part of the bench: a failure is reported (and kept in the JSON), the other parts still run. */
 async function deel(naam: string, f: () => Promise<void>): Promise<void> {
@@ -413,8 +416,8 @@ try {
           if (processen === 1) enkel.push(await meet({ ...een, ...extra, naam }, ctx1, null));
           else dubbel.push(await meet({ ...twee, ...extra, naam: `${naam}, 2 processen` }, ctx2, null));
         }
-        const gemEnkel = enkel.reduce((t, x) => t + x.reqPerS, 0) / enkel.length;
-        for (const u of dubbel) u.verhoudingKaal = +(u.reqPerS / gemEnkel).toFixed(3);
+        for (const u of dubbel) u.verhoudingKaal = +(u.reqPerS / gemReqPerS(enkel)).toFixed(3);
+        schaal[naam] = +(gemReqPerS(dubbel) / gemReqPerS(enkel)).toFixed(3);
         uitslagen.push(enkel[0], ...dubbel, enkel[1]);
       }
     }
@@ -496,19 +499,10 @@ const samenvatting = Object.fromEntries(
     { reqPerS: Math.round(gemiddeld(n, 'reqPerS')), procentVanKaal: +((100 * gemiddeld(n, 'reqPerS')) / kaalGem).toFixed(2), p99Ms: gemiddeld(n, 'p99Ms') },
   ]),
 );
-/** Two processes against one, over the 1, 2, 2, 1 runs of each load: mean req/s of the 2-process runs over that of the 1-process runs. */
-const schaal = Object.fromEntries(
-  ['whoami', 'whoami, 8 accounts', 'waarde (wisselend adres)', 'waarde (wisselend adres), 8 accounts'].map((n) => {
-    const gem = (us: Uitslag[]) => us.reduce((t, u) => t + u.reqPerS, 0) / us.length;
-    const een = uitslagen.filter((u) => u.scenario === n && u.processen === 1 && u.ronde === null);
-    const twee = uitslagen.filter((u) => u.scenario === `${n}, 2 processen`);
-    return [n, een.length && twee.length ? +(gem(twee) / gem(een)).toFixed(3) : null];
-  }),
-);
 process.stdout.write(`\n${regels.join('\n')}\n\nGemiddeld over de rondes (kale route ${Math.round(kaalGem)} req/s):\n`);
 for (const [n, v] of Object.entries(samenvatting)) process.stdout.write(`  ${n}: ${v.reqPerS} req/s = ${v.procentVanKaal} % van de kale route, p99 ${v.p99Ms} ms\n`);
 process.stdout.write('2 processen tegen 1 (beurtelings 1, 2, 2, 1):\n');
-for (const [n, v] of Object.entries(schaal)) process.stdout.write(`  ${n}: ${v ?? '–'}×\n`);
+for (const [n, v] of Object.entries(schaal)) process.stdout.write(`  ${n}: ${v}×\n`);
 writeFileSync(
   path.resolve(ROOT, args.json),
   JSON.stringify({ gestart: start.toISOString(), duurS: DUUR, verbindingen: VERBINDINGEN, rondes: RONDES, loadavgNa: loadavg(), uitslagen, samenvatting, schaal, mislukt }, null, 2) + '\n',
