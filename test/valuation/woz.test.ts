@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { estimate, subjectAttributes } from '../../src/domain/valuation/comparables.ts';
-import type { CodedSubject } from '../../src/domain/valuation/comparables.ts';
+import { estimate } from '../../src/domain/valuation/comparables.ts';
 import { fitKansCurve, kansFor, kansOngekalibreerd } from '../../src/domain/valuation/confidence.ts';
 import { DEFAULT_CORE_OPTIONS, fitCore, scratchFor } from '../../src/domain/valuation/core.ts';
 import { dayNumber, monthPosition } from '../../src/domain/valuation/dates.ts';
@@ -11,6 +10,7 @@ import { parseSalesCsv, runBacktest } from '../../src/domain/valuation/backtest/
 import { logIndexAt } from '../../src/domain/valuation/price-index.ts';
 import { buildSalesTable } from '../../src/domain/valuation/sales-table.ts';
 import { wozBekendOp } from '../../src/domain/valuation/woz.ts';
+import { codedRow } from './coded.ts';
 import { randomSource, syntheticSales } from './synthetic.ts';
 
 /** A published index rising 1 % a month from 2018 to 2024. */
@@ -40,15 +40,7 @@ describe('WOZ sales-ratio estimate', () => {
     const wozPeil = '2023-01-01';
     const row = 17;
     const curve = core.curves[core.curveAt(table.x[row], table.y[row])];
-    const subject: CodedSubject = {
-      ...subjectAttributes(core.effects[table.segment[row]], table.logOpp[row], table.logPerceel[row], table.bouwjaar[row], table.type[row], table.label[row]),
-      x: table.x[row],
-      y: table.y[row],
-      segment: table.segment[row],
-      exclude: null,
-      excludeObject: -1,
-      wozDeflated: Math.log(wozSubject) - logIndexAt(curve, monthPosition(dayNumber(wozPeil))),
-    };
+    const subject = codedRow(core, row, { excludeObject: -1, wozDeflated: Math.log(wozSubject) - logIndexAt(curve, monthPosition(dayNumber(wozPeil))) });
     const e = estimate(core, subject, dayNumber(peil), sc);
     // WOZ / 0.8, moved 14 months up the 1 %/month index (mid-month positions: within 0.5 %).
     const expected = (wozSubject / 0.8) * Math.exp(0.01 * (monthsSince2018(peil) - monthsSince2018(wozPeil)));
