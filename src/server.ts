@@ -14,6 +14,9 @@ export async function serve(config: Config): Promise<void> {
   const log = createLogger(config);
   const db = await openMigratedDatabase(config, log, { serving: true });
   const services = createServices(config, db, log);
+  if (config.WEBHOOK_ALLOW_INSECURE) {
+    log.warn('WEBHOOK_ALLOW_INSECURE=true: webhooks mogen naar http:// en naar loopback- en privé-adressen; alleen voor ontwikkeling en tests, nooit in productie');
+  }
   if (config.DEMO_SEED) await seedDemo(services, config, db);
   else if ((await services.db.account.count()) === 0) log.warn('geen accounts en geen demo (DEMO_SEED staat uit): maak er een met `insight account create`');
   // Fit the valuation model before the first request needs it.
