@@ -13,9 +13,8 @@
  * The generated files are kept in bench-out/land-<schaal>/ and reused.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -26,6 +25,7 @@ import { applyMigrations } from '../src/db/migrate.ts';
 import { createAccount } from '../src/domain/billing/tegoed.ts';
 import { createKey } from '../src/domain/keys/sleutels.ts';
 import { voerImportUit } from '../src/domain/register/import/runner.ts';
+import { benchDatabase } from './bench-database.ts';
 import { type LandBestanden, maakLand } from './land-data.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -188,26 +188,18 @@ async function main(): Promise<void> {
       (genereerS ? ` (gemaakt in ${genereerS.toFixed(0)} s)` : ' (hergebruikt)'),
   );
 
-  let url = '';
-  let dataDir = '';
-  let dbNaam = '';
   let postmaster = 0;
   const admin = process.env.BENCH_DATABASE_URL || process.env.TEST_POSTGRES_URL || '';
   if (dbSoort === 'postgres') {
     if (!admin) throw new Error('PostgreSQL: zet BENCH_DATABASE_URL (een server op deze machine; de bench maakt en verwijdert zijn eigen database).');
-    dbNaam = `insight_land_${randomBytes(4).toString('hex')}`;
     const c = new pg.Client({ connectionString: admin });
     await c.connect();
-    await c.query(`CREATE DATABASE ${dbNaam}`);
     const dir = (await c.query<{ data_directory: string }>('SHOW data_directory')).rows[0].data_directory;
     postmaster = Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
     await c.end();
-    const u = new URL(admin);
-    u.pathname = `/${dbNaam}`;
-    url = u.toString();
-  } else {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'insight-land-pglite-'));
   }
+  const bench = await benchDatabase(dbSoort, admin, 'insight-land');
+  const { url, dataDir } = bench;
   const dbGrootte = async (): Promise<number> => {
     if (dbSoort === 'pglite') return Math.round(duSync(dataDir) / 1024 / 1024);
     const c = new pg.Client({ connectionString: url });
@@ -302,13 +294,7 @@ async function main(): Promise<void> {
       await new Promise((r) => server.once('exit', r));
     }
   } finally {
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    if (dbNaam) {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${dbNaam} WITH (FORCE)`);
-      await c.end();
-    }
+    await bench.weg();
   }
 
   const p = (s: string | number, n: number) => String(s).padStart(n);
