@@ -15,7 +15,8 @@ import { maakVerkopen } from './support/verkopen.ts';
  * Register reads from a PostgreSQL streaming replica (DATABASE_REPLICA_URL, docs/replicas.md). A primary
  * of the test's own (initdb) and a real hot standby of it (pg_basebackup -R, streaming over loopback),
  * both with pg_stat_statements, so each server says which statements it ran. One `insight serve` on the
- * primary with the standby as replica, checked every 200 ms, at most 1.5 s behind. Shown: the lookups'
+ * primary with the standby as replica, checked every 200 ms, at most 1.5 s behind, and the standby's
+ * `template1` as a second, misconfigured one (a standby, but of another database). Shown: the lookups'
  * reads run on the standby, the money statements (balance, charge) only on the primary; a standby
  * further behind than the bound and a stopped standby leave every answer 200, from the primary; one log
  * line per change of state. The PostgreSQL run of `npm test` (TEST_POSTGRES_URL) runs it.
@@ -53,6 +54,7 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
   let accountId = '';
   let adres: Awaited<ReturnType<typeof maakVolledigAdres>>;
   let replica = '';
+  let verkeerd = '';
 
   beforeAll(async () => {
     const reden = await clusterOnmogelijk();
@@ -67,8 +69,9 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     adres = await maakVolledigAdres(db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: 110 });
     standby = await startStandby(primair, { instellingen: INSTELLINGEN });
     replica = `127.0.0.1:${standby.poort}/postgres`;
+    verkeerd = `127.0.0.1:${standby.poort}/template1`;
     server = await startServer(primair.url, {
-      DATABASE_REPLICA_URL: standby.url,
+      DATABASE_REPLICA_URL: `${standby.url},postgresql://postgres@${verkeerd}`,
       DATABASE_REPLICA_CHECK_MS: '200',
       DATABASE_REPLICA_MAX_LAG_MS: '1500',
       METRICS_TOKEN,
@@ -77,6 +80,7 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
       RATE_LIMIT_INVLOEDEN_PER_MIN: '1000000',
     });
     await wachtOpToestand('bruikbaar');
+    await wachtOpToestand('weg', verkeerd);
   });
   afterAll(async () => {
     await server?.stop();
@@ -91,10 +95,10 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     return regel === undefined ? undefined : Number(regel.split(' ').at(-1));
   }
 
-  async function wachtOpToestand(toestand: string): Promise<void> {
+  async function wachtOpToestand(toestand: string, naam = replica): Promise<void> {
     const tot = Date.now() + 20_000;
     while (Date.now() < tot) {
-      if ((await metriek('insight_db_replica_toestand', `replica="${replica}",toestand="${toestand}"`)) === 1) return;
+      if ((await metriek('insight_db_replica_toestand', `replica="${naam}",toestand="${toestand}"`)) === 1) return;
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error(`replica niet ${toestand} binnen 20 s:\n${server!.uitvoer().slice(-3000)}`);
@@ -106,12 +110,13 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     return Promise.all(paden.map(async (pad) => (await verzoek(server!.url, 'POST', pad, { key, body: adresBody(adres) })).status));
   }
 
-  const replicaLogregels = () =>
+  const replicaLogregels = (naam: string) =>
     server!
       .uitvoer()
       .split('\n')
       .filter((r) => /"msg":"replica /.test(r))
-      .map((r) => JSON.parse(r) as { toestand: string; van: string });
+      .map((r) => JSON.parse(r) as { replica: string; toestand: string; van: string; reden?: string })
+      .filter((r) => r.replica === naam);
 
   it('lookups are read from the replica; balances and charges only from the primary', async () => {
     await vraag(primair!.url, 'SELECT pg_stat_statements_reset()');
@@ -183,8 +188,10 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
 
     // Hundreds of requests met the gone replica; the log has one line per change of state. Restarted,
     // the standby may first be found behind (it streams what it missed), then usable.
-    const overgangen = replicaLogregels().map((r) => `${r.van}→${r.toestand}`);
+    const overgangen = replicaLogregels(replica).map((r) => `${r.van}→${r.toestand}`);
     expect(overgangen.slice(0, 4)).toEqual(['onbekend→bruikbaar', 'bruikbaar→achter', 'achter→bruikbaar', 'bruikbaar→weg']);
     expect([['weg→bruikbaar'], ['weg→achter', 'achter→bruikbaar']]).toContainEqual(overgangen.slice(4));
+    // The standby's template1 never served a read: one line, at the first check, saying why.
+    expect(replicaLogregels(verkeerd).map((r) => [`${r.van}→${r.toestand}`, r.reden])).toEqual([['onbekend→weg', expect.stringMatching(/andere database/)]]);
   });
 });

@@ -4,7 +4,8 @@
  *
  * - `bruikbaar`: a standby that has replayed what the primary had written at most `maxAchterstandMs` ago;
  * - `achter`: reachable, but further behind than that;
- * - `weg`: unreachable, or not (or no longer) a standby (promoted: it would diverge from the primary);
+ * - `weg`: unreachable, or not (or no longer) a standby of the primary's database (promoted, it would
+ *   diverge; another cluster or database, it holds other data);
  * - `onbekend`: not yet known (just started); like the two above, it serves nothing.
  *
  * The lag is measured against the primary's WAL position, not as `now() - pg_last_xact_replay_timestamp()`:
@@ -38,6 +39,9 @@ export interface ReplicaOpties {
   controleMs: number;
   log?: Logger;
 }
+
+/** Which cluster and database a server is: a standby of the primary has the primary's. */
+const IDENTITEIT = "(SELECT system_identifier FROM pg_control_system())::text || '/' || current_database() AS identiteit";
 
 /** `0/3000060` as a number of bytes. */
 function lsnGetal(lsn: string): bigint {
@@ -99,6 +103,7 @@ export class Replicas {
   private readonly controles: Controleverbinding[];
   /** The primary's WAL position per round, oldest first, for the last 2 × maxAchterstandMs. */
   private monsters: { t: number; lsn: bigint }[] = [];
+  private primairIdentiteit: string | undefined;
   private volgende = 0;
   private timer: NodeJS.Timeout | undefined;
   private gestopt = false;
@@ -147,7 +152,8 @@ export class Replicas {
   async controleer(): Promise<void> {
     const nu = Date.now();
     try {
-      const { lsn } = await this.primair.vraag<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+      const { lsn, identiteit } = await this.primair.vraag<{ lsn: string; identiteit: string }>(`SELECT pg_current_wal_lsn()::text AS lsn, ${IDENTITEIT}`);
+      this.primairIdentiteit = identiteit;
       this.monsters.push({ t: nu, lsn: lsnGetal(lsn) });
       this.monsters = this.monsters.filter((m) => m.t >= nu - 2 * this.opties.maxAchterstandMs);
     } catch {
@@ -158,15 +164,19 @@ export class Replicas {
   }
 
   private async controleerReplica(r: Replica, verbinding: Controleverbinding, nu: number): Promise<void> {
-    let stand: { herstel: boolean; lsn: string | null };
+    let stand: { herstel: boolean; lsn: string | null; identiteit: string };
     try {
-      stand = await verbinding.vraag('SELECT pg_is_in_recovery() AS herstel, pg_last_wal_replay_lsn()::text AS lsn');
+      stand = await verbinding.vraag(`SELECT pg_is_in_recovery() AS herstel, pg_last_wal_replay_lsn()::text AS lsn, ${IDENTITEIT}`);
     } catch (e) {
       this.zet(r, 'weg', null, { reden: (e as Error).message });
       return;
     }
     if (!stand.herstel || stand.lsn === null) {
       this.zet(r, 'weg', null, { reden: 'geen standby (gepromoveerd of geen replica)' });
+      return;
+    }
+    if (this.primairIdentiteit && stand.identiteit !== this.primairIdentiteit) {
+      this.zet(r, 'weg', null, { reden: `geen standby van DATABASE_URL: ander cluster of andere database (${stand.identiteit}, primair ${this.primairIdentiteit})` });
       return;
     }
     const gespeeld = lsnGetal(stand.lsn);
