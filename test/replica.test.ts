@@ -15,7 +15,7 @@ import { maakVerkopen } from './support/verkopen.ts';
  * Register reads from a PostgreSQL streaming replica (DATABASE_REPLICA_URL, docs/replicas.md). A primary
  * of the test's own (initdb) and a real hot standby of it (pg_basebackup -R, streaming over loopback),
  * both with pg_stat_statements, so each server says which statements it ran. One `insight serve` on the
- * primary with the standby as replica, checked every 200 ms, at most 1.5 s behind, and the standby's
+ * primary with the standby as replica, checked every 200 ms, at most 3 s behind (room for a busy CI machine), and the standby's
  * `template1` as a second, misconfigured one (a standby, but of another database). Shown: the lookups'
  * reads run on the standby, the money statements (balance, charge) only on the primary; a standby
  * further behind than the bound and a stopped standby leave every answer 200, from the primary; one log
@@ -24,6 +24,7 @@ import { maakVerkopen } from './support/verkopen.ts';
 const OVERSLAAN = dialect === 'pglite' ? 'PGlite: de ingebouwde database heeft geen replica’s (deze test draait in de PostgreSQL-run)' : '';
 const INSTELLINGEN = ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'];
 const METRICS_TOKEN = 'replica-test';
+const MAX_LAG_S = 3;
 /** What the lookups read (adressen.ts, opvragen.ts) and what money statements touch. */
 const REGISTER = /\b(adres a|woz_waarde|energielabel|woningtype|adres_invloed)\b/;
 const GELD = /\b(account|grootboek|verbruik|idempotentie|snelheid_stand|api_sleutel)\b|afreken|snelheid_controleer/;
@@ -73,7 +74,7 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     server = await startServer(primair.url, {
       DATABASE_REPLICA_URL: `${standby.url},postgresql://postgres@${verkeerd}`,
       DATABASE_REPLICA_CHECK_MS: '200',
-      DATABASE_REPLICA_MAX_LAG_MS: '1500',
+      DATABASE_REPLICA_MAX_LAG_MS: String(MAX_LAG_S * 1000),
       METRICS_TOKEN,
       LOG_LEVEL: 'info',
       RATE_LIMIT_REST_PER_MIN: '1000000',
@@ -148,7 +149,7 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     await vraag(standby!.url, 'SELECT pg_wal_replay_pause()');
     await db!.prisma.wozWaarde.create({ data: { adresId: adres.id, peildatum: new Date('2026-01-01'), waarde: 450_000, bron: 'testdata' } });
     await wachtOpToestand('achter');
-    expect(await metriek('insight_db_replica_achterstand_seconden', `replica="${replica}"`)).toBeGreaterThan(1.5);
+    expect(await metriek('insight_db_replica_achterstand_seconden', `replica="${replica}"`)).toBeGreaterThan(MAX_LAG_S);
     const woz = await verzoek(server!.url, 'POST', '/api/v1/inzicht/woz', { key, body: adresBody(adres) });
     expect(woz.status).toBe(200);
     expect(woz.body.data.waarden[0]).toEqual({ peildatum: '2026-01-01', waarde: 450_000 });
@@ -161,12 +162,14 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
 
   it('a stopped replica: every answer still 200, from the primary; one log line per change of state', async () => {
     const statussen: number[] = [];
+    let regelsVoorStop = 0;
     let stoppen = false;
     const werkers = Array.from({ length: 4 }, async () => {
       while (!stoppen) statussen.push(...(await ronde()));
     });
     try {
       await new Promise((r) => setTimeout(r, 500));
+      regelsVoorStop = replicaLogregels(replica).length;
       await standby!.stop('fast');
       await wachtOpToestand('weg');
       const voor = await metriek('insight_db_register_lezingen_total', 'bron="primair"');
@@ -179,6 +182,9 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     console.log(`replica gestopt onder belasting: ${statussen.length} antwoorden, ${statussen.filter((s) => s === 200).length} × 200`);
     expect(statussen.filter((s) => s !== 200)).toEqual([]);
 
+    // Hundreds of requests met the stopped replica: one log line.
+    expect(replicaLogregels(replica).slice(regelsVoorStop).map((r) => r.toestand)).toEqual(['weg']);
+
     // Back: the next check finds it and reads return to it.
     await standby!.start();
     await wachtOpToestand('bruikbaar');
@@ -186,11 +192,14 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     expect(await ronde()).toEqual(Array(6).fill(200));
     expect(await metriek('insight_db_register_lezingen_total', 'bron="replica"')).toBeGreaterThan(viaReplica ?? 0);
 
-    // Hundreds of requests met the gone replica; the log has one line per change of state. Restarted,
-    // the standby may first be found behind (it streams what it missed), then usable.
-    const overgangen = replicaLogregels(replica).map((r) => `${r.van}→${r.toestand}`);
-    expect(overgangen.slice(0, 4)).toEqual(['onbekend→bruikbaar', 'bruikbaar→achter', 'achter→bruikbaar', 'bruikbaar→weg']);
-    expect([['weg→bruikbaar'], ['weg→achter', 'achter→bruikbaar']]).toContainEqual(overgangen.slice(4));
+    // Every line is a change from the state the line before it set; over the whole test (start, behind,
+    // caught up, stopped, back; the restarted standby may first be found behind while it streams what it
+    // missed) that is a handful, not a line per request.
+    const regels = replicaLogregels(replica);
+    console.log(`replica: logregels ${regels.map((r) => `${r.van}→${r.toestand}`).join(', ')}`);
+    regels.forEach((r, i) => expect(r.van).toBe(i === 0 ? 'onbekend' : regels[i - 1].toestand));
+    expect(regels.length).toBeLessThanOrEqual(8);
+    expect(regels.at(-1)?.toestand).toBe('bruikbaar');
     // The standby's template1 never served a read: one line, at the first check, saying why.
     expect(replicaLogregels(verkeerd).map((r) => [`${r.van}→${r.toestand}`, r.reden])).toEqual([['onbekend→weg', expect.stringMatching(/andere database/)]]);
   });
