@@ -319,7 +319,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       kind: 'postgres',
       adapterFactory,
       migratieAdapterFactory: new MigratiePg({ connectionString: opts.databaseUrl, max: 1, idleTimeoutMillis: 1 }),
-      location: `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`,
+      location: `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}${replicas ? ` (replica’s: ${replicas.lijst.map((r) => r.naam).join(', ')})` : ''}`,
       openRawConnection: async () => {
         const client = new pg.Client({ connectionString: opts.databaseUrl });
         await client.connect();
