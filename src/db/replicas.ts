@@ -60,6 +60,7 @@ export function replicaNaam(url: string): string {
  */
 class Controleverbinding {
   private client: pg.Client | undefined;
+  private gesloten = false;
   private readonly url: string;
   private readonly timeoutMs: number;
 
@@ -69,6 +70,7 @@ class Controleverbinding {
   }
 
   async vraag<T>(tekst: string): Promise<T> {
+    if (this.gesloten) throw new Error('controleverbinding gesloten');
     try {
       if (!this.client) {
         const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: this.timeoutMs, query_timeout: this.timeoutMs });
@@ -83,7 +85,9 @@ class Controleverbinding {
     }
   }
 
-  sluit(): void {
+  /** End the connection; `voorgoed`: a round still running opens no new one (the database is closing). */
+  sluit(voorgoed = false): void {
+    this.gesloten ||= voorgoed;
     this.client?.end().catch(() => {});
     this.client = undefined;
   }
@@ -199,6 +203,7 @@ export class Replicas {
 
   /** One log line per change of state, never one per request or per check. */
   private zet(r: Replica, toestand: ReplicaToestand, achterstandS: number | null, extra: Record<string, unknown> = {}): void {
+    if (this.gestopt) return;
     r.achterstandS = achterstandS;
     if (r.toestand === toestand) return;
     const van = r.toestand;
@@ -211,8 +216,8 @@ export class Replicas {
   async sluit(): Promise<void> {
     this.gestopt = true;
     clearTimeout(this.timer);
-    this.primair.sluit();
-    for (const c of this.controles) c.sluit();
+    this.primair.sluit(true);
+    for (const c of this.controles) c.sluit(true);
     await Promise.all(this.lijst.map((r) => r.pool.end().catch(() => {})));
   }
 }
