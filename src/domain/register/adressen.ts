@@ -66,8 +66,9 @@ export type AdresUitkomst<R extends AdresKandidaat = Adres> =
  * (src/db/bundel.ts): one statement at a time, and what arrives meanwhile goes next as one statement.
  * A lone lookup goes at once. Under a customer's batch job this turns one round trip per lookup into
  * one per handful; the statement's fixed cost was a large part of a lookup's time in Node and in
- * PostgreSQL (npm run bench:profiel). Read from a replica when one is usable (registerRijen). `kolommen` selects from `adres a` and whatever `joins` adds;
- * rows come per request in the order of `adresKandidaten`.
+ * PostgreSQL (npm run bench:profiel). Read from a replica when one is usable (registerRijen).
+ * `kolommen` selects from `adres a` and whatever `joins` adds; rows come per request in the order of
+ * `adresKandidaten`.
  */
 export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (rij: Record<string, unknown>) => R = (r) => r as R) {
   const tekst = `SELECT v.n::int AS n, ${kolommen}

@@ -1,9 +1,9 @@
 /**
  * Reading the register data the service holds, one function per lookup. What is not held is null
  * or an empty list; nothing is estimated here. On the request path: prepared statements on the pg pool
- * (registerRijen: a replica's when one is usable, docs/replicas.md), not Prisma queries, the WOZ values, labels and house types of concurrent lookups read
- * together (rijenPerSleutel, src/db/bundel.ts); DATE columns are read as text (YYYY-MM-DD), so no time zone comes between the
- * register and the answer.
+ * (registerRijen: a replica's when one is usable, docs/replicas.md), not Prisma queries, the WOZ values,
+ * labels and house types of concurrent lookups read together (rijenPerSleutel, src/db/bundel.ts); DATE
+ * columns are read as text (YYYY-MM-DD), so no time zone comes between the register and the answer.
  */
 import { rijenPerSleutel } from '../../db/bundel.ts';
 import { registerRijen, type Db } from '../../db/client.ts';
