@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/env.ts';
-import { createAccount, topUp } from '../../domain/billing/tegoed.ts';
+import { createAccount, topUp, zetDrempel } from '../../domain/billing/tegoed.ts';
 import { boekCorrectie, lijstAccounts } from '../../domain/billing/correctie.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { geheelGetal, heelGetalNietNul, uuid } from '../args.ts';
@@ -26,7 +26,7 @@ export function registerAccountCommands(program: Command) {
     .option('--json', 'uitvoer als JSON')
     .action(async (opts: { json?: boolean }) => {
       const rows = await withDatabase(loadConfig(), (db) => lijstAccounts(db.prisma));
-      const uit = rows.map((a) => ({ account_id: a.id, naam: a.naam, credits: a.credits, geldige_sleutels: a.geldigeSleutels, aangemaakt_op: isoMetOffset(a.aangemaaktOp) }));
+      const uit = rows.map((a) => ({ account_id: a.id, naam: a.naam, credits: a.credits, drempel_credits: a.drempelCredits, geldige_sleutels: a.geldigeSleutels, aangemaakt_op: isoMetOffset(a.aangemaaktOp) }));
       print(!!opts.json, uit, uit.map((a) => `${a.account_id}  ${String(a.credits).padStart(8)} credits  ${a.geldige_sleutels} sleutel(s)  ${a.naam}`).join('\n') || '(geen accounts)');
     });
 
@@ -40,6 +40,17 @@ export function registerAccountCommands(program: Command) {
     .action(async (accountId: string, opts: { credits: number; reason: string; json?: boolean }) => {
       const credits = await withDatabase(loadConfig(), (db) => boekCorrectie(db.prisma, { accountId, credits: opts.credits, reden: opts.reason }));
       print(!!opts.json, { account_id: accountId, correctie: opts.credits, reden: opts.reason, credits }, `Account ${accountId}: correctie ${opts.credits} credits; saldo nu ${credits} credits.`);
+    });
+
+  account
+    .command('drempel')
+    .argument('<account_id>', 'account-id (uuid)', uuid)
+    .description('Zet de saldodrempel: onder dit aantal credits gaat saldo.laag naar de webhooks (0: nooit)')
+    .requiredOption('--credits <n>', 'de drempel in credits', geheelGetal(0))
+    .option('--json', 'uitvoer als JSON')
+    .action(async (accountId: string, opts: { credits: number; json?: boolean }) => {
+      const drempel = await withDatabase(loadConfig(), (db) => zetDrempel(db.prisma, { accountId, credits: opts.credits }));
+      print(!!opts.json, { account_id: accountId, drempel_credits: drempel }, `Account ${accountId}: saldo.laag onder ${drempel} credits.`);
     });
 
   account
