@@ -85,12 +85,14 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   app.get('/readyz', async (_req, reply) => {
     try {
       await services.db.$queryRaw`SELECT 1`;
-      return { status: 'ok', database: 'ok' };
     } catch (err) {
       const f = isDatabaseOnbereikbaar(err) ? meldOnbereikbaar(services, err) : undefined;
       if (!f) services.log.warn({ err }, 'readyz: database niet bereikbaar');
       return stuurFout(reply, 503, 'De database is niet bereikbaar.', f?.headers);
     }
+    // Listening (liveness, /healthz) comes at once; ready once the valuation model is built.
+    if (!services.waardemodel.beschikbaar()) return stuurFout(reply, 503, 'Het waardemodel wordt nog gebouwd; de server is zo gereed.', { 'Retry-After': '5' });
+    return { status: 'ok', database: 'ok' };
   });
   app.addHook('onClose', async () => stopStoringsProbe(services));
 
