@@ -10,9 +10,9 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { vrijePoort } from '../test/support/server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const readme = path.resolve(process.argv[2] ?? path.join(ROOT, 'README.md'));
@@ -28,17 +28,6 @@ export function commandos(tekst: string): string[] {
   return uit;
 }
 
-async function vrijePoort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 // The machine's own tools: PATH without the project's node_modules/.bin that `npm run` puts in front.
 const PATH = (process.env.PATH ?? '').split(':').filter((p) => !p.includes(`node_modules${path.sep}.bin`)).join(':');
 const systeemNode = (() => {
@@ -46,6 +35,15 @@ const systeemNode = (() => {
     return execFileSync('node', ['--version'], { env: { ...process.env, PATH }, encoding: 'utf8' }).trim();
   } catch {
     return 'geen node op PATH';
+  }
+})();
+
+const pythonMetHttpx = (() => {
+  try {
+    execFileSync('python3', ['-c', 'import httpx'], { env: { ...process.env, PATH }, stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
   }
 })();
 
@@ -83,6 +81,11 @@ try {
   for (const c of lijst) {
     if (/\bnpm (install|ci)\b/.test(c)) {
       console.log(`  overgeslagen (CI draait de installatie zelf): ${c}`);
+      continue;
+    }
+    // The README names the one prerequisite of the Python example (httpx); without it that is the reason.
+    if (/\bpython3\b/.test(c) && !pythonMetHttpx) {
+      console.log(`  overgeslagen (de python3 op PATH heeft geen httpx; .ci/run installeert python3-httpx): ${c}`);
       continue;
     }
     const uitvoer = c.replaceAll('127.0.0.1:3000', `127.0.0.1:${poort}`).replaceAll('localhost:3000', `127.0.0.1:${poort}`);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Database } from '../../db/client.ts';
 import { loadConfig } from '../../config/env.ts';
 import { createAccount, topUp, zetDrempel } from '../../domain/billing/tegoed.ts';
 import { boekCorrectie, lijstAccounts } from '../../domain/billing/correctie.ts';
@@ -42,26 +43,34 @@ export function registerAccountCommands(program: Command) {
       print(!!opts.json, { account_id: accountId, correctie: opts.credits, reden: opts.reason, credits }, `Account ${accountId}: correctie ${opts.credits} credits; saldo nu ${credits} credits.`);
     });
 
-  account
-    .command('drempel')
-    .argument('<account_id>', 'account-id (uuid)', uuid)
-    .description('Zet de saldodrempel: onder dit aantal credits gaat saldo.laag naar de webhooks (0: nooit)')
-    .requiredOption('--credits <n>', 'de drempel in credits', geheelGetal(0))
-    .option('--json', 'uitvoer als JSON')
-    .action(async (accountId: string, opts: { credits: number; json?: boolean }) => {
-      const drempel = await withDatabase(loadConfig(), (db) => zetDrempel(db.prisma, { accountId, credits: opts.credits }));
-      print(!!opts.json, { account_id: accountId, drempel_credits: drempel }, `Account ${accountId}: saldo.laag onder ${drempel} credits.`);
-    });
+  metCredits(account, 'drempel', 'Zet de saldodrempel: onder dit aantal credits gaat saldo.laag naar de webhooks (0: nooit)', 'de drempel in credits', 0, async (db, accountId, credits) => {
+    const drempel = await zetDrempel(db.prisma, { accountId, credits });
+    return { json: { account_id: accountId, drempel_credits: drempel }, tekst: `Account ${accountId}: saldo.laag onder ${drempel} credits.` };
+  });
 
+  metCredits(account, 'topup', 'Waardeer een account op', 'aantal credits erbij', 1, async (db, accountId, erbij) => {
+    const credits = await topUp(db.prisma, { accountId, credits: erbij });
+    return { json: { account_id: accountId, credits }, tekst: `Account ${accountId} heeft nu ${credits} credits.` };
+  });
+}
+
+/** `account <naam> <account_id> --credits <n> [--json]`: one change to one account, by a number of credits. */
+function metCredits(
+  account: Command,
+  naam: string,
+  beschrijving: string,
+  uitleg: string,
+  minimum: number,
+  doe: (db: Database, accountId: string, credits: number) => Promise<{ json: unknown; tekst: string }>,
+) {
   account
-    .command('topup')
+    .command(naam)
     .argument('<account_id>', 'account-id (uuid)', uuid)
-    .description('Waardeer een account op')
-    .requiredOption('--credits <n>', 'aantal credits erbij', geheelGetal(1))
+    .description(beschrijving)
+    .requiredOption('--credits <n>', uitleg, geheelGetal(minimum))
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, opts: { credits: number; json?: boolean }) => {
-      const id = accountId;
-      const credits = await withDatabase(loadConfig(), (db) => topUp(db.prisma, { accountId: id, credits: opts.credits }));
-      print(!!opts.json, { account_id: id, credits }, `Account ${id} heeft nu ${credits} credits.`);
+      const { json, tekst } = await withDatabase(loadConfig(), (db) => doe(db, accountId, opts.credits));
+      print(!!opts.json, json, tekst);
     });
 }
