@@ -55,6 +55,6 @@ async function isBij(db: Database): Promise<boolean> {
   return migrationNames().every((n) => klaar.has(n));
 }
 
-export function createServices(config: Config, db: Database, log: Logger): Services {
-  return { db: db.prisma, config, now: () => new Date(), log, waardemodel: maakModelHouder(db.prisma, log) };
+export function createServices(config: Config, db: Database, log: Logger, opts: { wachtOpModel?: boolean } = {}): Services {
+  return { db: db.prisma, config, now: () => new Date(), log, waardemodel: maakModelHouder(db.prisma, log, { wachtOpEerste: opts.wachtOpModel }) };
 }
