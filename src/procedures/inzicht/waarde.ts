@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
 import { DATUM_INVOER_RE, datumAmsterdam } from '../../domain/begrippen.ts';
 import { waardeerAdres, waarderingsKandidaten } from '../../domain/valuation/adres-waarde.ts';
+import { WaardemodelNietGereed } from '../../domain/valuation/houder.ts';
 import { maakLookup } from './maak-lookup.ts';
 import { DEMO_BRON } from '../../domain/register/demo/opzet.ts';
 
@@ -76,7 +77,11 @@ export const waarde = maakLookup({
   kandidaten: waarderingsKandidaten,
   async vind(ctx, a, input) {
     const peildatum = input.peildatum ?? datumAmsterdam(ctx.services.now());
-    const w = waardeerAdres(await ctx.services.waardemodel.model(), a, peildatum, input.woonoppervlakte);
+    const model = await ctx.services.waardemodel.model().catch((e: unknown) => {
+      // Before the first model after a start: 503, not charged (the lookup charges only what it returns).
+      throw e instanceof WaardemodelNietGereed ? new InsightFout('niet_beschikbaar', e.message, { headers: { 'Retry-After': '15' } }) : e;
+    });
+    const w = waardeerAdres(model, a, peildatum, input.woonoppervlakte);
     if (w.soort === 'onvoldoende_gegevens') return { status: 422, fout: w.reden, gefactureerd: false };
     const extraMeta = { model_versie: w.info.versie, data_vintage: w.info.nieuwsteVerkoop, index_bron: w.info.indexBron };
     if (w.soort === 'te_weinig') return { status: 422, fout: w.reden, extraMeta };

@@ -231,7 +231,7 @@ export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: Verkoop
     const postcode = r.postcode!;
     const huisnummer = r.huisnummer!;
     const adres: AdresSleutel = { postcode, huisnummer, huisletter: null, toevoeging: r.toevoeging, gecombineerd: true, verblijfsobjectId: null };
-    yield { ok: true, tabel: 'verkoop', rij: { id: verkoopId(postcode, huisnummer, r.toevoeging, r.transactiedatum, r.koopsom), adres_id: null, ...velden, bron }, adres };
+    yield { ok: true, regel: item.regel, tabel: 'verkoop', rij: { id: verkoopId(postcode, huisnummer, r.toevoeging, r.transactiedatum, r.koopsom), adres_id: null, ...velden, bron }, adres };
   }
   if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
