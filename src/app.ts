@@ -70,6 +70,17 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
     void stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.url.split('?')[0]}`);
   });
 
+  // Where a visitor or a browser first knocks: the entry points, and no 404 for the tab icon.
+  app.get('/', async () => ({
+    naam: 'Insight API',
+    omschrijving: 'Eén oordeel per Nederlands adres: marktwaarde, BAG-kenmerken, WOZ, energielabel, woningtype en omgevingsinvloeden.',
+    documentatie: '/docs',
+    openapi: '/api/v1/openapi.json',
+    rest: '/api/v1',
+    mcp: '/mcp',
+    app: '/app',
+  }));
+  app.get('/favicon.ico', async (_req, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     try {

@@ -15,6 +15,9 @@ export async function serve(config: Config): Promise<void> {
   const db = await openMigratedDatabase(config, log, { serving: true });
   // Requests never wait for the first valuation model: a valuation answers 503 until it is built.
   const services = createServices(config, db, log, { wachtOpModel: false });
+  if (config.WEBHOOK_ALLOW_INSECURE) {
+    log.warn('WEBHOOK_ALLOW_INSECURE=true: webhooks mogen naar http:// en naar loopback- en privé-adressen; alleen voor ontwikkeling en tests, nooit in productie');
+  }
   if (config.DEMO_SEED) await seedDemo(services, config, db);
   else if ((await services.db.account.count()) === 0) log.warn('geen accounts en geen demo (DEMO_SEED staat uit): maak er een met `insight account create`');
   const app = await buildApp({ services });

@@ -60,6 +60,11 @@ export const waarde = maakLookup({
     min: z.int().describe('Ondergrens van de bandbreedte, euro'),
     max: z.int().describe('Bovengrens van de bandbreedte, euro'),
     betrouwbaarheid: z.enum(['hoog', 'normaal', 'laag']),
+    kans_binnen_10_procent: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe('Kans (0–1) dat de verkoopprijs binnen 10% van de marktwaarde ligt, gekalibreerd op gemeten fouten; betrouwbaarheid is hoog alleen bij 0,90 of meer'),
     peildatum: z.string().describe('Y-m-d'),
     valuta: z.literal('EUR'),
   }),
@@ -82,7 +87,7 @@ export const waarde = maakLookup({
     if (w.soort === 'te_weinig') return { status: 422, fout: w.reden, extraMeta };
     return {
       status: 200,
-      data: { marktwaarde: w.marktwaarde, min: w.min, max: w.max, betrouwbaarheid: w.betrouwbaarheid, peildatum, valuta: 'EUR' as const },
+      data: { marktwaarde: w.marktwaarde, min: w.min, max: w.max, betrouwbaarheid: w.betrouwbaarheid, kans_binnen_10_procent: w.kansBinnen10, peildatum, valuta: 'EUR' as const },
       // An address of the synthetic demo is valued from the demo's synthetic sales: say so (README).
       bron: { naam: `${a.bron === DEMO_BRON ? `${DEMO_BRON}: ` : ''}verkopen (${w.info.verkopen})`, datum: w.info.nieuwsteVerkoop },
       gefactureerd: true,

@@ -21,6 +21,8 @@ export interface ParseOk<T extends string, R> {
   tabel: T;
   /** The row by database column names. */
   rij: R;
+  /** Source line, so a row refused later (unknown address) is reported by its line, not its record number. */
+  regel?: number;
 }
 
 export interface ParseFout {
