@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Services } from './core/context.ts';
+import type { Services, Uitslag } from './core/context.ts';
 import { foutVoorStatus } from './core/errors.ts';
 import { isDatabaseOnbereikbaar, meldOnbereikbaar, stopStoringsProbe } from './core/database-storing.ts';
 import { installJsonParser } from './gateways/json-body.ts';
@@ -21,6 +21,13 @@ import { installBeveiligingsHeaders } from './gateways/beveiliging.ts';
 import { registerMetrics } from './gateways/metrics.ts';
 import { installHttpRanden } from './gateways/cors.ts';
 import { VerzoekLog, volgVerzoekInLog } from './logging.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** What the core reported about this request's call (its cost), for the gateway and the metrics. */
+    uitslag: Uitslag;
+  }
+}
 
 export interface BuildAppOptions {
   services: Services;
@@ -52,8 +59,10 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   volgVerzoekInLog(app);
   installJsonParser(app);
 
+  app.decorateRequest('uitslag', null as unknown as Uitslag);
   // Set on arrival, so answers that bypass onSend (the hijacked /mcp reply) carry it too.
   app.addHook('onRequest', async (req, reply) => {
+    req.uitslag = {};
     reply.header('X-Request-Id', req.id);
   });
   installBeveiligingsHeaders(app);

@@ -124,7 +124,7 @@ export function registerMetrics(app: FastifyInstance, services: Services) {
     if (route === '/metrics') return;
     verzoeken.inc({ route, method: req.method, status: String(status) });
     duur.observe({ route, method: req.method }, reply.elapsedTime / 1000);
-    const cent = Number(reply.getHeader('insight-gefactureerd-cent') ?? reply.raw.getHeader('insight-gefactureerd-cent') ?? 0);
+    const cent = req.uitslag?.kosten?.gefactureerd_cent ?? 0;
     if (cent > 0) gefactureerd.inc(cent);
     if (status === 402 || status === 429) geweigerd.inc({ status: String(status) });
   });

@@ -7,7 +7,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyTRPCOpenApiPlugin, type OpenAPIObject } from 'trpc-to-openapi';
 import { appRouter } from '../procedures/router.ts';
 import { createCallerFactory } from '../core/trpc.ts';
-import { createContextInner, type Services } from '../core/context.ts';
+import { createContextInner, type Context, type Services } from '../core/context.ts';
+import { kostenHeaders } from '../core/kosten.ts';
 import { foutVoorStatus, naarFout } from '../core/errors.ts';
 import { ongeldigeBodyFout } from './json-body.ts';
 import { stuurFout } from './fout-antwoord.ts';
@@ -94,12 +95,14 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
           idempotencyKey: typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined,
           ongeldigeJson: ongeldigeBodyFout(req.body),
           requestId: String(req.id),
+          uitslag: req.uitslag,
           setHeader: (k, v) => void res.header(k, v),
         }),
-      responseMeta: ({ errors }: { errors: unknown[] }) => {
-        if (errors.length === 0) return {};
+      responseMeta: ({ ctx, errors }: { ctx?: Context; errors: unknown[] }) => {
+        const kosten = kostenHeaders(ctx?.uitslag.kosten);
+        if (errors.length === 0) return { headers: kosten };
         const f = naarFout(errors[0]);
-        return { status: f.status, headers: f.headers };
+        return { status: f.status, headers: { ...kosten, ...f.headers } };
       },
       onError: ({ error, req }: { error: unknown; req: FastifyRequest }) => {
         const f = naarFout(error);

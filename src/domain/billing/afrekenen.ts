@@ -138,4 +138,3 @@ export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
 export async function meldMislukt(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>, status: 402 | 500 = 402): Promise<void> {
   await schrijfGebeurtenis(db, { accountId: a.accountId, type: 'inzicht.mislukt', data: eventData({ ...a, status, credits: 0 }, randomUUID()), now: a.now });
 }
-export const meldOnvoldoendeTegoed = meldMislukt;
