@@ -14,13 +14,11 @@
  * its own database. The CSV is written to bench-out/ (git-ignored) and reused when present.
  */
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { openDatabase } from '../src/db/client.ts';
+import { benchDatabase } from './bench-database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { rdNaarLonLat } from '../src/domain/register/import/geo.ts';
 import { voerImportUit } from '../src/domain/register/import/runner.ts';
@@ -114,22 +112,9 @@ interface Meting {
 }
 
 async function kind(dbSoort: 'postgres' | 'pglite', bestand: string): Promise<void> {
-  let url = '';
-  let dataDir = '';
-  let dbNaam = '';
   const admin = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || '';
-  if (dbSoort === 'postgres') {
-    dbNaam = `insight_bench_${randomBytes(4).toString('hex')}`;
-    const c = new pg.Client({ connectionString: admin });
-    await c.connect();
-    await c.query(`CREATE DATABASE ${dbNaam}`);
-    await c.end();
-    const u = new URL(admin);
-    u.pathname = `/${dbNaam}`;
-    url = u.toString();
-  } else {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'insight-bench-pglite-'));
-  }
+  const bench = await benchDatabase(dbSoort, admin, 'insight-bench');
+  const { url, dataDir } = bench;
   const db = await openDatabase({ databaseUrl: url, dataDir });
   try {
     await applyMigrations(db.adapterFactory);
@@ -183,13 +168,7 @@ async function kind(dbSoort: 'postgres' | 'pglite', bestand: string): Promise<vo
     process.stdout.write(`${JSON.stringify(m)}\n`);
   } finally {
     await db.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    if (dbNaam) {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${dbNaam} WITH (FORCE)`);
-      await c.end();
-    }
+    await bench.weg();
   }
 }
 

@@ -13,6 +13,6 @@ if (!existsSync(node)) {
   console.error('Insight heeft Node 24 nodig. Draai eerst `npm install` in de projectmap.');
   process.exit(1);
 }
-// `.env` in the working directory is loaded when present (as `npm start` does); the environment wins.
-const r = spawnSync(node, ['--env-file-if-exists=.env', '--disable-warning=ExperimentalWarning', main, ...process.argv.slice(2)], { stdio: 'inherit' });
+// src/cli/main.ts loads `.env` from the working directory when present; the environment wins.
+const r = spawnSync(node, ['--disable-warning=ExperimentalWarning', main, ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

@@ -79,16 +79,29 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
     void stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.url.split('?')[0]}`);
   });
 
+  // Where a visitor or a browser first knocks: the entry points, and no 404 for the tab icon.
+  app.get('/', async () => ({
+    naam: 'Insight API',
+    omschrijving: 'Eén oordeel per Nederlands adres: marktwaarde, BAG-kenmerken, WOZ, energielabel, woningtype en omgevingsinvloeden.',
+    documentatie: '/docs',
+    openapi: '/api/v1/openapi.json',
+    rest: '/api/v1',
+    mcp: '/mcp',
+    app: '/app',
+  }));
+  app.get('/favicon.ico', async (_req, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     try {
       await services.db.$queryRaw`SELECT 1`;
-      return { status: 'ok', database: 'ok' };
     } catch (err) {
       const f = isDatabaseOnbereikbaar(err) ? meldOnbereikbaar(services, err) : undefined;
       if (!f) services.log.warn({ err }, 'readyz: database niet bereikbaar');
       return stuurFout(reply, 503, 'De database is niet bereikbaar.', f?.headers);
     }
+    // Listening (liveness, /healthz) comes at once; ready once the valuation model is built.
+    if (!services.waardemodel.beschikbaar()) return stuurFout(reply, 503, 'Het waardemodel wordt nog gebouwd; de server is zo gereed.', { 'Retry-After': '5' });
+    return { status: 'ok', database: 'ok' };
   });
   app.addHook('onClose', async () => stopStoringsProbe(services));
 

@@ -20,6 +20,10 @@ export async function openMigratedDatabase(config: Config, log?: Logger, opts: {
     dataDir: config.DATA_DIR,
     verbindTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
     queryTimeoutMs: opts.serving ? config.DB_QUERY_TIMEOUT_MS : 0,
+    // Replicas serve the server's lookups; the CLI's imports and derivations read what they write.
+    ...(opts.serving
+      ? { replicaUrls: config.DATABASE_REPLICA_URL, replicaMaxAchterstandMs: config.DATABASE_REPLICA_MAX_LAG_MS, replicaControleMs: config.DATABASE_REPLICA_CHECK_MS, log }
+      : {}),
   });
   try {
     if (!(await isBij(db))) {
@@ -51,6 +55,6 @@ async function isBij(db: Database): Promise<boolean> {
   return migrationNames().every((n) => klaar.has(n));
 }
 
-export function createServices(config: Config, db: Database, log: Logger): Services {
-  return { db: db.prisma, config, now: () => new Date(), log, waardemodel: maakModelHouder(db.prisma, log) };
+export function createServices(config: Config, db: Database, log: Logger, opts: { wachtOpModel?: boolean } = {}): Services {
+  return { db: db.prisma, config, now: () => new Date(), log, waardemodel: maakModelHouder(db.prisma, log, { wachtOpEerste: opts.wachtOpModel }) };
 }

@@ -13,11 +13,13 @@ import { ruimIdempotentieOp } from './domain/idempotentie/idempotentie.ts';
 export async function serve(config: Config): Promise<void> {
   const log = createLogger(config);
   const db = await openMigratedDatabase(config, log, { serving: true });
-  const services = createServices(config, db, log);
+  // Requests never wait for the first valuation model: a valuation answers 503 until it is built.
+  const services = createServices(config, db, log, { wachtOpModel: false });
+  if (config.WEBHOOK_ALLOW_INSECURE) {
+    log.warn('WEBHOOK_ALLOW_INSECURE=true: webhooks mogen naar http:// en naar loopback- en privé-adressen; alleen voor ontwikkeling en tests, nooit in productie');
+  }
   if (config.DEMO_SEED) await seedDemo(services, config, db);
   else if ((await services.db.account.count()) === 0) log.warn('geen accounts en geen demo (DEMO_SEED staat uit): maak er een met `insight account create`');
-  // Fit the valuation model before the first request needs it.
-  await services.waardemodel.model();
   const app = await buildApp({ services });
   const bezorger = startBezorger(services, db);
   // Idempotency records past their window and claims abandoned by a killed process: swept every 5 minutes.
@@ -54,4 +56,10 @@ export async function serve(config: Config): Promise<void> {
 
   await app.listen({ host: config.HOST, port: config.PORT });
   log.info({ database: db.location }, `Insight API luistert op http://${config.HOST}:${config.PORT} (documentatie: /docs)`);
+  // Built after listening: /healthz answers at once, /readyz once the model is there.
+  const t0 = Date.now();
+  services.waardemodel
+    .vernieuw()
+    .then(() => log.info({ ms: Date.now() - t0 }, 'gereed: waardemodel gebouwd'))
+    .catch(() => {}); // logged by the holder; the next valuation tries again
 }

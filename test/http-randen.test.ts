@@ -48,3 +48,39 @@ describe(`HTTP edges (${dialect})`, () => {
     expect(res.headers['content-encoding']).toBe('gzip');
   });
 });
+
+describe(`answers about an account are never cached (${dialect})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  it('every /api/v1 and /mcp answer carries Cache-Control: no-store, refusals included; the public OpenAPI document may be cached', async () => {
+    const { key } = await t.klant(10);
+    const auth = { authorization: `Bearer ${key}` };
+    const antwoorden = {
+      whoami: await t.app.inject({ method: 'GET', url: '/api/v1/whoami', headers: auth }),
+      lookup: await t.app.inject({ method: 'POST', url: '/api/v1/inzicht/adres', headers: { ...auth, 'content-type': 'application/json' }, payload: { adres: { postcode: '9999ZZ', huisnummer: '1' } } }),
+      zonderSleutel: await t.app.inject({ method: 'GET', url: '/api/v1/verbruik' }),
+      onbekendPad: await t.app.inject({ method: 'GET', url: '/api/v1/bestaat-niet', headers: auth }),
+      mcp: await t.app.inject({ method: 'POST', url: '/mcp', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } }),
+    };
+    for (const [naam, res] of Object.entries(antwoorden)) expect(res.headers['cache-control'], `${naam} (${res.statusCode})`).toBe('no-store');
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).headers['cache-control']).toBeUndefined();
+  });
+
+  it('the OpenAPI document says what the server accepts as Idempotency-Key: not empty, 1 to 255 visible ASCII characters', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const param = doc.paths['/inzicht/adres'].post.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key');
+    const patroon = new RegExp(param.schema.pattern);
+    expect(patroon.test('')).toBe(false);
+    expect(patroon.test('a'.repeat(255))).toBe(true);
+    expect(patroon.test('a'.repeat(256))).toBe(false);
+    expect(patroon.test('met spatie')).toBe(false);
+    const { key } = await t.klant(10);
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/inzicht/adres', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': '' }, payload: { adres: { postcode: '9999ZZ', huisnummer: '1' } } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().fout).toMatch(/Idempotency-Key/);
+  });
+});

@@ -109,7 +109,8 @@ describe(`behaviour: the same bad input is refused alike over REST and createCal
   afterAll(async () => t?.close());
 
   const slecht = () => [
-    { naam: 'huisnummer as a number', body: { adres: { postcode: a.postcode, huisnummer: 12 } } },
+    { naam: 'huisnummer 0', body: { adres: { postcode: a.postcode, huisnummer: 0 } } },
+    { naam: 'huisnummer as a fraction', body: { adres: { postcode: a.postcode, huisnummer: 12.5 } } },
     { naam: 'postcode as a number', body: { adres: { postcode: 1234, huisnummer: '12' } } },
     { naam: 'huisnummer as a boolean', body: { adres: { postcode: a.postcode, huisnummer: true } } },
     { naam: 'toevoeging as a number', body: { adres: { postcode: a.postcode, huisnummer: '12', toevoeging: 2 } } },
@@ -134,6 +135,15 @@ describe(`behaviour: the same bad input is refused alike over REST and createCal
       expect(f.fout, `${v} ${naam}`).toBe(rest);
     }
     expect(await saldo(t, accountId)).toBe(voor);
+  });
+
+  it('a house number sent as an integer gets the same answer as the documented text form; 0 gets the range message', async () => {
+    const alsTekst = (await lookup(t, 'woz', key, adresBody(a))).json();
+    const alsGetal = await lookup(t, 'woz', key, { adres: { postcode: a.postcode, huisnummer: a.huisnummer } });
+    expect(alsGetal.statusCode, alsGetal.body).toBe(200);
+    expect(alsGetal.json().data).toStrictEqual(alsTekst.data);
+    expect(expectFout(await lookup(t, 'woz', key, { adres: { postcode: a.postcode, huisnummer: 0 } }), 400)).toMatch(/1 tot en met 99999/);
+    expect(expectFout(await lookup(t, 'woz', key, { adres: { postcode: a.postcode, huisnummer: '0' } }), 400)).toMatch(/1 tot en met 99999/);
   });
 
   it('a good input is accepted alike over both', async () => {

@@ -2,14 +2,15 @@
  * The Insight API from TypeScript with a typed client: types generated from the OpenAPI document
  * (openapi-typescript, `npm run client:types`), requests through openapi-fetch. Paths, bodies and
  * answers are checked by the compiler.
- *   INSIGHT_URL=http://127.0.0.1:3000 INSIGHT_KEY=$(cat data/demo-sleutel.txt) node examples/typescript/waarde.ts
+ *   npm run voorbeeld:typescript      (INSIGHT_URL, default http://127.0.0.1:3000; INSIGHT_KEY, default the demo key)
  */
+import { readFileSync } from 'node:fs';
 import createClient from 'openapi-fetch';
 import type { paths } from './insight-api.d.ts';
 
 const client = createClient<paths>({
   baseUrl: `${process.env.INSIGHT_URL ?? 'http://127.0.0.1:3000'}/api/v1`,
-  headers: { Authorization: `Bearer ${process.env.INSIGHT_KEY}` },
+  headers: { Authorization: `Bearer ${process.env.INSIGHT_KEY ?? readFileSync('data/demo-sleutel.txt', 'utf8').trim()}` },
 });
 
 const { data, error, response } = await client.POST('/inzicht/waarde', {

@@ -2,6 +2,7 @@
  * The operator CLI: `insight <command>` (npx insight ... / npm start). Every command that reports
  * something has --json; errors go to stderr in Dutch with a non-zero exit code.
  */
+import { existsSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config/env.ts';
 import { DatabaseLockedError } from '../db/client.ts';
@@ -11,16 +12,37 @@ import { registerServeCommands } from './commands/serve.ts';
 import { registerUserCommands } from './commands/user.ts';
 import { openCliDatabase } from './db.ts';
 
+// `.env` in the working directory when there is one; variables already set win. Node's own
+// --env-file-if-exists says ".env not found" on every run without one, so the file is loaded here.
+if (existsSync('.env')) process.loadEnvFile('.env');
+
+/** Commander's own (English) errors, in Dutch; the operator's messages after them are already Dutch. */
+const VERTALINGEN: [RegExp, string][] = [
+  [/^error: option '(.+?)' argument '(.*?)' is invalid\.\s*/s, "fout: optie '$1' met waarde '$2' is ongeldig: "],
+  [/^error: command-argument value '(.*?)' is invalid for argument '(.+?)'\.\s*/s, "fout: waarde '$1' is ongeldig voor argument '$2': "],
+  [/^error: missing required argument '(.+?)'/, "fout: argument '$1' ontbreekt"],
+  [/^error: option '(.+?)' argument missing/, "fout: optie '$1' mist haar waarde"],
+  [/^error: required option '(.+?)' not specified/, "fout: verplichte optie '$1' ontbreekt"],
+  [/^error: unknown option '(.+?)'/, "fout: onbekende optie '$1'"],
+  [/^error: unknown command '(.+?)'/, "fout: onbekend commando '$1'"],
+  [/^error: too many arguments(?: for '(.+?)')?\. Expected (\d+) arguments? but got (\d+): (.*)\.$/m, 'fout: te veel argumenten ($2 verwacht, $3 gekregen: $4)'],
+  [/^error: (.+) cannot be used with (.+)$/m, 'fout: $1 gaat niet samen met $2'],
+  [/\(Did you mean (.+?)\?\)/, '(bedoelt u $1?)'],
+];
+const vertaal = (melding: string) => VERTALINGEN.reduce((m, [patroon, nl]) => m.replace(patroon, nl), melding);
+
 /** With --json, errors are JSON too: `{"fout": "..."}` on stderr, for scripts that parse the output. */
 const alsJson = process.argv.includes('--json');
-const schrijfFout = (melding: string) =>
+const schrijfFout = (ruw: string) => {
+  const melding = vertaal(ruw);
   process.stderr.write(alsJson ? `${JSON.stringify({ fout: melding.replace(/^(error|fout):\s*/i, '').trim() })}\n` : `${melding.trimEnd()}\n`);
+};
 
 const program = new Command('insight')
   .description('Insight API: server en beheer')
   .exitOverride()
   .configureOutput({ outputError: (str) => schrijfFout(str) });
-if (!alsJson) program.showHelpAfterError();
+if (!alsJson) program.showHelpAfterError('(uitleg: insight help <commando>, of het commando met --help)');
 
 registerServeCommands(program);
 registerAccountCommands(program);

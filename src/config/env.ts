@@ -16,6 +16,20 @@ export const configSchema = z.object({
     .default('')
     .refine((v) => v === '' || /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL moet met postgresql:// beginnen'),
   /**
+   * PostgreSQL streaming replicas (hot standbys of DATABASE_URL), comma-separated: the server reads the
+   * register (addresses, WOZ, labels, house types, influences) from them; keys, balances, charges,
+   * rate limits, idempotency, usage and webhooks stay on DATABASE_URL. docs/replicas.md.
+   */
+  DATABASE_REPLICA_URL: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((u) => u.trim()).filter((u) => u !== ''))
+    .refine((urls) => urls.every((u) => /^postgres(ql)?:\/\//.test(u)), 'DATABASE_REPLICA_URL: elke replica moet met postgresql:// beginnen'),
+  /** A replica further behind the primary than this serves nothing until it has caught up. */
+  DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(100).default(10_000),
+  /** How often the replicas' state and lag are checked, in the background. */
+  DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().min(50).default(1_000),
+  /**
    * PostgreSQL: the longest wait for a connection (new, or a free one from the pool) and for the answer
    * to one statement. A database host that silently drops packets then gives 503 after this, not a hang.
    */
@@ -58,7 +72,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const v = overrides[key as keyof Config] ?? env[key];
     if (v !== undefined && v !== '') source[key] = v;
   }
-  const parsed = configSchema.safeParse(source);
+  const parsed = configSchema
+    .refine((c) => c.DATABASE_REPLICA_URL.length === 0 || c.DATABASE_URL !== '', {
+      path: ['DATABASE_REPLICA_URL'],
+      message: 'replica’s vereisen DATABASE_URL (PostgreSQL); de ingebouwde database heeft geen replica’s',
+    })
+    .safeParse(source);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Ongeldige configuratie:\n${lines.join('\n')}`);

@@ -113,13 +113,15 @@ export function groepeer<T>(items: T[], sleutel: (item: T) => string): { items: 
 /**
  * A reader of the rows of one statement per id for the requests in flight, read together: `tekst` takes
  * the ids as one array ($1) and names each row's id `sleutel`; every request gets the rows of its id in
- * the statement's order (none: an empty list). A lone request goes at once.
+ * the statement's order (none: an empty list). A lone request goes at once. `lees`: registerRijen for
+ * register data a replica may serve; the default reads the primary.
  */
-export function rijenPerSleutel<R>(tekst: string, maxGrootte = 64): (db: Db, sleutel: string) => Promise<R[]> {
+export function rijenPerSleutel<R>(tekst: string, opties: { maxGrootte?: number; lees?: typeof sqlRijen } = {}): (db: Db, sleutel: string) => Promise<R[]> {
+  const { maxGrootte = 64, lees = sqlRijen } = opties;
   const lezer = perDatabase<string, R[]>((db) => ({
     maxGrootte,
     async verwerk(_, sleutels) {
-      const rijen = await sqlRijen<R & { sleutel: string }>(db, tekst, [sleutels]);
+      const rijen = await lees<R & { sleutel: string }>(db, tekst, [sleutels]);
       const perSleutel = new Map<string, R[]>(sleutels.map((k) => [k, []]));
       for (const r of rijen) perSleutel.get(r.sleutel)?.push(r);
       return sleutels.map((k) => perSleutel.get(k) as R[]);

@@ -14,7 +14,9 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { Logger } from 'pino';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { Replicas } from './replicas.ts';
 import { waarnemers } from './waarnemers.ts';
 
 export type Db = PrismaClient;
@@ -25,8 +27,11 @@ export type Db = PrismaClient;
  */
 export const TX_OPTS = { maxWait: 15_000, timeout: 15_000 } as const;
 
-/** PostgreSQL: the pg pool behind a PrismaClient, for sqlRijen (and the statement counter of OpenOptions.onQuery). */
-const directePools = new WeakMap<PrismaClient, { pool: pg.Pool; onQuery?: (sql: string) => void }>();
+/**
+ * PostgreSQL: the pg pool behind a PrismaClient, for sqlRijen (and the statement counter of
+ * OpenOptions.onQuery), and the replicas registerRijen may read from instead.
+ */
+const directePools = new WeakMap<PrismaClient, { pool: pg.Pool; onQuery?: (sql: string) => void; replicas?: Replicas }>();
 
 /**
  * The rows of one parameterised statement ($1, $2, ...) on the request's hot path (rate limit, charge,
@@ -41,6 +46,37 @@ export async function sqlRijen<T>(db: Db, tekst: string, waarden: unknown[]): Pr
     return (await direct.pool.query({ name: statementNaam(tekst), text: tekst, values: waarden })).rows as T[];
   }
   return db.$queryRawUnsafe<T[]>(tekst, ...waarden);
+}
+
+/** Where each register read went (`replica`, or `primair`: no replica configured or usable, or its read failed), for /metrics. */
+export const registerLezingen = waarnemers<'replica' | 'primair'>();
+
+/**
+ * sqlRijen for a register read (addresses, WOZ, labels, house types, influences): from a usable replica
+ * when DATABASE_REPLICA_URL names any (src/db/replicas.ts), else from the primary. A read that fails on
+ * the replica is read again from the primary, so a replica that disappears costs time, not an answer.
+ * Keys, balances, charges, rate limits, idempotency, usage and webhooks never come here: sqlRijen.
+ */
+export async function registerRijen<T>(db: Db, tekst: string, waarden: unknown[]): Promise<T[]> {
+  const direct = directePools.get(db);
+  const replica = direct?.replicas?.kies();
+  if (direct?.replicas && replica) {
+    try {
+      direct.onQuery?.(tekst);
+      const rijen = (await replica.pool.query({ name: statementNaam(tekst), text: tekst, values: waarden })).rows as T[];
+      registerLezingen.meld(db, 'replica');
+      return rijen;
+    } catch (e) {
+      direct.replicas.meldFout(replica, e);
+    }
+  }
+  registerLezingen.meld(db, 'primair');
+  return sqlRijen<T>(db, tekst, waarden);
+}
+
+/** The replicas behind a client (for /metrics); undefined without DATABASE_REPLICA_URL or on PGlite. */
+export function replicasVan(db: PrismaClient): Replicas | undefined {
+  return directePools.get(db)?.replicas;
 }
 
 /** A few fixed statements: each is parsed once per connection (a named prepared statement), not per call. */
@@ -117,6 +153,13 @@ export interface OpenOptions {
    * the client gives up CLIENT_MARGE_MS later (a silent host). 0: neither.
    */
   queryTimeoutMs?: number;
+  /** PostgreSQL: streaming replicas for register reads (DATABASE_REPLICA_URL); the server only, never the CLI. */
+  replicaUrls?: string[];
+  /** DATABASE_REPLICA_MAX_LAG_MS and DATABASE_REPLICA_CHECK_MS (src/db/replicas.ts). */
+  replicaMaxAchterstandMs?: number;
+  replicaControleMs?: number;
+  /** Where the replicas' changes of state are logged. */
+  log?: Logger;
 }
 
 /**
@@ -239,8 +282,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     // One pool for Prisma and for the hot path's own statements (sqlRijen).
     const queryTimeout = opts.queryTimeoutMs ?? 0;
-    const pool = new GemetenPool({
-      connectionString: opts.databaseUrl,
+    const poolConfig = {
       max: 10,
       Client: TijdslimietClient,
       connectionTimeoutMillis: opts.verbindTimeoutMs ?? VERBIND_TIMEOUT_MS,
@@ -250,14 +292,26 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       statement_timeout: queryTimeout || undefined,
       query_timeout: queryTimeout ? queryTimeout + CLIENT_MARGE_MS : undefined,
       keepAlive: true,
-    });
+    };
+    const pool = new GemetenPool({ ...poolConfig, connectionString: opts.databaseUrl });
     // An idle connection the server ended (restart, DROP DATABASE ... FORCE) leaves the pool by itself;
     // without a listener its 'error' event would crash the process.
     pool.on('error', () => {});
     // (@prisma/adapter-pg brings its own, newer @types/pg: the same runtime class.)
     const adapterFactory = new PrismaPg(pool as unknown as ConstructorParameters<typeof PrismaPg>[0]);
     const prisma = maakClient(adapterFactory, opts.onQuery);
-    directePools.set(prisma, { pool, onQuery: opts.onQuery });
+    const replicas = opts.replicaUrls?.length
+      ? new Replicas(opts.databaseUrl, {
+          urls: opts.replicaUrls,
+          poolConfig,
+          maxAchterstandMs: opts.replicaMaxAchterstandMs ?? 10_000,
+          controleMs: opts.replicaControleMs ?? 1_000,
+          log: opts.log,
+        })
+      : undefined;
+    // Not awaited: until the first check has answered, register reads go to the primary.
+    void replicas?.start();
+    directePools.set(prisma, { pool, onQuery: opts.onQuery, replicas });
     pool.meet = (seconden) => poolWachttijden.meld(prisma, seconden);
     const url = new URL(opts.databaseUrl);
     return {
@@ -265,13 +319,14 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       kind: 'postgres',
       adapterFactory,
       migratieAdapterFactory: new MigratiePg({ connectionString: opts.databaseUrl, max: 1, idleTimeoutMillis: 1 }),
-      location: `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`,
+      location: `postgresql://${url.hostname}:${url.port || 5432}${url.pathname}${replicas ? ` (replica’s: ${replicas.lijst.map((r) => r.naam).join(', ')})` : ''}`,
       openRawConnection: async () => {
         const client = new pg.Client({ connectionString: opts.databaseUrl });
         await client.connect();
         return client;
       },
       close: async () => {
+        await replicas?.sluit();
         await prisma.$disconnect();
         await pool.end();
       },

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Services } from '../core/context.ts';
 import { poolVan, poolWachttijden } from '../db/client.ts';
+import { registreerReplicaMetrics } from '../db/replica-metrics.ts';
 import { afleverUitkomsten } from '../domain/webhooks/gebeurtenissen.ts';
 import { stuurFout } from './fout-antwoord.ts';
 
@@ -113,7 +114,11 @@ export function registerMetrics(app: FastifyInstance, services: Services) {
       if (staat) this.set(staat.verkopen);
     },
   });
-  const losmaken = [poolWachttijden.volg(services.db, (s) => poolWacht.observe(s)), afleverUitkomsten.volg(services.db, (uitkomst) => afleveringen.inc({ uitkomst }))];
+  const losmaken = [
+    poolWachttijden.volg(services.db, (s) => poolWacht.observe(s)),
+    afleverUitkomsten.volg(services.db, (uitkomst) => afleveringen.inc({ uitkomst })),
+    registreerReplicaMetrics(register, services.db),
+  ];
   app.addHook('onClose', async () => {
     for (const los of losmaken) los();
   });

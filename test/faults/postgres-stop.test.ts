@@ -1,8 +1,3 @@
-import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDatabaseOnbereikbaar } from '../../src/core/database-storing.ts';
@@ -12,7 +7,8 @@ import { Prisma } from '../../src/generated/prisma/client.ts';
 import { createAccount, getBalance } from '../../src/domain/billing/tegoed.ts';
 import { createKey } from '../../src/domain/keys/sleutels.ts';
 import { adresBody, maakVolledigAdres } from '../support/register.ts';
-import { startServer, verzoek, vrijePoort, type ServerProces } from '../support/server.ts';
+import { clusterOnmogelijk, startCluster, type Cluster } from '../support/cluster.ts';
+import { startServer, verzoek, type ServerProces } from '../support/server.ts';
 import { GEEN_SCHENDINGEN, zoekSchendingen } from './invarianten.ts';
 
 /**
@@ -28,40 +24,7 @@ import { GEEN_SCHENDINGEN, zoekSchendingen } from './invarianten.ts';
 const STORING_S = Number(process.env.FAULT_STORING_S ?? 5);
 const WERKERS = 6;
 
-const uitvoeren = promisify(execFile);
-
-function pgBin(): string | undefined {
-  const basis = '/usr/lib/postgresql';
-  if (!existsSync(basis)) return undefined;
-  const versies = readdirSync(basis).filter((v) => existsSync(path.join(basis, v, 'bin/pg_ctl')) && existsSync(path.join(basis, v, 'bin/initdb')));
-  versies.sort((a, b) => Number(a) - Number(b));
-  return versies.length ? path.join(basis, versies[versies.length - 1], 'bin') : undefined;
-}
-
-const PGBIN = pgBin();
-const ALS_ROOT = process.getuid?.() === 0;
-/** Why this test cannot run here ('' when it can). */
-async function reden(): Promise<string> {
-  if (!PGBIN) return 'geen PostgreSQL-programma’s in /usr/lib/postgresql/*/bin (Debian-pakket postgresql)';
-  if (ALS_ROOT) {
-    try {
-      await uitvoeren('id', ['postgres']);
-    } catch {
-      return 'als root draait initdb alleen als gebruiker postgres, en die bestaat hier niet';
-    }
-  }
-  return '';
-}
-const OVERSLAAN = await reden();
-
-/** Run a PostgreSQL program (as the postgres user when we are root: initdb refuses root). */
-async function pg(programma: string, args: string[]): Promise<void> {
-  const bin = path.join(PGBIN!, programma);
-  if (ALS_ROOT) {
-    const regel = [bin, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
-    await uitvoeren('su', ['postgres', '-c', regel]);
-  } else await uitvoeren(bin, args);
-}
+const OVERSLAAN = await clusterOnmogelijk();
 
 interface Uitkomst {
   pad: string;
@@ -73,30 +36,21 @@ interface Uitkomst {
 }
 
 describe.skipIf(OVERSLAAN !== '')(`PostgreSQL stopped during load (own cluster)${OVERSLAAN ? ` — overgeslagen: ${OVERSLAAN}` : ''}`, () => {
-  let map = '';
+  let cluster: Cluster | undefined;
   let url = '';
-  let poort = 0;
   let db: Database | undefined;
   let server: ServerProces | undefined;
-  const start = () => pg('pg_ctl', ['-D', map, '-l', path.join(map, 'log'), '-w', '-o', `-h 127.0.0.1 -p ${poort} -k ${map} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`, 'start']);
 
   beforeAll(async () => {
-    map = mkdtempSync(path.join(tmpdir(), 'insight-faults-pg-'));
-    if (ALS_ROOT) chownSync(map, Number((await uitvoeren('id', ['-u', 'postgres'])).stdout.trim()), Number((await uitvoeren('id', ['-g', 'postgres'])).stdout.trim()));
-    poort = await vrijePoort();
-    await pg('initdb', ['-D', map, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-    await start();
-    url = `postgresql://postgres@127.0.0.1:${poort}/postgres`;
+    cluster = await startCluster();
+    url = cluster.url;
     db = await openDatabase({ databaseUrl: url, dataDir: '' });
     await applyMigrations(db.migratieAdapterFactory);
   });
   afterAll(async () => {
     await server?.stop();
     await db?.close();
-    if (map) {
-      await pg('pg_ctl', ['-D', map, '-m', 'immediate', 'stop']).catch(() => {});
-      rmSync(map, { recursive: true, force: true });
-    }
+    await cluster?.verwijder();
   });
 
   it(`pg_ctl stop -m fast for ${STORING_S} s under load: only 503 {fout} + Retry-After meanwhile, nothing charged, recovery without restart`, async () => {
@@ -128,11 +82,11 @@ describe.skipIf(OVERSLAAN !== '')(`PostgreSQL stopped during load (own cluster)$
     let weerGestart = 0;
     try {
       await new Promise((r) => setTimeout(r, 2000));
-      await pg('pg_ctl', ['-D', map, '-m', 'fast', '-w', 'stop']);
+      await cluster!.stop('fast');
       gestopt = performance.now();
       await new Promise((r) => setTimeout(r, STORING_S * 1000));
       weerGestart = performance.now();
-      await start();
+      await cluster!.start();
       // Load until the process has answered 200 again for a while (or 30 s: then the assertion below fails).
       const tot = performance.now() + 30_000;
       while (performance.now() < tot && uitkomsten.filter((u) => u.verzonden > weerGestart && u.status === 200).length < 50) await new Promise((r) => setTimeout(r, 50));

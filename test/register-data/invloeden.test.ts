@@ -172,6 +172,26 @@ describe('spatial index', () => {
     }
   });
 
+  it('a detailed border (20,000 vertices) gives the brute-force distance, near and far', () => {
+    const ring: Position[] = [];
+    const n = 20_000;
+    for (let i = 0; i < n; i++) {
+      const a = (2 * Math.PI * i) / n;
+      const r = 0.1 * (1 + 0.1 * Math.sin(7 * a) + 0.03 * Math.sin(97 * a)) + 0.00005 * Math.sin(i * 1.7);
+      ring.push([5.1 + r * Math.cos(a) * 1.6, 52.1 + r * Math.sin(a)]);
+    }
+    ring.push(ring[0]);
+    const f: InvloedFeature = { id: 'g', type: 'natura2000', geometrie: { type: 'Polygon', coordinates: [ring] } };
+    const idx = new InvloedIndex([f]);
+    const rng = new Rng(11);
+    for (let k = 0; k < 300; k++) {
+      const lon = rng.tussen(4.0, 6.5);
+      const lat = rng.tussen(51.5, 52.8);
+      const d = idx.dichtstbij('natura2000', lon, lat)!;
+      expect(d.afstand).toBeCloseTo(afstandTotFeature(f, lon, lat), 6);
+    }
+  });
+
   it('agrees with turf on random polygons for containment', () => {
     const rng = new Rng(3);
     const feats = willekeurigeFeatures(rng, 60).filter((f) => f.geometrie.type === 'Polygon' || f.geometrie.type === 'MultiPolygon');

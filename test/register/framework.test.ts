@@ -319,9 +319,9 @@ describe(`import framework (${dialect})`, () => {
     );
     const s = await voerImportUit(db, 'energielabels', f);
     expect(s).toMatchObject({ gelezen: 4, afgewezen: 1 });
-    // The parser yields no line number with its rows: the record number is reported (4th record = line 5).
-    expect(s.redenen[0]).toMatchObject({ regel: 4 });
-    expect(s.redenen[0].reden).toMatch(/9999ZZ 1 niet gevonden in de adrestabel .*\(record 4\)/);
+    // Refused after the parser (unknown address), still reported by its line in the file.
+    expect(s.redenen[0]).toMatchObject({ regel: 5 });
+    expect(s.redenen[0].reden).toBe('adres 9999ZZ 1 niet gevonden in de adrestabel (importeer eerst de BAG)');
     expect(await db.prisma.energielabel.findUniqueOrThrow({ where: { adresId: '0363200000081087' } })).toMatchObject({ label: 'A' });
     const s2 = await voerImportUit(db, 'energielabels', f);
     expect(s2).toMatchObject({ ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 3 });

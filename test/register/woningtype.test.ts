@@ -5,6 +5,7 @@ import { upsertBatch } from '../../src/domain/register/import/schrijver.ts';
 import { AFGELEID_BRON, Footprints, leidWoningtypenAf, segmentAfstand2 } from '../../src/domain/register/woningtype.ts';
 import { dialect, useTestDatabase } from '../support/db.ts';
 import { CSV_FULL, CSV_PLUS } from '../support/hulp.ts';
+import { rdNaarLonLat } from '../../src/domain/register/import/geo.ts';
 
 function leesCsv(f: string): Record<string, string>[] {
   const [kop, ...rijen] = readFileSync(f, 'utf8').trimEnd().split('\n');
@@ -100,5 +101,43 @@ describe(`woningtype: derivation vs NLExtract (${dialect})`, () => {
     expect(r2.verwijderd).toBe(1);
     expect(await db.prisma.woningtype.findUnique({ where: { adresId: '0363200000242880' } })).toBeNull();
     expect(await db.prisma.woningtype.count({ where: { bron: AFGELEID_BRON, woningtype: 'appartement' } })).toBe(43);
+  });
+});
+
+describe(`house types from a sweep over strips of panden (${dialect})`, () => {
+  const db = useTestDatabase();
+
+  it('gives the same types whether the sweep takes 3 panden or all at a time', async () => {
+    // Rows of 1 to 5 touching houses side by side along RD x, 30 m apart, and a flat with 3 homes.
+    const panden: Record<string, unknown>[] = [];
+    const adressen: Record<string, unknown>[] = [];
+    let x = 150_000;
+    let nr = 0;
+    const huis = (b: number, woningen = 1) => {
+      const id = `0000100000${String(panden.length + 1).padStart(6, '0')}`;
+      const ring = [[x, 450_000], [x + b, 450_000], [x + b, 450_010], [x, 450_010], [x, 450_000]].map(([rx, ry]) => rdNaarLonLat(rx, ry));
+      panden.push({ id, geometrie: { type: 'Polygon', coordinates: [ring] }, bron: 't' });
+      for (let w = 0; w < woningen; w++) {
+        const [lon, lat] = rdNaarLonLat(x + b / 2, 450_005);
+        adressen.push({ id: `0000200000${String(++nr).padStart(6, '0')}`, postcode: '1234AB', huisnummer: nr, straat: 'A', woonplaats: 'W', object_type: 'verblijfsobject', object_id: `vbo-${nr}`, pand_id: id, gebruiksdoelen: ['woonfunctie'], lat, lon, bron: 't' });
+      }
+      x += b;
+    };
+    for (const rij of [1, 2, 3, 4, 5, 2, 1]) {
+      for (let i = 0; i < rij; i++) huis(6);
+      x += 30;
+    }
+    huis(20, 3);
+    await upsertBatch(db.prisma, 'pand', panden);
+    await upsertBatch(db.prisma, 'adres', adressen);
+    const typen = async () => Object.fromEntries((await db.prisma.woningtype.findMany({ orderBy: { adresId: 'asc' } })).map((w) => [w.adresId, w.woningtype]));
+    const heel = await leidWoningtypenAf(db);
+    expect(heel.typen).toEqual({ vrijstaand: 2, 'twee-onder-een-kap': 4, hoekwoning: 6, tussenwoning: 6, appartement: 3 });
+    const verwacht = await typen();
+    await db.prisma.woningtype.deleteMany();
+    const klein = await leidWoningtypenAf(db, { strookPagina: 3 });
+    expect(klein.typen).toEqual(heel.typen);
+    expect(await typen()).toEqual(verwacht);
+    expect(await db.prisma.woonpand.count()).toBe(0);
   });
 });

@@ -2,8 +2,9 @@
  * A real app on a real database for integration tests: the Fastify instance (for app.inject), a
  * tRPC caller factory (for createCaller), a movable clock, and factories that create unique data.
  */
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { pino, type Logger } from 'pino';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse as InjectResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/env.ts';
 import { createContextInner, type Kanaal, type Services } from '../../src/core/context.ts';
@@ -29,6 +30,30 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+const DECODEER: Record<string, (b: Buffer) => Buffer> = { br: brotliDecompressSync, gzip: gunzipSync, deflate: inflateSync };
+
+/**
+ * app.inject as real clients call: with `Accept-Encoding: gzip, deflate, br` unless the test sets its own,
+ * so the suite runs every answer through compression. The body (`payload`, `body`, `json()`) is the
+ * decoded answer, as a client library gives it; `rawPayload` and the headers stay as sent on the wire.
+ */
+function sendAcceptEncoding(app: FastifyInstance): void {
+  const inject = app.inject.bind(app) as (opts: InjectOptions) => Promise<InjectResponse>;
+  const metCompressie = (opts: InjectOptions | string) => {
+    const o: InjectOptions = typeof opts === 'string' ? { url: opts } : opts;
+    const headers = { ...(o.headers ?? {}) } as Record<string, string>;
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'accept-encoding')) headers['accept-encoding'] = 'gzip, deflate, br';
+    return inject({ ...o, headers }).then((res) => {
+      const decodeer = DECODEER[String(res.headers['content-encoding'] ?? '')];
+      if (decodeer && res.rawPayload.length > 0) res.payload = res.body = decodeer(res.rawPayload).toString('utf8');
+      return res;
+    });
+  };
+  // Only the promise form with options is used by the tests; the chained form stays as Fastify has it.
+  app.inject = ((opts?: InjectOptions | string, cb?: unknown) =>
+    opts === undefined || cb !== undefined ? (inject as (...a: unknown[]) => unknown)(opts, cb) : metCompressie(opts)) as typeof app.inject;
+}
+
 export async function createTestApp(
   overrides: Partial<Record<keyof Config, string>> = {},
   opts: { onQuery?: (sql: string) => void; log?: Logger } = {},
@@ -45,6 +70,7 @@ export async function createTestApp(
   const services: Services = { db: db.prisma, config, now: () => clock.now, log, waardemodel: maakModelHouder(db.prisma, log, { controleMs: 0 }) };
   const app = await buildApp({ services });
   await app.ready();
+  sendAcceptEncoding(app);
   let n = 0;
   const t: TestApp = {
     app,

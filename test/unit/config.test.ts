@@ -14,3 +14,19 @@ describe('DEMO_SEED default (safe on PostgreSQL)', () => {
     expect(() => loadConfig({ DEMO_SEED: 'ja' })).toThrow(/DEMO_SEED/);
   });
 });
+
+describe('DATABASE_REPLICA_URL', () => {
+  const primair = 'postgresql://u@127.0.0.1/x';
+  it('is a comma-separated list of postgresql:// URLs, empty by default', () => {
+    expect(loadConfig({ DATABASE_URL: primair }).DATABASE_REPLICA_URL).toEqual([]);
+    expect(loadConfig({ DATABASE_URL: primair, DATABASE_REPLICA_URL: ' postgresql://u@r1/x, postgres://u@r2:5433/x ,' }).DATABASE_REPLICA_URL).toEqual([
+      'postgresql://u@r1/x',
+      'postgres://u@r2:5433/x',
+    ]);
+  });
+
+  it('refuses a URL that is not PostgreSQL, and replicas without DATABASE_URL (the embedded database has none)', () => {
+    expect(() => loadConfig({ DATABASE_URL: primair, DATABASE_REPLICA_URL: 'postgresql://u@r1/x,mysql://u@r2/x' })).toThrow(/DATABASE_REPLICA_URL/);
+    expect(() => loadConfig({ DATABASE_REPLICA_URL: 'postgresql://u@r1/x' })).toThrow(/DATABASE_REPLICA_URL: replica’s vereisen DATABASE_URL/);
+  });
+});

@@ -12,7 +12,7 @@ function p(prijs: number, marktwaarde: number, band = 0.2, label: Betrouwbaarhei
     datum: '2024-01-01',
     prijs,
     woningtype: 'tussenwoning',
-    uitkomst: { soort: 'waarde', marktwaarde, min: Math.round(marktwaarde * (1 - band)), max: Math.round(marktwaarde * (1 + band)), betrouwbaarheid: label, nComps: 10, nEff: 8, spreiding: 0.1 },
+    uitkomst: { soort: 'waarde', marktwaarde, min: Math.round(marktwaarde * (1 - band)), max: Math.round(marktwaarde * (1 + band)), betrouwbaarheid: label, nComps: 10, nEff: 8, spreiding: 0.1, kansBinnen10: 0.5, wozGebruikt: false },
   };
 }
 

@@ -111,6 +111,7 @@ describe('honesty of the second stage', () => {
       segment: table.segment[row],
       exclude: null,
       excludeObject: table.object[row],
+      wozDeflated: NaN,
     };
     const peil = dayNumber('2022-06-15');
     const out = new Float64Array(2);

@@ -92,6 +92,7 @@ describe('honesty of the comparables', () => {
         segment: seg,
         exclude: new Set(exclude),
         excludeObject: -1,
+        wozDeflated: NaN,
       };
       return estimate(core, subject, dayNumber(peil), sc);
     };

@@ -8,9 +8,11 @@
  */
 import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { formatPredictionsCsv, parseSalesCsv, renderReport, runAblation, runBacktest } from '../../domain/valuation/backtest/index.ts';
-import type { AblationRow, BacktestResult } from '../../domain/valuation/backtest/index.ts';
+import { demoVerkopen } from '../../domain/register/demo/verkopen.ts';
+import { formatPredictionsCsv, parseSalesCsv, renderReport, runAblation, runBacktest, runDatasets, VARIANT_OMSCHRIJVING } from '../../domain/valuation/backtest/index.ts';
+import type { AblationRow, BacktestResult, DatasetRun, KansDeciel } from '../../domain/valuation/backtest/index.ts';
 import type { SalesCsv } from '../../domain/valuation/backtest/sales-csv.ts';
 import type { PriceIndexPoint, SaleRecord } from '../../domain/valuation/index.ts';
 
@@ -26,7 +28,11 @@ interface BacktestFlags {
   report?: string;
   index?: 'db' | 'schatten';
   ablatie?: boolean;
+  vergelijk?: boolean;
 }
+
+/** The file name that stands for the synthetic demo's sales (with WOZ), generated in-process. */
+const DEMO = 'demo';
 
 const pct = (v: number, d = 1) => (Number.isFinite(v) ? `${(v * 100).toFixed(d)}%` : '–');
 
@@ -37,6 +43,40 @@ export function formatAblation(rows: readonly AblationRow[]): string {
     const o = a.overall;
     lines.push(`${a.omschrijving.padEnd(55)} ${pct(a.hitRate).padStart(8)}  ${pct(o.mdape, 2).padStart(6)}  ${pct(o.pe10).padStart(10)}  ${pct(o.pe20).padStart(10)}  ${pct(o.dekking).padStart(7)}  ${o.cod.toFixed(1).padStart(5)}  ${o.prd.toFixed(3)}  ${a.gewicht.toFixed(2).padStart(7)}  ${String(a.bomen).padStart(5)}`);
   }
+  return lines.join('\n');
+}
+
+/** Plain-text reliability table of `kans_binnen_10_procent`. */
+export function formatKansDecielen(rows: readonly KansDeciel[]): string {
+  const lines = ['Kans binnen 10% per deciel   ' + rows.map((d) => String(d.deciel).padStart(5)).join(' ')];
+  lines.push('  voorspeld                  ' + rows.map((d) => pct(d.voorspeld, 0).padStart(5)).join(' '));
+  lines.push('  waargenomen                ' + rows.map((d) => pct(d.waargenomen, 0).padStart(5)).join(' '));
+  lines.push('  verschil (punten)          ' + rows.map((d) => (100 * (d.waargenomen - d.voorspeld)).toFixed(0).padStart(5)).join(' '));
+  return lines.join('\n');
+}
+
+/** Plain-text table of a multi-dataset backtest: per dataset each variant, and the lead over the reference learner. */
+export function formatDatasets(runs: readonly DatasetRun[]): string {
+  const lines = [
+    'Dataset            variant                                   voorspeld  MdAPE   binnen 10%  dekking  hit rate  hoog    t.o.v. referentie',
+  ];
+  for (const r of runs) {
+    const m = r.result.metrics;
+    const o = m.overall;
+    const ref = runs.find((x) => x.dataset === r.dataset && x.variant === 'referentie')?.result.metrics.overall.mdape ?? NaN;
+    const voorsprong = r.variant === 'referentie' ? '' : `${((1 - o.mdape / ref) * 100).toFixed(1)}% beter`;
+    const variant = VARIANT_OMSCHRIJVING[r.variant] + (r.kolommen.length ? ` (${r.kolommen.join(', ')})` : '');
+    lines.push(
+      `${r.dataset.slice(0, 18).padEnd(18)} ${variant.padEnd(41)} ${String(m.totaal).padStart(9)}  ${pct(o.mdape, 2).padStart(6)}  ${pct(o.pe10).padStart(10)}  ${pct(o.dekking).padStart(7)}  ${pct(m.hitRate).padStart(8)}  ${pct(m.perLabel.hoog.aandeel).padStart(5)}  ${voorsprong}`,
+    );
+  }
+  const medians = (['model', 'kaal', 'referentie'] as const).map((v) => {
+    const xs = runs.filter((r) => r.variant === v || (v === 'kaal' && r.variant === 'model' && r.kolommen.length === 0)).map((r) => r.result.metrics.overall.mdape).sort((a, b) => a - b);
+    const n = xs.length;
+    return `${v} ${n ? pct(n % 2 ? xs[n >> 1] : (xs[n / 2 - 1] + xs[n / 2]) / 2, 2) : '–'}`;
+  });
+  lines.push('', `Mediaan MdAPE over de datasets: ${medians.join(', ')}`);
+  for (const r of runs.filter((x) => x.variant === 'model')) lines.push('', `${r.dataset}:`, formatKansDecielen(r.result.metrics.perKansDeciel));
   return lines.join('\n');
 }
 
@@ -61,6 +101,7 @@ export function formatSummary(r: BacktestResult): string {
     const g = m.perLabel[l];
     lines.push(`${l.padEnd(9)} ${pct(g.aandeel).padStart(7)}  ${pct(g.mdape, 2).padStart(6)}  ${pct(g.pe10).padStart(10)}  ${pct(g.pe20).padStart(10)}  ${pct(g.dekking).padStart(7)}`);
   }
+  lines.push('', formatKansDecielen(m.perKansDeciel));
   lines.push('', 'Dekking per deciel van de schatting: ' + m.perSchattingDeciel.map((d) => pct(d.dekking, 0)).join(' '));
   lines.push('Dekking per deciel van de prijs:     ' + m.perDeciel.map((d) => pct(d.dekking, 0)).join(' '));
   lines.push('', 'Woningtype           verkopen  hit rate  MdAPE   binnen 10%  dekking');
@@ -75,31 +116,55 @@ export function registerBacktestCommand(program: Command, deps: BacktestDeps): v
   program
     .command('backtest')
     .description('Backtest van het marktwaardemodel: recente verkopen waarderen met een model uit de verkopen ervóór')
-    .argument('[sales.csv]', 'verkopenbestand zoals bij insight import verkopen (docs/import-formaten.md); zonder bestand: de verkopen in de database')
+    .argument('[bestanden...]', `verkopenbestand(en) zoals bij insight import verkopen (docs/import-formaten.md), of '${DEMO}' voor de verkopen van de demodataset met WOZ; zonder bestand: de verkopen in de database; meer dan één: één tabel over alle datasets`)
     .option('--from <datum>', 'eerste verkoopdatum die wordt voorspeld (JJJJ-MM-DD); standaard de recentste 10% van de verkopen')
     .option('--json', 'resultaat als JSON op stdout')
     .option('--predictions <uit.csv>', 'schrijf de waardering per verkoop naar dit CSV-bestand')
     .option('--report <uit.html>', 'schrijf een HTML-rapport met grafieken')
     .option('--ablatie', 'ook de ablatietabel: vergelijking alleen, leerder alleen, gecombineerd, met en zonder locatiestap (vijf backtests)')
+    .option('--vergelijk', 'ook bij één bestand de tabel per variant: alle kolommen, zonder optionele kolommen, en de referentieleerder')
     .option('--index <bron>', "prijsindex: 'db' (de CBS-index in de database) of 'schatten' (uit de verkopen); standaard db zonder bestand, schatten met bestand")
-    .action(async (file: string | undefined, flags: BacktestFlags, cmd: Command) => {
+    .action(async (files: string[], flags: BacktestFlags, cmd: Command) => {
       if (flags.from !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.from)) cmd.error(`Ongeldige --from '${flags.from}' (verwacht JJJJ-MM-DD).`);
+      const file = files[0] as string | undefined;
       const indexBron = flags.index ?? (file ? 'schatten' : 'db');
       if (indexBron !== 'db' && indexBron !== 'schatten') cmd.error(`Ongeldige --index '${flags.index}' (db of schatten).`);
-      let sales: SaleRecord[];
-      if (file) {
+      const lees = async (f: string): Promise<SaleRecord[]> => {
+        if (f === DEMO) return demoVerkopen(1);
         let gelezen: SalesCsv;
         try {
-          gelezen = await parseSalesCsv(createReadStream(file));
+          gelezen = await parseSalesCsv(createReadStream(f));
         } catch (err) {
           cmd.error((err as Error).message);
         }
-        sales = gelezen.verkopen;
         if (gelezen.geweigerd.length && !flags.json) {
           const voorbeelden = gelezen.geweigerd.slice(0, 5).map((g) => `  regel ${g.regel}: ${g.reden}`);
-          process.stderr.write(`${gelezen.geweigerd.length} regel(s) overgeslagen:\n${voorbeelden.join('\n')}\n`);
+          process.stderr.write(`${f}: ${gelezen.geweigerd.length} regel(s) overgeslagen:\n${voorbeelden.join('\n')}\n`);
         }
-      } else sales = await deps.loadHeldSales();
+        return gelezen.verkopen;
+      };
+      if (files.length > 1 || flags.vergelijk) {
+        const datasets: { naam: string; verkopen: SaleRecord[] }[] = [];
+        for (const f of files.length ? files : [DEMO]) {
+          const verkopen = await lees(f);
+          if (verkopen.length === 0) cmd.error(`Geen verkopen in ${f}.`);
+          datasets.push({ naam: basename(f).replace(/\.csv$/i, ''), verkopen });
+        }
+        let runs: DatasetRun[];
+        try {
+          runs = runDatasets(datasets, {}, (r) => {
+            if (!flags.json) process.stderr.write(`${r.dataset}, ${VARIANT_OMSCHRIJVING[r.variant]}: MdAPE ${pct(r.result.metrics.overall.mdape, 2)} (${Math.round((r.result.duur.bouw + r.result.duur.waarderen) / 1000)} s)\n`);
+          });
+        } catch (err) {
+          cmd.error((err as Error).message);
+        }
+        if (flags.json) {
+          const uit = runs.map((r) => ({ dataset: r.dataset, variant: r.variant, kolommen: r.kolommen, from: r.result.from, metrics: r.result.metrics, stap2: r.result.details.stap2, wozGewicht: r.result.details.wozGewicht, duur: r.result.duur }));
+          process.stdout.write(JSON.stringify(uit, null, 2) + '\n');
+        } else process.stdout.write(formatDatasets(runs) + '\n');
+        return;
+      }
+      const sales = file ? await lees(file) : await deps.loadHeldSales();
       if (sales.length === 0) cmd.error(file ? `Geen verkopen in ${file}.` : 'Geen verkopen in de database: importeer eerst verkopen.');
       const priceIndex = indexBron === 'db' ? await deps.loadPriceIndex() : undefined;
       if (!flags.json) process.stderr.write(`Backtest op ${sales.length} verkopen...\n`);

@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { Database } from '../../db/client.ts';
+import { snakeCase } from '../db.ts';
 import { controleerInvoer, samenvattingTekst, voerImportUit } from '../../domain/register/import/runner.ts';
 import { soortenOverzicht } from '../../domain/register/import/soorten.ts';
 import { maakVoortgang } from '../../domain/register/import/voortgang.ts';
@@ -41,7 +42,7 @@ export function registerImportCommand(program: Command, deps: { openDb: () => Pr
           batchGrootte: opts.batch,
           voortgang: maakVoortgang({ stroom, label: `import ${soort}` }),
         });
-        process.stdout.write(json ? `${JSON.stringify(s)}\n` : `${samenvattingTekst(s)}\n`);
+        process.stdout.write(json ? `${JSON.stringify(snakeCase(s))}\n` : `${samenvattingTekst(s)}\n`);
       } finally {
         await db.close();
       }

@@ -51,7 +51,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * nothing else: a 429 from memory, a 400 or 403. One key flooding at its limit made one round trip per refused request
  * before (25,804 reads in 10 s at 2,600 refusals per second); now one per handful.
  */
-const saldoRijen = rijenPerSleutel<{ credits: number }>('SELECT id::text AS sleutel, credits FROM account WHERE id = ANY($1::uuid[])', 256);
+const saldoRijen = rijenPerSleutel<{ credits: number }>('SELECT id::text AS sleutel, credits FROM account WHERE id = ANY($1::uuid[])', { maxGrootte: 256 });
 
 export async function getBalance(db: Db, accountId: string): Promise<number> {
   // Not a uuid: no account, and it must not fail the statement of the balances read with it.

@@ -4,7 +4,7 @@
  * huisnummertoevoeging together, ignoring case, spaces and dashes (`A`, `A2`, `A-2`, `A 2`, `-2`).
  */
 import { perDatabase } from '../../db/bundel.ts';
-import { sqlRijen, type Db } from '../../db/client.ts';
+import { registerRijen, type Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
 import { toevoegingSleutel, toevoegingVergelijkvorm } from '../begrippen.ts';
 
@@ -66,8 +66,9 @@ export type AdresUitkomst<R extends AdresKandidaat = Adres> =
  * (src/db/bundel.ts): one statement at a time, and what arrives meanwhile goes next as one statement.
  * A lone lookup goes at once. Under a customer's batch job this turns one round trip per lookup into
  * one per handful; the statement's fixed cost was a large part of a lookup's time in Node and in
- * PostgreSQL (npm run bench:profiel). `kolommen` selects from `adres a` and whatever `joins` adds;
- * rows come per request in the order of `adresKandidaten`.
+ * PostgreSQL (npm run bench:profiel). Read from a replica when one is usable (registerRijen).
+ * `kolommen` selects from `adres a` and whatever `joins` adds; rows come per request in the order of
+ * `adresKandidaten`.
  */
 export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (rij: Record<string, unknown>) => R = (r) => r as R) {
   const tekst = `SELECT v.n::int AS n, ${kolommen}
@@ -77,7 +78,7 @@ export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (
   const lezer = perDatabase<{ postcode: string; huisnummer: number }, R[]>((db) => ({
     maxGrootte: 64,
     async verwerk(_sleutel, items) {
-      const rijen = await sqlRijen<Record<string, unknown> & { n: number }>(db, tekst, [items.map((i) => i.postcode), items.map((i) => i.huisnummer)]);
+      const rijen = await registerRijen<Record<string, unknown> & { n: number }>(db, tekst, [items.map((i) => i.postcode), items.map((i) => i.huisnummer)]);
       const perItem: R[][] = items.map(() => []);
       for (const { n, ...rij } of rijen) perItem[Number(n) - 1].push(naarRij(rij));
       return perItem;

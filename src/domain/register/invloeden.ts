@@ -10,18 +10,17 @@
  * = inside any part), as turf's booleanPointInPolygon; a point on the boundary (< 0.5 m) counts as
  * inside.
  *
- * Spatial index: per type a Flatbush over the feature bounding boxes, searched with an expanding
- * box around the address (start 500 m; when the nearest candidate lies at d > r, search again with
- * r = d, which is exact because every feature closer than d has a bbox intersecting that box).
- * Features with many segments (long lines, detailed Natura 2000 borders) get their own Flatbush
- * over segment boxes, searched the same way, and the ray cast for containment only visits the
- * segments whose box crosses the ray. So the work per address does not grow with the number or
- * size of the features far away.
+ * Spatial index: per type one Flatbush over every border/line segment of its features, searched
+ * best-first with an exact lower bound of the spherical distance to each node's box, so an address
+ * visits only the few segments near its nearest point: the cost per address does not grow with the
+ * number of vertices of a border (bench/invloeden.ts). A second Flatbush over the feature boxes finds
+ * the polygons that may contain the address; the ray cast visits only the segments crossing the ray.
  *
  * Thresholds: see INVLOED_DREMPELS (one table; the distance used is the rounded whole metre that
  * is reported, so the text and the colour always agree).
  */
 import Flatbush from 'flatbush';
+import FlatQueue from 'flatqueue';
 import type { Geometry, Position } from 'geojson';
 import { KERN_INVLOED_TYPES } from '../begrippen.ts';
 
@@ -147,8 +146,6 @@ export interface Beoordeling {
 
 // ------------------------------------------------------------------------------------------ prepared geometry
 
-const GROOT = 32; // features with more segments get their own segment index
-
 interface Segmenten {
   n: number;
   /** lon/lat of both ends: [ax, ay, bx, by] per segment */
@@ -157,7 +154,6 @@ interface Segmenten {
   v: Float64Array;
   /** polygon part per segment (for containment) */
   deel: Int32Array;
-  index: Flatbush | null;
 }
 
 interface Voorbereid {
@@ -169,6 +165,9 @@ interface Voorbereid {
   maxX: number;
   maxY: number;
   s: Segmenten;
+  /** The feature's segments in its type's arrays: [van, tot). */
+  van: number;
+  tot: number;
 }
 
 const RAD = Math.PI / 180;
@@ -257,15 +256,7 @@ function bereid(f: InvloedFeature): Voorbereid {
     maxX = Math.max(maxX, ax, bx);
     maxY = Math.max(maxY, ay, by);
   }
-  let index: Flatbush | null = null;
-  if (n > GROOT) {
-    index = new Flatbush(n);
-    for (let k = 0; k < n; k++) {
-      index.add(Math.min(ll[4 * k], ll[4 * k + 2]), Math.min(ll[4 * k + 1], ll[4 * k + 3]), Math.max(ll[4 * k], ll[4 * k + 2]), Math.max(ll[4 * k + 1], ll[4 * k + 3]));
-    }
-    index.finish();
-  }
-  return { f, vlak, delen, minX, minY, maxX, maxY, s: { n, ll, v, deel, index } };
+  return { f, vlak, delen, minX, minY, maxX, maxY, s: { n, ll, v, deel }, van: 0, tot: n };
 }
 
 /** Angle (radians) between unit vector p and segment k of s (a great-circle arc). */
@@ -293,53 +284,139 @@ function hoek(px: number, py: number, pz: number, qx: number, qy: number, qz: nu
   return Math.atan2(Math.hypot(cx, cy, cz), px * qx + py * qy + pz * qz);
 }
 
-/** Half-widths in degrees of a box that contains every point within r metres of (lon, lat). */
-function kader(lat: number, r: number): [number, number] {
-  const dLat = (r / AARDSTRAAL_M) / RAD;
-  const maxLat = Math.min(89.9, Math.abs(lat) + dLat);
-  const dLon = Math.min(180, dLat / Math.cos(maxLat * RAD));
-  return [dLon, dLat];
+/** Central angle between two lon/lat points (degrees in, radians out). */
+function boog(lon1: number, lat1: number, lon2: number, lat2: number): number {
+  const s1 = Math.sin(((lat2 - lat1) * RAD) / 2);
+  const s2 = Math.sin(((lon2 - lon1) * RAD) / 2);
+  return 2 * Math.asin(Math.min(1, Math.sqrt(s1 * s1 + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * s2 * s2)));
 }
 
-/** Shortest distance in metres from the point to the segments of feature `f` (boundary / line / points). */
-function randAfstand(f: Voorbereid, lon: number, lat: number, p: Float64Array): number {
-  const s = f.s;
+/**
+ * Lower bound (radians) of the angle from (lon, lat) to any point of the lon/lat box. Exact on the
+ * sphere: inside the box's longitudes the nearest point lies on the same meridian; outside, on the
+ * nearer meridian edge (at the foot of the perpendicular, or the corner it is clamped to).
+ */
+function hoekTotKader(lon: number, lat: number, cosLat: number, tanLat: number, minX: number, minY: number, maxX: number, maxY: number): number {
+  if (lon >= minX && lon <= maxX) {
+    if (lat < minY) return (minY - lat) * RAD;
+    if (lat > maxY) return (lat - maxY) * RAD;
+    return 0;
+  }
+  const rand = lon < minX ? minX : maxX;
+  const dl = Math.abs(lon - rand) * RAD;
+  if (dl >= Math.PI / 2) return 0;
+  const voet = Math.atan(tanLat / Math.cos(dl)) / RAD;
+  if (voet >= minY && voet <= maxY) return Math.asin(Math.min(1, cosLat * Math.sin(dl)));
+  return boog(lon, lat, rand, voet < minY ? minY : maxY);
+}
+
+/**
+ * All segments of one influence type in one Flatbush (boxes padded in latitude by the great-circle
+ * bulge, so they contain the arc), with the feature each belongs to.
+ */
+interface TypeSegmenten extends Segmenten {
+  feature: Int32Array;
+  index: Flatbush;
+  rij: FlatQueue<number>;
+}
+
+function voegSamen(features: Voorbereid[]): TypeSegmenten {
+  let n = 0;
+  for (const v of features) n += v.s.n;
+  const ll = new Float64Array(4 * n);
+  const vv = new Float64Array(9 * n);
+  const deel = new Int32Array(n);
+  const feature = new Int32Array(n);
+  const index = new Flatbush(n);
+  let o = 0;
+  features.forEach((v, i) => {
+    ll.set(v.s.ll, 4 * o);
+    vv.set(v.s.v, 9 * o);
+    deel.set(v.s.deel, o);
+    feature.fill(i, o, o + v.s.n);
+    v.van = o;
+    v.tot = o + v.s.n;
+    o += v.s.n;
+    v.s = { n: 0, ll: new Float64Array(0), v: new Float64Array(0), deel: new Int32Array(0) };
+  });
+  for (let k = 0; k < n; k++) {
+    const ax = ll[4 * k], ay = ll[4 * k + 1], bx = ll[4 * k + 2], by = ll[4 * k + 3];
+    const dl = Math.abs(bx - ax) * RAD;
+    // A great circle between two points of the same latitude rises at most dl²/8 (radians) above it.
+    const bolling = (dl * dl) / 8 / RAD;
+    index.add(Math.min(ax, bx), Math.min(ay, by) - bolling, Math.max(ax, bx), Math.max(ay, by) + bolling);
+  }
+  index.finish();
+  return { n, ll, v: vv, deel, feature, index, rij: new FlatQueue<number>() };
+}
+
+/** Flatbush's end of the level that holds node position `pos` (its own upperBound). */
+function niveauEinde(pos: number, grenzen: number[]): number {
+  let i = 0;
+  let j = grenzen.length - 1;
+  while (i < j) {
+    const m = (i + j) >> 1;
+    if (grenzen[m] > pos) j = m;
+    else i = m + 1;
+  }
+  return grenzen[i];
+}
+
+/**
+ * The nearest segment to the point: best-first over the Flatbush tree with the exact spherical
+ * box bound, so only the nodes and segments nearer than the answer are visited — a handful near the
+ * nearest point, however many vertices the border has. Ties go to the lower feature number (the
+ * features are sorted by id).
+ */
+function dichtsteSegment(t: TypeSegmenten, lon: number, lat: number, p: Float64Array): { k: number; hoek: number } {
+  const { index, rij } = t;
+  const boxes = index._boxes;
+  const indices = index._indices;
+  const grenzen = index._levelBounds;
+  const knoop4 = index.nodeSize * 4;
+  const items4 = index.numItems * 4;
+  const cosLat = Math.cos(lat * RAD);
+  const tanLat = Math.tan(lat * RAD);
   const [px, py, pz] = [p[0], p[1], p[2]];
-  if (!s.index) {
-    let best = Infinity;
-    for (let k = 0; k < s.n; k++) {
-      const h = hoekTotSegment(s, k, px, py, pz);
-      if (h < best) best = h;
+  let best = Infinity;
+  let bestK = -1;
+  rij.clear();
+  rij.push(boxes.length - 4, 0);
+  while (rij.length) {
+    if ((rij.peekValue() as number) > best) break;
+    const knoop = rij.pop() as number;
+    const blad = knoop < items4;
+    const eind = Math.min(knoop + knoop4, niveauEinde(knoop, grenzen));
+    for (let pos = knoop; pos < eind; pos += 4) {
+      const ondergrens = hoekTotKader(lon, lat, cosLat, tanLat, boxes[pos], boxes[pos + 1], boxes[pos + 2], boxes[pos + 3]);
+      if (ondergrens > best) continue;
+      const kind = indices[pos >> 2];
+      if (!blad) {
+        rij.push(kind, ondergrens);
+        continue;
+      }
+      const h = hoekTotSegment(t, kind, px, py, pz);
+      if (h < best || (h === best && t.feature[kind] < t.feature[bestK])) {
+        best = h;
+        bestK = kind;
+      }
     }
-    return best * AARDSTRAAL_M;
   }
-  let r = 200;
-  for (;;) {
-    const [dLon, dLat] = kader(lat, r);
-    const kand = s.index.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat);
-    let best = Infinity;
-    for (const k of kand) {
-      const h = hoekTotSegment(s, k, px, py, pz);
-      if (h < best) best = h;
-    }
-    const m = best * AARDSTRAAL_M;
-    if (m <= r) return m;
-    r = Number.isFinite(m) ? m * (1 + 1e-9) + 1e-6 : r * 4;
-    if (r > 4e7) return m;
-  }
+  rij.clear();
+  return { k: bestK, hoek: best };
 }
 
 /** Even-odd ray cast to the east, per polygon part; inside any part -> true. */
-function bevat(f: Voorbereid, lon: number, lat: number): boolean {
+function bevat(f: Voorbereid, s: Segmenten, lon: number, lat: number, index: Flatbush | null): boolean {
   if (!f.vlak || lon < f.minX || lon > f.maxX || lat < f.minY || lat > f.maxY) return false;
-  const s = f.s;
   const pariteit = new Uint8Array(f.delen);
   const test = (k: number) => {
     const ax = s.ll[4 * k], ay = s.ll[4 * k + 1], bx = s.ll[4 * k + 2], by = s.ll[4 * k + 3];
     if (ay > lat !== by > lat && lon < ((bx - ax) * (lat - ay)) / (by - ay) + ax) pariteit[s.deel[k]] ^= 1;
   };
-  if (s.index) for (const k of s.index.search(lon, lat, f.maxX, lat)) test(k);
-  else for (let k = 0; k < s.n; k++) test(k);
+  if (index && f.tot - f.van > 32) {
+    for (const k of index.search(lon, lat, f.maxX, lat, (k) => k >= f.van && k < f.tot)) test(k);
+  } else for (let k = f.van; k < f.tot; k++) test(k);
   for (let d = 0; d < f.delen; d++) if (pariteit[d]) return true;
   return false;
 }
@@ -385,7 +462,7 @@ export function bepaalIndicator(type: string, afstandM: number, binnen: boolean)
 
 /** Spatial index over influence features; build once, query per address. */
 export class InvloedIndex {
-  private readonly perType = new Map<string, { features: Voorbereid[]; index: Flatbush }>();
+  private readonly perType = new Map<string, { features: Voorbereid[]; index: Flatbush; segmenten: TypeSegmenten }>();
 
   constructor(features: readonly InvloedFeature[]) {
     const groepen = new Map<string, Voorbereid[]>();
@@ -395,10 +472,11 @@ export class InvloedIndex {
       l.push(bereid(f));
     }
     for (const [type, lijst] of groepen) {
+      lijst.sort((a, b) => (a.f.id < b.f.id ? -1 : a.f.id > b.f.id ? 1 : 0));
       const index = new Flatbush(lijst.length);
       for (const v of lijst) index.add(v.minX, v.minY, v.maxX, v.maxY);
       index.finish();
-      this.perType.set(type, { features: lijst, index });
+      this.perType.set(type, { features: lijst, index, segmenten: voegSamen(lijst) });
     }
   }
 
@@ -411,33 +489,18 @@ export class InvloedIndex {
   dichtstbij(type: string, lon: number, lat: number): Dichtstbij | null {
     const t = this.perType.get(type);
     if (!t) return null;
-    const p = new Float64Array(3);
-    eenheid(lon, lat, p, 0);
     // Containment first: polygons whose box holds the point.
     for (const i of t.index.search(lon, lat, lon, lat)) {
       const v = t.features[i];
-      if (v.vlak && bevat(v, lon, lat)) return { feature: v.f, afstand: 0, binnen: true };
+      if (v.vlak && bevat(v, t.segmenten, lon, lat, t.segmenten.index)) return { feature: v.f, afstand: 0, binnen: true };
     }
-    let r = 500;
-    for (;;) {
-      const [dLon, dLat] = kader(lat, r);
-      let best = Infinity;
-      let beste: Voorbereid | null = null;
-      for (const i of t.index.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat)) {
-        const v = t.features[i];
-        const a = randAfstand(v, lon, lat, p);
-        if (a < best || (a === best && beste && v.f.id < beste.f.id)) {
-          best = a;
-          beste = v;
-        }
-      }
-      if (beste && best <= r) {
-        const binnen = beste.vlak && best < 0.5;
-        return { feature: beste.f, afstand: binnen ? 0 : best, binnen };
-      }
-      r = Number.isFinite(best) ? best * (1 + 1e-9) + 1e-6 : r * 4;
-      if (r > 4e7) return beste ? { feature: beste.f, afstand: best, binnen: false } : null;
-    }
+    const p = new Float64Array(3);
+    eenheid(lon, lat, p, 0);
+    const { k, hoek } = dichtsteSegment(t.segmenten, lon, lat, p);
+    const beste = t.features[t.segmenten.feature[k]];
+    const afstand = hoek * AARDSTRAAL_M;
+    const binnen = beste.vlak && afstand < 0.5;
+    return { feature: beste.f, afstand: binnen ? 0 : afstand, binnen };
   }
 
   /** Judgement for one address and type, or null when the type has no features. */
@@ -486,7 +549,7 @@ export function computeInvloeden(features: readonly InvloedFeature[], addresses:
 /** Distance in metres from a point to one feature without any index (0 inside); for tests and checks. */
 export function afstandTotFeature(f: InvloedFeature, lon: number, lat: number): number {
   const v = bereid(f);
-  if (bevat(v, lon, lat)) return 0;
+  if (bevat(v, v.s, lon, lat, null)) return 0;
   const p = new Float64Array(3);
   eenheid(lon, lat, p, 0);
   let best = Infinity;

@@ -1,12 +1,12 @@
 /**
  * Reading the register data the service holds, one function per lookup. What is not held is null
  * or an empty list; nothing is estimated here. On the request path: prepared statements on the pg pool
- * (sqlRijen), not Prisma queries, the WOZ values, labels and house types of concurrent lookups read
- * together (rijenPerSleutel, src/db/bundel.ts); DATE columns are read as text (YYYY-MM-DD), so no time zone comes between the
- * register and the answer.
+ * (registerRijen: a replica's when one is usable, docs/replicas.md), not Prisma queries, the WOZ values,
+ * labels and house types of concurrent lookups read together (rijenPerSleutel, src/db/bundel.ts); DATE
+ * columns are read as text (YYYY-MM-DD), so no time zone comes between the register and the answer.
  */
 import { rijenPerSleutel } from '../../db/bundel.ts';
-import { sqlRijen, type Db } from '../../db/client.ts';
+import { registerRijen, type Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
 import { datumKolom } from '../begrippen.ts';
 
@@ -36,6 +36,7 @@ export function adresKenmerken(a: Adres) {
 const wozRijen = rijenPerSleutel<{ peildatum: string; waarde: number; bron: string }>(
   `SELECT adres_id AS sleutel, to_char(peildatum, 'YYYY-MM-DD') AS peildatum, waarde, bron FROM woz_waarde
    WHERE adres_id = ANY($1::text[]) ORDER BY adres_id, peildatum DESC`,
+  { lees: registerRijen },
 );
 
 export async function wozWaarden(db: Db, adresId: string) {
@@ -50,6 +51,7 @@ const labelRijen = rijenPerSleutel<{ label: string | null; registratiedatum: str
   `SELECT adres_id AS sleutel, label, to_char(registratiedatum, 'YYYY-MM-DD') AS registratiedatum, to_char(geldig_tot, 'YYYY-MM-DD') AS geldig_tot,
           opnametype, energie_index, bron
    FROM energielabel WHERE adres_id = ANY($1::text[])`,
+  { lees: registerRijen },
 );
 
 export async function energielabel(db: Db, adresId: string) {
@@ -62,6 +64,7 @@ export async function energielabel(db: Db, adresId: string) {
 
 const woningtypeRijen = rijenPerSleutel<{ woningtype: string; afgeleid_uit: string; bron: string }>(
   'SELECT adres_id AS sleutel, woningtype, afgeleid_uit, bron FROM woningtype WHERE adres_id = ANY($1::text[])',
+  { lees: registerRijen },
 );
 
 export async function woningtype(db: Db, adresId: string) {
@@ -70,7 +73,7 @@ export async function woningtype(db: Db, adresId: string) {
 }
 
 export async function invloeden<T extends string>(db: Db, adresId: string, types: readonly T[]) {
-  const rows = await sqlRijen<{ type: string; indicator: string; afstandM: number | null; omschrijving: string; bron: string }>(
+  const rows = await registerRijen<{ type: string; indicator: string; afstandM: number | null; omschrijving: string; bron: string }>(
     db,
     'SELECT type, indicator, afstand_m AS "afstandM", omschrijving, bron FROM adres_invloed WHERE adres_id = $1 AND type = ANY($2::text[])',
     [adresId, [...types]],

@@ -18,9 +18,9 @@
  * nevenadres stays a house. Touching is tested exactly (segment distances, plus containment) after a
  * flatbush search on the footprints' boxes, in RD metres (proj4 inverse of the stored WGS84).
  *
- * Memory: the residential panden's footprints are held in flat typed arrays (about 200 bytes per
- * pand: ~1 GB for the ~5.5 million residential panden of the Netherlands); addresses are streamed
- * in pages and written in batches.
+ * Memory: the residential panden are counted in a sweep in longitude order (only one narrow strip
+ * of footprints in memory, the counts in the work table `woonpand`), then the addresses are streamed
+ * in pages joined with that table and written in batches.
  */
 import Flatbush from 'flatbush';
 import type { Woningtype } from '../begrippen.ts';
@@ -124,11 +124,23 @@ export class Footprints {
    * with exactly one neighbour, that neighbour's index.
    */
   buren(tol: number): { aantal: Int32Array; enige: Int32Array } {
-    this.#sluit();
     const n = this.ids.length;
     const aantal = new Int32Array(n);
     const enige = new Int32Array(n).fill(-1);
-    if (n === 0) return { aantal, enige };
+    this.paren(tol, 0, (i, j) => {
+      aantal[i]++;
+      aantal[j]++;
+      enige[i] = aantal[i] === 1 ? j : -1;
+      enige[j] = aantal[j] === 1 ? i : -1;
+    });
+    return { aantal, enige };
+  }
+
+  /** Every pair (i < j) within `tol` metres of which at least one has index >= vanaf. */
+  paren(tol: number, vanaf: number, elk: (i: number, j: number) => void): void {
+    this.#sluit();
+    const n = this.ids.length;
+    if (n === 0) return;
     const index = new Flatbush(n);
     const b = this.box.buf;
     for (let i = 0; i < n; i++) index.add(b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]);
@@ -136,16 +148,10 @@ export class Footprints {
     for (let i = 0; i < n; i++) {
       const kandidaten = index.search(b[4 * i] - tol, b[4 * i + 1] - tol, b[4 * i + 2] + tol, b[4 * i + 3] + tol);
       for (const j of kandidaten) {
-        if (j <= i) continue; // each pair once
-        if (this.raakt(i, j, tol)) {
-          aantal[i]++;
-          aantal[j]++;
-          enige[i] = aantal[i] === 1 ? j : -1;
-          enige[j] = aantal[j] === 1 ? i : -1;
-        }
+        if (j <= i || j < vanaf) continue; // each pair once; pairs of earlier panden were counted before
+        if (this.raakt(i, j, tol)) elk(i, j);
       }
     }
-    return { aantal, enige };
   }
 
   /** True when panden i and j are at most tol metres apart (overlap counts as touching). */
@@ -245,89 +251,140 @@ export function footprintRd(geo: unknown): number[][][][] | null {
 
 // ------------------------------------------------------------------------------------------ derivation
 
-interface PandType {
-  type: Woningtype;
-  uitleg: string;
-}
-
-/** Type per residential pand with a footprint (appartement needs no footprint). */
-export function typeerPanden(fp: Footprints, woonfuncties: ReadonlyMap<string, number>, tol = AANRAAK_TOLERANTIE_M): Map<string, PandType> {
-  const { aantal, enige } = fp.buren(tol);
-  const uit = new Map<string, PandType>();
-  for (let i = 0; i < fp.aantal; i++) {
-    const id = fp.ids[i];
-    const n = woonfuncties.get(id) ?? 0;
-    if (n > 1) continue; // appartement: decided per address
-    const k = aantal[i];
-    if (k === 0) uit.set(id, { type: 'vrijstaand', uitleg: `BAG: pand ${id} raakt geen ander woonpand` });
-    else if (k >= 2) uit.set(id, { type: 'tussenwoning', uitleg: `BAG: pand ${id} raakt ${k} woonpanden` });
-    else {
-      const j = enige[i];
-      const kj = aantal[j];
-      if (kj === 1) uit.set(id, { type: 'twee-onder-een-kap', uitleg: `BAG: pand ${id} raakt alleen woonpand ${fp.ids[j]}, dat alleen dit pand raakt` });
-      else uit.set(id, { type: 'hoekwoning', uitleg: `BAG: pand ${id} raakt alleen woonpand ${fp.ids[j]}, dat ${kj} woonpanden raakt (eind van een rij)` });
-    }
-  }
-  return uit;
-}
-
 type Prisma = Database['prisma'];
 
-/** Residential verblijfsobjecten per pand, paged by pand_id. */
-async function woonfunctiesPerPand(prisma: Prisma): Promise<Map<string, number>> {
-  const uit = new Map<string, number>();
-  let na = '';
+/** A longitude margin (degrees) wider than `tol` metres anywhere in the Netherlands (cos 54° > 0.58). */
+const graden = (tol: number) => (tol * 1.5) / (111_320 * 0.58) + 1e-9;
+
+/**
+ * Fill the work table `woonpand`: every residential pand (a verblijfsobject with woonfunctie in it)
+ * with its number of residential objects and the longitude range of its footprint, in one statement.
+ */
+async function vulWoonpanden(prisma: Prisma): Promise<void> {
+  await prisma.$executeRawUnsafe(`DELETE FROM woonpand`);
+  await prisma.$executeRawUnsafe(
+    `INSERT INTO woonpand (pand_id, n, minx, maxx)
+     SELECT w.pand_id, w.n, b.minx, b.maxx
+     FROM (SELECT pand_id, count(DISTINCT COALESCE(object_id, id))::int AS n FROM adres
+           WHERE pand_id IS NOT NULL AND object_type = 'verblijfsobject' AND 'woonfunctie' = ANY(gebruiksdoelen)
+           GROUP BY pand_id) w
+     LEFT JOIN pand p ON p.id = w.pand_id
+     LEFT JOIN LATERAL (
+       SELECT min((v #>> '{}')::float8) FILTER (WHERE jsonb_typeof(v) = 'number') AS minx,
+              max((v #>> '{}')::float8) FILTER (WHERE jsonb_typeof(v) = 'number') AS maxx
+       FROM jsonb_path_query(p.geometrie::jsonb,
+         (CASE WHEN p.geometrie->>'type' = 'MultiPolygon' THEN '$.coordinates[*][*][*][0]' ELSE '$.coordinates[*][*][0]' END)::jsonpath) v
+     ) b ON true`,
+  );
+}
+
+interface Strookpand {
+  id: string;
+  maxx: number;
+  ringen: number[][][][];
+  aantal: number;
+  enige: string | null;
+}
+
+/**
+ * Count the touching residential panden of every residential pand with a footprint: a sweep over the
+ * panden in order of their westernmost longitude, 5,000 at a time. A pand stays in memory only until
+ * no later pand can reach it (its east edge lies west of the next page's start), then its count is
+ * written to `woonpand`. Memory: the panden of one narrow north-south strip, not the country.
+ */
+async function telBuren(prisma: Prisma, tol: number, pagina: number): Promise<number> {
+  const marge = graden(tol);
+  let actief: Strookpand[] = [];
+  let naX = -1000; // west of every longitude
+  let naId = '';
+  let metFootprint = 0;
+  const schrijf = async (klaar: Strookpand[]) => {
+    if (!klaar.length) return;
+    await prisma.$executeRawUnsafe(
+      `UPDATE woonpand w SET aantal = u.aantal, enige = u.enige
+       FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, aantal, enige) WHERE w.pand_id = u.id`,
+      klaar.map((p) => p.id),
+      klaar.map((p) => p.aantal),
+      klaar.map((p) => p.enige),
+    );
+  };
   for (;;) {
     const rijen = (await prisma.$queryRawUnsafe(
-      `SELECT pand_id, count(DISTINCT COALESCE(object_id, id))::int AS n FROM adres
-       WHERE pand_id > $1 AND object_type = 'verblijfsobject' AND 'woonfunctie' = ANY(gebruiksdoelen)
-       GROUP BY pand_id ORDER BY pand_id LIMIT 20000`,
-      na,
-    )) as { pand_id: string; n: number }[];
-    for (const r of rijen) uit.set(r.pand_id, Number(r.n));
-    if (rijen.length < 20000) return uit;
-    na = rijen[rijen.length - 1].pand_id;
+      `SELECT w.pand_id, w.minx, w.maxx, p.geometrie FROM woonpand w JOIN pand p ON p.id = w.pand_id
+       WHERE w.minx IS NOT NULL AND (w.minx > $1 OR (w.minx = $1 AND w.pand_id > $2))
+       ORDER BY w.minx, w.pand_id LIMIT ${pagina}`,
+      naX,
+      naId,
+    )) as { pand_id: string; minx: number; maxx: number; geometrie: unknown }[];
+    const nieuw: Strookpand[] = [];
+    for (const r of rijen) {
+      const g = footprintRd(typeof r.geometrie === 'string' ? JSON.parse(r.geometrie) : r.geometrie);
+      if (g) nieuw.push({ id: r.pand_id, maxx: r.maxx, ringen: g, aantal: 0, enige: null });
+    }
+    metFootprint += nieuw.length;
+    const alle = [...actief, ...nieuw];
+    const fp = new Footprints();
+    for (const p of alle) fp.voegToe(p.id, p.ringen);
+    fp.paren(tol, actief.length, (i, j) => {
+      const a = alle[i];
+      const b = alle[j];
+      a.aantal++;
+      b.aantal++;
+      a.enige = a.aantal === 1 ? b.id : null;
+      b.enige = b.aantal === 1 ? a.id : null;
+    });
+    const laatste = rijen.at(-1);
+    if (rijen.length < pagina || !laatste) {
+      await schrijf(alle);
+      return metFootprint;
+    }
+    naX = laatste.minx;
+    naId = laatste.pand_id;
+    // Later panden start at naX or further east: whoever ends west of it (with the tolerance) is done.
+    const klaar = alle.filter((p) => p.maxx + marge < naX);
+    actief = alle.filter((p) => p.maxx + marge >= naX);
+    await schrijf(klaar);
   }
 }
 
-async function laadFootprints(prisma: Prisma, ids: readonly string[]): Promise<Footprints> {
-  const fp = new Footprints();
-  const gesorteerd = [...ids].sort();
-  for (let i = 0; i < gesorteerd.length; i += 2000) {
-    const deel = gesorteerd.slice(i, i + 2000);
-    const rijen = (await prisma.$queryRawUnsafe(
-      `SELECT id, geometrie FROM pand WHERE id = ANY($1::text[]) AND geometrie IS NOT NULL ORDER BY id`,
-      deel,
-    )) as { id: string; geometrie: unknown }[];
-    for (const r of rijen) {
-      const g = footprintRd(typeof r.geometrie === 'string' ? JSON.parse(r.geometrie) : r.geometrie);
-      if (g) fp.voegToe(r.id, g);
-    }
-  }
-  return fp;
+function pandType(id: string, aantal: number, enige: string | null, enigeAantal: number | null): { type: Woningtype; uitleg: string } {
+  if (aantal === 0) return { type: 'vrijstaand', uitleg: `BAG: pand ${id} raakt geen ander woonpand` };
+  if (aantal >= 2) return { type: 'tussenwoning', uitleg: `BAG: pand ${id} raakt ${aantal} woonpanden` };
+  if (enigeAantal === 1) return { type: 'twee-onder-een-kap', uitleg: `BAG: pand ${id} raakt alleen woonpand ${enige}, dat alleen dit pand raakt` };
+  return { type: 'hoekwoning', uitleg: `BAG: pand ${id} raakt alleen woonpand ${enige}, dat ${enigeAantal} woonpanden raakt (eind van een rij)` };
 }
 
 /**
  * The derived rows, address by address (ordered by adres.id). Addresses with an imported house type
- * are skipped; earlier derived rows of addresses that can no longer be typed are deleted.
+ * are skipped; earlier derived rows of addresses that can no longer be typed are deleted. The pand
+ * facts come from the work table, joined per page, so memory does not grow with the country.
  */
-export async function* woningtypeRijen(db: Pick<Database, 'prisma'>, stat: WoningtypeStatistiek, tol = AANRAAK_TOLERANTIE_M): AsyncGenerator<WoningtypeRij> {
+export async function* woningtypeRijen(db: Pick<Database, 'prisma'>, stat: WoningtypeStatistiek, tol = AANRAAK_TOLERANTIE_M, strookPagina = 5000): AsyncGenerator<WoningtypeRij> {
   const prisma = db.prisma;
-  const woon = await woonfunctiesPerPand(prisma);
-  // Every residential pand, appartement buildings included: they are neighbours too (as in NLExtract).
-  const fp = await laadFootprints(prisma, [...woon.keys()]);
-  stat.pandenMetFootprint = fp.aantal;
-  const pandTypen = typeerPanden(fp, woon, tol);
+  await vulWoonpanden(prisma);
+  stat.pandenMetFootprint = await telBuren(prisma, tol, strookPagina);
 
   let na = '';
   for (;;) {
     const rijen = (await prisma.$queryRawUnsafe(
-      // A scalar subquery (one index probe per address) rather than a join, which PostgreSQL may plan
-      // as a merge join that rescans woningtype from the start for every page.
-      `SELECT a.id, a.object_type, a.pand_id, a.gebruiksdoelen, (SELECT w.bron FROM woningtype w WHERE w.adres_id = a.id) AS wt_bron
-       FROM adres a WHERE a.id > $1 ORDER BY a.id LIMIT 5000`,
+      // Scalar subqueries (one index probe per address) rather than joins, which PostgreSQL may plan
+      // as merge joins that rescan from the start for every page.
+      `SELECT a.id, a.object_type, a.pand_id, a.gebruiksdoelen, (SELECT w.bron FROM woningtype w WHERE w.adres_id = a.id) AS wt_bron,
+              k.n, k.aantal, k.enige, (SELECT e.aantal FROM woonpand e WHERE e.pand_id = k.enige) AS enige_aantal
+       FROM adres a LEFT JOIN LATERAL (SELECT n, aantal, enige FROM woonpand WHERE pand_id = a.pand_id) k ON true
+       WHERE a.id > $1 ORDER BY a.id LIMIT 5000`,
       na,
-    )) as { id: string; object_type: string; pand_id: string | null; gebruiksdoelen: string[] | null; wt_bron: string | null }[];
+    )) as {
+      id: string;
+      object_type: string;
+      pand_id: string | null;
+      gebruiksdoelen: string[] | null;
+      wt_bron: string | null;
+      n: number | null;
+      aantal: number | null;
+      enige: string | null;
+      enige_aantal: number | null;
+    }[];
     const weg: string[] = [];
     for (const r of rijen) {
       if (r.wt_bron !== null && r.wt_bron !== AFGELEID_BRON) {
@@ -346,11 +403,11 @@ export async function* woningtypeRijen(db: Pick<Database, 'prisma'>, stat: Wonin
           bron: AFGELEID_BRON,
         };
       } else if (r.pand_id) {
-        const n = woon.get(r.pand_id) ?? 0;
+        const n = Number(r.n ?? 0);
         if (n > 1) rij = { adres_id: r.id, woningtype: 'appartement', afgeleid_uit: `BAG: ${n} woonfuncties in pand ${r.pand_id}`, bron: AFGELEID_BRON };
-        else {
-          const t = pandTypen.get(r.pand_id);
-          if (t) rij = { adres_id: r.id, woningtype: t.type, afgeleid_uit: t.uitleg, bron: AFGELEID_BRON };
+        else if (r.aantal !== null) {
+          const t = pandType(r.pand_id, Number(r.aantal), r.enige, r.enige_aantal === null ? null : Number(r.enige_aantal));
+          rij = { adres_id: r.id, woningtype: t.type, afgeleid_uit: t.uitleg, bron: AFGELEID_BRON };
         }
       }
       if (rij) {
@@ -364,7 +421,10 @@ export async function* woningtypeRijen(db: Pick<Database, 'prisma'>, stat: Wonin
     if (weg.length) {
       stat.verwijderd += Number(await prisma.$executeRawUnsafe(`DELETE FROM woningtype WHERE adres_id = ANY($1::text[]) AND bron = $2`, weg, AFGELEID_BRON));
     }
-    if (rijen.length < 5000) return;
+    if (rijen.length < 5000) {
+      await prisma.$executeRawUnsafe(`DELETE FROM woonpand`);
+      return;
+    }
     na = rijen[rijen.length - 1].id;
   }
 }
@@ -377,7 +437,7 @@ export function legeStatistiek(): WoningtypeStatistiek {
  * Derive and write house types for every address without an imported one. Idempotent: a second run
  * reports everything as unchanged.
  */
-export async function leidWoningtypenAf(db: Pick<Database, 'prisma'>, opts: { tolerantieM?: number; batchGrootte?: number } = {}): Promise<WoningtypeStatistiek & UpsertTelling> {
+export async function leidWoningtypenAf(db: Pick<Database, 'prisma'>, opts: { tolerantieM?: number; batchGrootte?: number; strookPagina?: number } = {}): Promise<WoningtypeStatistiek & UpsertTelling> {
   const stat = legeStatistiek();
   const telling: UpsertTelling = { ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 0 };
   const grootte = opts.batchGrootte ?? 5000;
@@ -389,7 +449,7 @@ export async function leidWoningtypenAf(db: Pick<Database, 'prisma'>, opts: { to
     telling.ongewijzigd += r.ongewijzigd;
     batch = [];
   };
-  for await (const rij of woningtypeRijen(db, stat, opts.tolerantieM)) {
+  for await (const rij of woningtypeRijen(db, stat, opts.tolerantieM, opts.strookPagina)) {
     batch.push(rij);
     if (batch.length >= grootte) await schrijf();
   }

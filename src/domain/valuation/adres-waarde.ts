@@ -5,6 +5,7 @@
  */
 import { gebundeldeKandidaten, type AdresRij } from '../register/adressen.ts';
 import type { Betrouwbaarheid, ModelInfo, ValuationModel } from './index.ts';
+import { wozBekendOp } from './woz.ts';
 
 /** An address candidate with what a valuation reads of it. */
 export interface WaarderingsAdres extends AdresRij {
@@ -16,18 +17,21 @@ export interface WaarderingsAdres extends AdresRij {
   woningtype: string | null;
   /** Where the address row came from (the synthetic demo says so in `meta.bron`). */
   bron: string;
+  /** The address's held WOZ series, [peildatum Y-m-d, waarde] pairs (null: none). */
+  woz: [string, number][] | null;
 }
 
 /** Every address at a postcode and number with label and house type, ordered like `adresKandidaten`, read in batches. */
 export const waarderingsKandidaten = gebundeldeKandidaten<WaarderingsAdres>(
   `a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats,
-   a.oppervlakte, a.bouwjaar, a.lat, a.lon, a.bron, e.label AS energielabel, w.woningtype`,
+   a.oppervlakte, a.bouwjaar, a.lat, a.lon, a.bron, e.label AS energielabel, w.woningtype,
+   (SELECT json_agg(json_build_array(to_char(z.peildatum, 'YYYY-MM-DD'), z.waarde)) FROM woz_waarde z WHERE z.adres_id = a.id) AS woz`,
   `LEFT JOIN energielabel e ON e.adres_id = a.id
    LEFT JOIN woningtype w ON w.adres_id = a.id`,
 );
 
 export type AdresWaarde =
-  | { soort: 'waarde'; marktwaarde: number; min: number; max: number; betrouwbaarheid: Betrouwbaarheid; info: ModelInfo }
+  | { soort: 'waarde'; marktwaarde: number; min: number; max: number; betrouwbaarheid: Betrouwbaarheid; kansBinnen10: number; info: ModelInfo }
   /** The model refuses: too few or too scattered comparables. */
   | { soort: 'te_weinig'; reden: string; info: ModelInfo }
   /** The address lacks what any valuation needs (area or location); not the model's refusal. */
@@ -42,10 +46,12 @@ export function waardeerAdres(model: ValuationModel, a: WaarderingsAdres, peilda
   if (a.lat == null || a.lon == null) {
     return { soort: 'onvoldoende_gegevens', reden: 'De ligging van dit adres is onbekend; een waarde is niet te bepalen.' };
   }
+  // Only the WOZ value known at the peildatum (see woz.ts), as the sales' own WOZ values were chosen.
+  const woz = wozBekendOp(a.woz?.map(([p, waarde]) => ({ peildatum: p, waarde })), peildatum);
   const w = model.waardeer(
-    { lat: a.lat, lon: a.lon, oppervlakte, bouwjaar: a.bouwjaar, woningtype: a.woningtype, energielabel: a.energielabel, uitsluitenWoning: a.id },
+    { lat: a.lat, lon: a.lon, oppervlakte, bouwjaar: a.bouwjaar, woningtype: a.woningtype, energielabel: a.energielabel, uitsluitenWoning: a.id, woz: woz ? [woz] : null },
     peildatum,
   );
   if (w.soort === 'te_weinig') return { soort: 'te_weinig', reden: w.reden, info: model.info };
-  return { soort: 'waarde', marktwaarde: w.marktwaarde, min: w.min, max: w.max, betrouwbaarheid: w.betrouwbaarheid, info: model.info };
+  return { soort: 'waarde', marktwaarde: w.marktwaarde, min: w.min, max: w.max, betrouwbaarheid: w.betrouwbaarheid, kansBinnen10: w.kansBinnen10, info: model.info };
 }

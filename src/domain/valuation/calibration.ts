@@ -64,22 +64,26 @@ export interface Calibration {
 }
 
 const FEATURES = 5;
+/** With WOZ-anchored valuations among the cases, a sixth feature: the weight the WOZ estimate got. */
+const FEATURES_WOZ = 6;
 
-function features(e: RawEstimate, out: Float64Array): void {
+function features(e: RawEstimate, out: Float64Array, p: number): void {
   out[0] = 1;
   out[1] = Math.log(e.spreiding + 0.01);
   out[2] = Math.log(e.afstand + 100);
   out[3] = Math.log(Math.max(1, e.nEff));
   out[4] = e.correctie;
+  if (p === FEATURES_WOZ) out[5] = e.wozGewicht ?? 0;
 }
 
 /** Uncertainty score of a valuation under `cal` (larger = less certain; roughly a typical |log error|). */
 export function uncertaintyScore(cal: Pick<Calibration, 'schaal'>, e: RawEstimate): number {
-  if (cal.schaal.length !== FEATURES) return e.spreiding;
-  const x = new Float64Array(FEATURES);
-  features(e, x);
+  const p = cal.schaal.length;
+  if (p !== FEATURES && p !== FEATURES_WOZ) return e.spreiding;
+  const x = new Float64Array(p);
+  features(e, x, p);
   let s = 0;
-  for (let j = 0; j < FEATURES; j++) s += cal.schaal[j] * x[j];
+  for (let j = 0; j < p; j++) s += cal.schaal[j] * x[j];
   return Math.exp(s);
 }
 
@@ -91,18 +95,19 @@ export function conformalQuantile(sorted: ArrayLike<number>, q: number): number 
 }
 
 function fitScale(cases: readonly CalibrationCase[]): number[] {
-  const xtx = new Float64Array(FEATURES * FEATURES);
-  const xty = new Float64Array(FEATURES);
-  const x = new Float64Array(FEATURES);
+  const p = cases.some((c) => (c.estimate.wozGewicht ?? 0) > 0) ? FEATURES_WOZ : FEATURES;
+  const xtx = new Float64Array(p * p);
+  const xty = new Float64Array(p);
+  const x = new Float64Array(p);
   for (const c of cases) {
-    features(c.estimate, x);
+    features(c.estimate, x, p);
     const y = Math.log(Math.abs(c.logFout) + 0.01);
-    for (let i = 0; i < FEATURES; i++) {
+    for (let i = 0; i < p; i++) {
       xty[i] += x[i] * y;
-      for (let j = 0; j < FEATURES; j++) xtx[i * FEATURES + j] += x[i] * x[j];
+      for (let j = 0; j < p; j++) xtx[i * p + j] += x[i] * x[j];
     }
   }
-  return Array.from(solveSpd(xtx, xty, FEATURES));
+  return Array.from(solveSpd(xtx, xty, p));
 }
 
 /**

@@ -63,6 +63,11 @@ export interface ComparableCore {
   saleLogIndex: Float64Array;
   /** Region lookup for a subject position (returns a curve number). */
   curveAt: (x: number, y: number) => number;
+  /**
+   * Per row the time-indexed sales ratio: log price minus log WOZ, each deflated by the index at its
+   * own date (NaN: the sale has no WOZ); null when no held sale has one.
+   */
+  wozRatio: Float64Array | null;
 }
 
 /** What the comparable search needs of a subject, already projected and coded. */
@@ -74,6 +79,8 @@ export interface CodedSubject extends SubjectAttributes {
   exclude: ReadonlySet<string> | null;
   /** Interned dwelling id whose sales are never used (-1: none). */
   excludeObject: number;
+  /** The subject's log WOZ value deflated by the index at its WOZ peildatum (NaN: none usable). */
+  wozDeflated: number;
 }
 
 /** Raw outcome of the search, before the band and label. */
@@ -94,6 +101,17 @@ export interface RawEstimate {
    * (NaN: none has); null when the held sales carry no such attributes.
    */
   kenmerken?: Float64Array | null;
+  /**
+   * Sales-ratio estimate (log): the subject's deflated WOZ times the weighted median time-indexed
+   * ratio of the comparables' prices to their own WOZ, at the peildatum; NaN when the subject or too
+   * few comparables have a WOZ value. `wozNEff` is the effective count of those comparables,
+   * `wozSpreiding` the weighted MAD of their ratios.
+   */
+  woz?: number;
+  wozNEff?: number;
+  wozSpreiding?: number;
+  /** Weight the sales-ratio estimate got in `logWaarde` (0: comparables alone). */
+  wozGewicht?: number;
 }
 
 /** Scratch buffers reused across requests (valuation is synchronous, so one set per model suffices). */
@@ -235,7 +253,30 @@ export function estimate(core: ComparableCore, s: CodedSubject, peilDay: number,
     sd += sc.w[i] * sc.dist[i];
     sa += sc.w[i] * Math.abs(sc.adj[i]);
   }
-  return { logWaarde, nComps: m, nEff: effectiveCount(sc.w, m), spreiding, afstand: sd / sw, correctie: sa / sw, straal: radius, kenmerken: kenmerkMeans(core.table, sc, m) };
+  const out: RawEstimate = { logWaarde, nComps: m, nEff: effectiveCount(sc.w, m), spreiding, afstand: sd / sw, correctie: sa / sw, straal: radius, kenmerken: kenmerkMeans(core.table, sc, m) };
+  if (core.wozRatio && s.wozDeflated === s.wozDeflated) salesRatio(core, core.wozRatio, s, peilDay, sc, m, out);
+  return out;
+}
+
+/** Fewest effective comparables with a WOZ value for a sales-ratio estimate. */
+const MIN_WOZ_NEFF = 3;
+
+/** The sales-ratio estimate over the first m comparables in the scratch (see RawEstimate.woz). */
+function salesRatio(core: ComparableCore, ratio: Float64Array, s: CodedSubject, peilDay: number, sc: Scratch, m: number, out: RawEstimate): void {
+  let k = 0;
+  for (let i = 0; i < m; i++) {
+    const v = ratio[sc.row[i]];
+    if (v !== v) continue;
+    sc.value[k] = v;
+    sc.w[k] = sc.w[i];
+    k++;
+  }
+  const nEff = k ? effectiveCount(sc.w, k) : 0;
+  if (nEff < MIN_WOZ_NEFF) return;
+  const r = weightedMedian(sc.value, sc.w, k, sc.order);
+  out.woz = s.wozDeflated + r + logIndexAt(core.curves[core.curveAt(s.x, s.y)], monthPosition(peilDay));
+  out.wozNEff = nEff;
+  out.wozSpreiding = weightedMad(sc.value, sc.w, r, k, sc.tmp, sc.order);
 }
 
 /** Weighted mean of each further attribute over the first m comparables in the scratch (null: none held). */

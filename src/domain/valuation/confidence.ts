@@ -80,3 +80,90 @@ export function labelFor(t: LabelThresholds | null, score: number): Betrouwbaarh
   if (score > t.laag) return 'laag';
   return 'normaal';
 }
+
+/**
+ * P(within 10 %) as a non-increasing function of the band's width (log max − log min): the
+ * calibration valuations cut into equal-count bins of width, each bin's share within 10 %, made
+ * monotone by pooling adjacent violators (isotonic regression), linear between bin centres and flat
+ * beyond. The width carries everything the band knows about the valuation's uncertainty, so the
+ * probability follows the band and is never higher for a wider one.
+ */
+export interface KansCurve {
+  /** Bin centres (median width per bin), increasing. */
+  breedte: number[];
+  /** Share within 10 % per bin, non-increasing. */
+  kans: number[];
+}
+
+/** Fewest calibration valuations per bin of the probability curve (a share then has ±~5 points noise). */
+const KANS_PER_BIN = 60;
+const KANS_MAX_BINS = 12;
+
+export function fitKansCurve(cases: readonly { breedte: number; binnen: boolean }[]): KansCurve | null {
+  if (cases.length < KANS_PER_BIN) return null;
+  const s = [...cases].sort((a, b) => a.breedte - b.breedte);
+  const k = Math.max(1, Math.min(KANS_MAX_BINS, Math.floor(s.length / KANS_PER_BIN)));
+  const blocks: { x: number; p: number; n: number }[] = [];
+  for (let b = 0; b < k; b++) {
+    const part = s.slice(Math.floor((b * s.length) / k), Math.floor(((b + 1) * s.length) / k));
+    blocks.push({ x: part[part.length >> 1].breedte, p: part.filter((c) => c.binnen).length / part.length, n: part.length });
+  }
+  // Pool adjacent violators: a later (wider) bin may not beat an earlier one.
+  const pooled: { xs: number[]; p: number; n: number }[] = [];
+  for (const b of blocks) {
+    pooled.push({ xs: [b.x], p: b.p, n: b.n });
+    while (pooled.length > 1 && pooled[pooled.length - 1].p > pooled[pooled.length - 2].p) {
+      const last = pooled.pop()!;
+      const prev = pooled[pooled.length - 1];
+      prev.p = (prev.p * prev.n + last.p * last.n) / (prev.n + last.n);
+      prev.n += last.n;
+      prev.xs.push(...last.xs);
+    }
+  }
+  const breedte: number[] = [];
+  const kans: number[] = [];
+  for (const g of pooled) {
+    for (const x of g.xs) {
+      breedte.push(x);
+      kans.push(g.p);
+    }
+  }
+  return { breedte, kans };
+}
+
+/** P(within 10 %) of a valuation whose band has log width `breedte`. */
+export function kansFor(curve: KansCurve, breedte: number): number {
+  const { breedte: x, kans: p } = curve;
+  if (breedte <= x[0]) return p[0];
+  const last = x.length - 1;
+  if (breedte >= x[last]) return p[last];
+  let i = 0;
+  while (breedte > x[i + 1]) i++;
+  const f = (breedte - x[i]) / (x[i + 1] - x[i] || 1);
+  return p[i] + f * (p[i + 1] - p[i]);
+}
+
+/**
+ * Without calibration: the chance that a normal log error with the spread the (uncalibrated) 80 %
+ * band implies stays within 10 %. An assumption, so such a valuation is labelled 'laag' anyway.
+ */
+export function kansOngekalibreerd(breedte: number): number {
+  const sigma = breedte / 2 / 1.2816;
+  if (!(sigma > 0)) return 0;
+  return erf(-Math.log(0.9) / (sigma * Math.SQRT2));
+}
+
+/** Error function (Abramowitz–Stegun 7.1.26, |error| < 1.5e-7). */
+function erf(x: number): number {
+  const t = 1 / (1 + 0.3275911 * Math.abs(x));
+  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  return x >= 0 ? y : -y;
+}
+
+/** The label of a valuation: 'hoog' exactly where its probability within 10 % is at least HOOG_AANDEEL. */
+export function labelMetKans(t: LabelThresholds | null, score: number, kans: number): Betrouwbaarheid {
+  if (!t) return 'laag';
+  if (kans >= HOOG_AANDEEL) return 'hoog';
+  const l = labelFor(t, score);
+  return l === 'hoog' ? 'normaal' : l;
+}

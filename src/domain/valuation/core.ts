@@ -129,6 +129,14 @@ export function fitCore(table: SalesTable, rows: Int32Array, options: CoreOption
     curveOfRow[r] = c;
     saleLogIndex[r] = logIndexAt(curves[c], monthPosition(table.day[r]));
   }
+  let wozRatio: Float64Array | null = null;
+  if (table.wozLog && table.wozDay) {
+    wozRatio = new Float64Array(table.n).fill(NaN);
+    for (const r of rows) {
+      const w = table.wozLog[r];
+      if (w === w) wozRatio[r] = table.logPrijs[r] - saleLogIndex[r] - (w - logIndexAt(curves[curveOfRow[r]], monthPosition(table.wozDay[r])));
+    }
+  }
   return {
     table,
     spatial: buildSpatialIndex(table, rows),
@@ -140,6 +148,7 @@ export function fitCore(table: SalesTable, rows: Int32Array, options: CoreOption
     curveOfRow,
     saleLogIndex,
     curveAt,
+    wozRatio,
     curveOfRegion,
     index,
     fit: { iterations: fit.iterations, sigma: fit.sigma, rows: fit.rows.length },

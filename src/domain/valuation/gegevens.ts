@@ -1,9 +1,20 @@
 /** Loading what the valuation model needs from the register: the held sales and the price index. */
-import type { Db } from '../../db/client.ts';
+import { sqlRijen, type Db } from '../../db/client.ts';
 import { datumKolom } from '../begrippen.ts';
 import type { PriceIndexPoint, SaleRecord } from './index.ts';
 
-/** Every held sale with a location, as the model's SaleRecord. Streams in pages to bound peak memory. */
+/**
+ * Per sale of a page, the WOZ value of its address known at the sale: the newest with a peildatum at
+ * least a year before it (valuation/woz.ts says why), found by the woz_waarde primary key.
+ */
+const WOZ_BIJ_VERKOOP = `SELECT v.id, z.waarde, to_char(z.peildatum, 'YYYY-MM-DD') AS peildatum
+  FROM verkoop v
+  JOIN LATERAL (SELECT w.waarde, w.peildatum FROM woz_waarde w
+                WHERE w.adres_id = v.adres_id AND w.peildatum <= (v.transactiedatum - interval '1 year')::date
+                ORDER BY w.peildatum DESC LIMIT 1) z ON true
+  WHERE v.id = ANY($1::text[])`;
+
+/** Every held sale with a location, as the model's SaleRecord, with its WOZ value known at the sale. Streams in pages to bound peak memory. */
 export async function laadVerkopen(db: Db): Promise<SaleRecord[]> {
   const uit: SaleRecord[] = [];
   const pagina = 50_000;
@@ -16,6 +27,9 @@ export async function laadVerkopen(db: Db): Promise<SaleRecord[]> {
       ...(na ? { cursor: { id: na }, skip: 1 } : {}),
       select: { id: true, adresId: true, transactiedatum: true, koopsom: true, oppervlakte: true, perceel: true, bouwjaar: true, woningtype: true, energielabel: true, lat: true, lon: true },
     });
+    const woz = new Map<string, { waarde: number; peildatum: string }>();
+    const metAdres = rows.filter((r) => r.adresId).map((r) => r.id);
+    if (metAdres.length) for (const w of await sqlRijen<{ id: string; waarde: number; peildatum: string }>(db, WOZ_BIJ_VERKOOP, [metAdres])) woz.set(w.id, { waarde: Number(w.waarde), peildatum: w.peildatum });
     for (const r of rows) {
       uit.push({
         id: r.id,
@@ -29,6 +43,7 @@ export async function laadVerkopen(db: Db): Promise<SaleRecord[]> {
         lat: r.lat!,
         lon: r.lon!,
         objectId: r.adresId,
+        woz: woz.get(r.id) ?? null,
       });
     }
     if (rows.length < pagina) return uit;

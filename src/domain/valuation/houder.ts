@@ -10,8 +10,10 @@ import { buildModelInWorker, type ValuationModel } from './index.ts';
 import { laadPrijsindex, laadVerkopen } from './gegevens.ts';
 
 export interface ModelHouder {
-  /** The current model (waits for the first build). */
+  /** The current model. Before the first build: waits for it, or (`wachtOpEerste: false`) throws WaardemodelNietGereed. */
   model(): Promise<ValuationModel>;
+  /** Whether a valuation can be answered now (a model is built, or requests wait for the first). */
+  beschikbaar(): boolean;
   /** Rebuild now (after an import in this process). */
   vernieuw(): Promise<ValuationModel>;
   /** The model in use (for /metrics): when it was built, how long the build took, on how many sales; null before the first build. */
@@ -22,6 +24,14 @@ export interface ModelStaat {
   gebouwdOp: number;
   bouwMs: number;
   verkopen: number;
+}
+
+/** A valuation asked before the first model is built, by a holder that does not let requests wait. */
+export class WaardemodelNietGereed extends Error {
+  constructor() {
+    super('Het waardemodel wordt nog gebouwd (na een start duurt dat tot een minuut); probeer het zo opnieuw. Er is niets gefactureerd.');
+    this.name = 'WaardemodelNietGereed';
+  }
 }
 
 async function vintage(db: Db): Promise<string> {
@@ -41,8 +51,13 @@ async function startBouw(db: Db): Promise<{ aantal: number; bouwen: Promise<Valu
   return { aantal: verkopen.length, bouwen };
 }
 
-export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number; now?: () => number } = {}): ModelHouder {
+/**
+ * `wachtOpEerste` (default true): a request before the first build waits for it. The server sets it
+ * to false: it listens at once and a valuation answers 503 until the model is there (/readyz says when).
+ */
+export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number; now?: () => number; wachtOpEerste?: boolean } = {}): ModelHouder {
   const controleMs = opts.controleMs ?? 30_000;
+  const wachtOpEerste = opts.wachtOpEerste ?? true;
   const now = opts.now ?? Date.now;
   let huidig: Promise<ValuationModel> | null = null;
   let huidigeVintage = '';
@@ -86,6 +101,10 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
 
   return {
     async model() {
+      if (!huidig && !wachtOpEerste) {
+        if (!bouwt) herbouw().catch(() => {});
+        throw new WaardemodelNietGereed();
+      }
       if (!huidig) {
         huidig = herbouw();
         laatsteControle = now();
@@ -94,6 +113,7 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
       if (now() - laatsteControle >= controleMs) controleer();
       return huidig;
     },
+    beschikbaar: () => wachtOpEerste || huidig !== null,
     vernieuw: () => herbouw(),
     staat: () => staat,
   };

@@ -146,8 +146,18 @@ export const FEATURES = FEATURE_NAMES.length;
  * such attributes (a register's sales do not: no cost there).
  */
 export function featureCount(table: SalesTable): number {
+  return wozOffset(table) + (table.wozLog ? WOZ_FEATURES : 0);
+}
+
+/**
+ * Where the WOZ features start in a feature vector of a model over `table` (when its sales carry
+ * WOZ values): the sales-ratio estimate against the comparables' and per m2, the dispersion and
+ * effective count of the comparables' ratios.
+ */
+export function wozOffset(table: SalesTable): number {
   return table.kenmerken ? FEATURES + 2 * KENMERKEN.length : FEATURES;
 }
+const WOZ_FEATURES = 4;
 /** Features of the learner alone (attributes and position, no comparables). */
 const ATTRIBUTE_FEATURES = 9;
 
@@ -160,7 +170,7 @@ export function peilLevel(core: ComparableCore, s: CodedSubject, peilDay: number
  * Feature vector of a valuation. `loc` holds [mean residual, weight] from locationStat. Features a
  * mode does not use are NaN (a constant for the trees, so they never split on them).
  */
-export function stageFeatures(mode: StageMode, s: CodedSubject, e: RawEstimate, level: number, loc: ArrayLike<number>, locOffset: number, out: Float64Array, o: number): void {
+export function stageFeatures(mode: StageMode, s: CodedSubject, e: RawEstimate, level: number, loc: ArrayLike<number>, locOffset: number, out: Float64Array, o: number, wozAt = -1): void {
   out[o] = s.logOpp;
   out[o + 1] = s.logPerceel;
   out[o + 2] = s.bouwjaar;
@@ -178,6 +188,14 @@ export function stageFeatures(mode: StageMode, s: CodedSubject, e: RawEstimate, 
       out[o + FEATURES + j] = v;
       out[o + FEATURES + KENMERKEN.length + j] = mode === 'leerder' ? NaN : v - m;
     }
+  }
+  if (wozAt >= 0) {
+    const w = e.woz ?? NaN;
+    const use = mode !== 'leerder' && w === w;
+    out[o + wozAt] = use ? w - e.logWaarde : NaN;
+    out[o + wozAt + 1] = use ? w - level - s.logOpp : NaN;
+    out[o + wozAt + 2] = use ? e.wozSpreiding! : NaN;
+    out[o + wozAt + 3] = use ? Math.log(Math.max(1, e.wozNEff!)) : NaN;
   }
   if (mode === 'leerder') {
     for (let j = ATTRIBUTE_FEATURES; j < FEATURES; j++) out[o + j] = NaN;

@@ -7,21 +7,21 @@ import { bandFor, fitBandGroups, fitCalibration, uncertaintyScore } from './cali
 import type { Calibration, CalibrationCase } from './calibration.ts';
 import { estimate, subjectAttributes } from './comparables.ts';
 import type { CodedSubject, RawEstimate, Scratch, SearchParams } from './comparables.ts';
-import { fitLabelThresholds, labelFor } from './confidence.ts';
-import type { LabelThresholds } from './confidence.ts';
+import { fitKansCurve, fitLabelThresholds, HOOG_BINNEN, kansFor, kansOngekalibreerd, labelFor, labelMetKans } from './confidence.ts';
+import type { KansCurve, LabelThresholds } from './confidence.ts';
 import { coreFromState, coreToState, DEFAULT_CORE_OPTIONS, fitCore, scratchFor } from './core.ts';
 import type { CoreOptions, CoreState, FittedCore } from './core.ts';
-import { dateOfDay, dayNumber, monthNumber } from './dates.ts';
-import { featureCount, fitStage, refitStage, locationScratch, locationStat, peilLevel, stageEstimate, stageFeatures } from './learner.ts';
+import { dateOfDay, dayNumber, monthNumber, monthPosition } from './dates.ts';
+import { featureCount, fitStage, refitStage, locationScratch, locationStat, peilLevel, stageEstimate, stageFeatures, wozOffset } from './learner.ts';
 import type { Stage, StageMode, StageRow } from './learner.ts';
-import { indexPoints } from './price-index.ts';
-import { buildSalesTable, labelCode, segmentOf, woningtypeCode, writeKenmerken } from './sales-table.ts';
+import { indexPoints, logIndexAt } from './price-index.ts';
+import { buildSalesTable, labelCode, SEGMENT_APARTMENT, SEGMENT_HOUSE, segmentOf, woningtypeCode, writeKenmerken } from './sales-table.ts';
 import type { SalesTable } from './sales-table.ts';
 import { KENMERKEN } from './types.ts';
 import type { ModelInfo, PriceIndexPoint, SaleRecord, Subject, ValuationModel, Waardering, Weigering } from './types.ts';
 
 /** Model version reported in `meta`; bump when the method (not the data) changes. */
-export const MODEL_VERSIE = 'vergelijkingsmodel-2.0';
+export const MODEL_VERSIE = 'vergelijkingsmodel-3.0';
 
 /**
  * The out-of-time pass values at most this many older held sales (a deterministic sample beyond):
@@ -64,6 +64,10 @@ export interface ModelDetails {
   hedonisch: FittedCore['fit'];
   /** Second stage: mode, learner size and combination weight. */
   stap2: { mode: StageMode; bomen: number; gewicht: number; leerVerkopen: number };
+  /** Weight of the WOZ sales-ratio estimate beside the comparables, per segment (houses, apartments). */
+  wozGewicht: number[];
+  /** P(within 10 %) against band width, as calibrated (null: uncalibrated). */
+  kans: KansCurve | null;
 }
 
 export interface FittedModel extends ValuationModel {
@@ -93,9 +97,26 @@ function refusal(e: RawEstimate, s: SearchParams): string | null {
   return null;
 }
 
-function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -1): CodedSubject {
+/** The subject's deflated log WOZ (see CodedSubject.wozDeflated) from its log value and peildatum. */
+function deflatedWoz(core: FittedCore, x: number, y: number, logWoz: number, wozDay: number): number {
+  return logWoz - logIndexAt(core.curves[core.curveAt(x, y)], monthPosition(wozDay));
+}
+
+/** The newest WOZ value of a series dated strictly before `peilDay` (null: none). */
+function wozVoor(series: Subject['woz'], peilDay: number): { log: number; day: number } | null {
+  let best: { log: number; day: number } | null = null;
+  for (const w of series ?? []) {
+    if (!(w.waarde > 0)) continue;
+    const day = dayNumber(w.peildatum);
+    if (day < peilDay && (!best || day > best.day)) best = { log: Math.log(w.waarde), day };
+  }
+  return best;
+}
+
+function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -1, peilDay = 0): CodedSubject {
   if (row >= 0) {
     const seg = t.segment[row];
+    const wozLog = t.wozLog ? t.wozLog[row] : NaN;
     return {
       ...subjectAttributes(core.effects[seg], t.logOpp[row], t.logPerceel[row], t.bouwjaar[row], t.type[row], t.label[row]),
       x: t.x[row],
@@ -104,6 +125,7 @@ function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -
       exclude: null,
       excludeObject: t.object[row],
       kenmerken: t.kenmerken ? t.kenmerken.subarray(row * KENMERKEN.length, (row + 1) * KENMERKEN.length) : null,
+      wozDeflated: wozLog === wozLog ? deflatedWoz(core, t.x[row], t.y[row], wozLog, t.wozDay![row]) : NaN,
     };
   }
   const subj = s!;
@@ -113,14 +135,18 @@ function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -
   const seg = segmentOf(type);
   const perceel = subj.perceel != null && subj.perceel > 0 ? Math.log(subj.perceel) : NaN;
   const bouwjaar = subj.bouwjaar != null && subj.bouwjaar > 1000 ? subj.bouwjaar : NaN;
+  const x = subj.lon * t.projection.kx;
+  const y = subj.lat * t.projection.ky;
+  const woz = core.wozRatio ? wozVoor(subj.woz, peilDay) : null;
   return {
     ...subjectAttributes(core.effects[seg], Math.log(subj.oppervlakte), perceel, bouwjaar, type, labelCode(subj.energielabel)),
-    x: subj.lon * t.projection.kx,
-    y: subj.lat * t.projection.ky,
+    x,
+    y,
     segment: seg,
     exclude: subj.uitsluiten?.length ? new Set(subj.uitsluiten) : null,
     excludeObject: subj.uitsluitenWoning ? (t.objectIndex.get(subj.uitsluitenWoning) ?? -1) : -1,
     kenmerken: t.kenmerken ? subjectKenmerken(subj) : null,
+    wozDeflated: woz ? deflatedWoz(core, x, y, woz.log, woz.day) : NaN,
   };
 }
 
@@ -138,18 +164,52 @@ function sample(rows: readonly number[], max: number, salt: number): number[] {
 }
 
 /**
- * Value `rows` of the table with `core`, each at its own sale date (so from sales strictly before
- * it, never its own dwelling), and record their residuals in `res`. Refused rows get none.
+ * The comparables estimate with the WOZ sales-ratio estimate beside it: their weighted mean in log,
+ * with the segment's weight, where the subject and enough comparables have a WOZ value.
  */
-function valueRows(core: FittedCore, t: SalesTable, rows: readonly number[], options: CoreOptions, res: Float64Array): { row: number; e: RawEstimate; refused: boolean }[] {
+function anchored(e: RawEstimate, segment: number, wozGewicht: readonly number[]): RawEstimate {
+  const a = wozGewicht[segment] ?? 0;
+  const w = e.woz ?? NaN;
+  if (!(a > 0) || w !== w) return e;
+  return { ...e, logWaarde: (1 - a) * e.logWaarde + a * w, wozGewicht: a };
+}
+
+/** Fewest valuations of a segment with a sales-ratio estimate to fit its WOZ weight. */
+const MIN_WOZ_VALUATIONS = 100;
+
+/**
+ * Per segment, the weight of the sales-ratio estimate that leaves the least absolute log error on
+ * `valued` (out-of-time valuations of older sales); 0 where too few have one, or where it does not help.
+ */
+function fitWozGewicht(t: SalesTable, valued: readonly { row: number; e: RawEstimate }[]): number[] {
+  return [SEGMENT_HOUSE, SEGMENT_APARTMENT].map((seg) => {
+    const rows = valued.filter((v) => t.segment[v.row] === seg && v.e.woz !== undefined && v.e.woz === v.e.woz);
+    if (rows.length < MIN_WOZ_VALUATIONS) return 0;
+    let best = Infinity;
+    let bestA = 0;
+    for (let a = 0; a <= 1 + 1e-9; a += 0.05) {
+      let err = 0;
+      for (const v of rows) err += Math.abs(t.logPrijs[v.row] - ((1 - a) * v.e.logWaarde + a * v.e.woz!));
+      if (err < best - 1e-12) {
+        best = err;
+        bestA = a;
+      }
+    }
+    return Math.round(bestA * 100) / 100;
+  });
+}
+
+/**
+ * Value `rows` of the table with `core`, each at its own sale date (so from sales strictly before
+ * it, never its own dwelling). Refused rows are marked.
+ */
+function valueRows(core: FittedCore, t: SalesTable, rows: readonly number[], options: CoreOptions): { row: number; e: RawEstimate; refused: boolean }[] {
   const sc = scratchFor(core);
   const out: { row: number; e: RawEstimate; refused: boolean }[] = [];
   for (const r of rows) {
     if (t.logOpp[r] !== t.logOpp[r]) continue;
     const e = estimate(core, codeSubject(core, null, t, r), t.day[r], sc);
-    const refused = refusal(e, options.search) !== null;
-    if (!refused) res[r] = t.logPrijs[r] - e.logWaarde;
-    out.push({ row: r, e, refused });
+    out.push({ row: r, e, refused: refusal(e, options.search) !== null });
   }
   return out;
 }
@@ -157,13 +217,14 @@ function valueRows(core: FittedCore, t: SalesTable, rows: readonly number[], opt
 /** Learner rows (features, location statistic) of valued rows; needs `res` complete first. */
 function stageRows(core: FittedCore, t: SalesTable, valued: readonly { row: number; e: RawEstimate }[], mode: StageMode, res: Float64Array): StageRow[] {
   const ls = locationScratch();
+  const wozAt = t.wozLog ? wozOffset(t) : -1;
   return valued.map(({ row, e }) => {
     const s = codeSubject(core, null, t, row);
     const loc = new Float64Array(2);
     locationStat(core, res, s, t.day[row], ls, loc, 0);
     const level = peilLevel(core, s, t.day[row]);
     const features = new Float64Array(featureCount(t));
-    stageFeatures(mode, s, e, level, loc, 0, features, 0);
+    stageFeatures(mode, s, e, level, loc, 0, features, 0, wozAt);
     return { row, day: t.day[row], e, level, logPrijs: t.logPrijs[row], features, loc };
   });
 }
@@ -175,18 +236,32 @@ function stageRows(core: FittedCore, t: SalesTable, valued: readonly { row: numb
  * slice and learn band and labels from the final errors there.
  */
 /** Band and label calibration from slice valuations (estimate diagnostics and final log error). */
-function bandAndLabels(cases: readonly CalibrationCase[]): { cal: Calibration; labels: LabelThresholds } {
+function bandAndLabels(cases: readonly CalibrationCase[]): BandLabels {
   const scaled = fitCalibration(cases);
   const labels = fitLabelThresholds(cases.map((c) => ({ score: uncertaintyScore(scaled, c.estimate), fout: Math.abs(Math.exp(-c.logFout) - 1) })));
-  return { cal: fitBandGroups(scaled, cases, (score) => labelFor(labels, score)), labels };
+  const cal = fitBandGroups(scaled, cases, (score) => labelFor(labels, score));
+  const kans = fitKansCurve(
+    cases.map((c) => {
+      const score = uncertaintyScore(cal, c.estimate);
+      const [lo, hi] = bandFor(cal, score, labelFor(labels, score));
+      return { breedte: hi - lo, binnen: Math.abs(Math.exp(-c.logFout) - 1) <= HOOG_BINNEN + 1e-9 };
+    }),
+  );
+  return { cal, labels, kans };
 }
 
-interface Calibrated {
-  /** Band and labels of the final (second-stage) estimate. */
+interface BandLabels {
   cal: Calibration;
   labels: LabelThresholds;
+  /** P(within 10 %) against band width (null: too few cases). */
+  kans: KansCurve | null;
+}
+
+interface Calibrated extends BandLabels {
   /** Band and labels of the comparables alone (valuations before the newest held sale). */
-  vergelijking: { cal: Calibration; labels: LabelThresholds };
+  vergelijking: BandLabels;
+  /** Weight of the WOZ sales-ratio estimate per segment (see anchored). */
+  wozGewicht: number[];
   slice: ModelDetails['kalibratieVerkopen'];
   stage: Stage;
   leerVerkopen: number;
@@ -212,9 +287,18 @@ function calibrate(t: SalesTable, options: CoreOptions, opts: BuildOptions, mode
   const cutMonth = monthNumber(dateOfDay(cutoff)) - 1;
   const index = opts.priceIndex?.filter((p) => monthNumber(p.periode) < cutMonth);
   const inner = fitCore(t, Int32Array.from(older), options, index, opts.indexBron);
+  const learnRaw = valueRows(inner, t, sample(older, MAX_LEERVERKOPEN, 11), options).filter((v) => !v.refused);
+  // The WOZ weight is fitted on the older valuations, out-of-time like the learner; the slice
+  // (which judges the learner's weight, band and labels) never sees it fitted.
+  const wozGewicht = fitWozGewicht(t, learnRaw);
   const res = new Float64Array(t.n).fill(NaN);
-  const learnValued = valueRows(inner, t, sample(older, MAX_LEERVERKOPEN, 11), options, res).filter((v) => !v.refused);
-  const sliceValued = valueRows(inner, t, sliceSample, options, res);
+  const anchor = (v: { row: number; e: RawEstimate; refused: boolean }) => {
+    const e = anchored(v.e, t.segment[v.row], wozGewicht);
+    if (!v.refused) res[v.row] = t.logPrijs[v.row] - e.logWaarde;
+    return { ...v, e };
+  };
+  const learnValued = learnRaw.map(anchor);
+  const sliceValued = valueRows(inner, t, sliceSample, options).map(anchor);
   const refused = sliceValued.filter((v) => v.refused).length;
   const sliceOk = sliceValued.filter((v) => !v.refused);
   if (sliceOk.length < minCases) return null;
@@ -222,9 +306,9 @@ function calibrate(t: SalesTable, options: CoreOptions, opts: BuildOptions, mode
   const sliceRows = stageRows(inner, t, sliceOk, mode, res);
   const stage = fitStage(mode, learnRows, sliceRows);
   const cases: CalibrationCase[] = sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - stageEstimate(stage, r.e, r.level, r.features, 0, r.loc, 0), dag: r.day }));
-  const { cal, labels } = bandAndLabels(cases);
-  const vergelijking = mode === 'vergelijking' ? { cal, labels } : bandAndLabels(sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - r.e.logWaarde, dag: r.day })));
-  return { cal, labels, vergelijking, stage, leerVerkopen: learnRows.length, res, rows: [...learnRows, ...sliceRows], slice: { van: dateOfDay(cutoff), tot: dateOfDay(t.newestDay), gewaardeerd: cases.length, geweigerd: refused } };
+  const final = bandAndLabels(cases);
+  const vergelijking = mode === 'vergelijking' ? final : bandAndLabels(sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - r.e.logWaarde, dag: r.day })));
+  return { ...final, vergelijking, wozGewicht, stage, leerVerkopen: learnRows.length, res, rows: [...learnRows, ...sliceRows], slice: { van: dateOfDay(cutoff), tot: dateOfDay(t.newestDay), gewaardeerd: cases.length, geweigerd: refused } };
 }
 
 /**
@@ -271,10 +355,10 @@ export function buildModel(sales: SaleRecord[], opts: BuildOptions = {}): Fitted
 export function modelFromState(state: ModelState): FittedModel {
   const { options, table, calibrated, stage, res } = state;
   const core = coreFromState(state.core, table, options.regioCel);
-  const calTweede = calibrated?.cal ?? null;
-  const labelsTweede = calibrated?.labels ?? null;
-  const calVergelijking = calibrated?.vergelijking.cal ?? null;
-  const labelsVergelijking = calibrated?.vergelijking.labels ?? null;
+  const tweedeFit = calibrated ?? null;
+  const vergelijkingFit = calibrated?.vergelijking ?? null;
+  const wozGewicht = calibrated?.wozGewicht ?? [0, 0];
+  const wozAt = table.wozLog ? wozOffset(table) : -1;
   const sc: Scratch = scratchFor(core);
   const ls = locationScratch();
   const loc = new Float64Array(2);
@@ -290,21 +374,23 @@ export function modelFromState(state: ModelState): FittedModel {
 
   function waardeer(subject: Subject, peildatum: string): Waardering | Weigering {
     const peilDay = dayNumber(peildatum);
-    const coded = codeSubject(core, subject, table);
-    const e = estimate(core, coded, peilDay, sc);
-    const reden = refusal(e, options.search);
-    if (reden) return { soort: 'te_weinig', reden, nComps: e.nComps, nEff: Math.round(e.nEff * 10) / 10 };
+    const coded = codeSubject(core, subject, table, -1, peilDay);
+    const raw = estimate(core, coded, peilDay, sc);
+    const reden = refusal(raw, options.search);
+    if (reden) return { soort: 'te_weinig', reden, nComps: raw.nComps, nEff: Math.round(raw.nEff * 10) / 10 };
+    const e = anchored(raw, coded.segment, wozGewicht);
     let logWaarde = e.logWaarde;
     // The second stage was trained on every held sale: it may only speak for a peildatum after the
     // newest of them. Before that (a valuation in the past) the comparables alone answer, with
     // their own band and labels, so no sale on or after the peildatum is ever used.
     const tweede = stage.mode !== 'vergelijking' && peilDay > table.newestDay;
-    const cal = tweede ? calTweede : calVergelijking;
-    const labels = tweede ? labelsTweede : labelsVergelijking;
+    const fit = tweede ? tweedeFit : vergelijkingFit;
+    const cal = fit?.cal ?? null;
+    const labels = fit?.labels ?? null;
     if (tweede) {
       const level = peilLevel(core, coded, peilDay);
       if (stage.mode !== 'leerder') locationStat(core, res, coded, peilDay, ls, loc, 0);
-      stageFeatures(stage.mode, coded, e, level, loc, 0, feats, 0);
+      stageFeatures(stage.mode, coded, e, level, loc, 0, feats, 0, wozAt);
       logWaarde = stageEstimate(stage, e, level, feats, 0, loc, 0);
     }
     let lo: number;
@@ -320,15 +406,18 @@ export function modelFromState(state: ModelState): FittedModel {
       hi = 2 * e.spreiding + 0.05;
     }
     const marktwaarde = Math.round(Math.exp(logWaarde));
+    const kans = fit?.kans ? kansFor(fit.kans, hi - lo) : kansOngekalibreerd(hi - lo);
     return {
       soort: 'waarde',
       marktwaarde,
       min: Math.min(marktwaarde, Math.round(Math.exp(logWaarde + lo))),
       max: Math.max(marktwaarde, Math.round(Math.exp(logWaarde + hi))),
-      betrouwbaarheid: labelFor(labels, score),
+      betrouwbaarheid: labelMetKans(labels, score, kans),
       nComps: e.nComps,
       nEff: Math.round(e.nEff * 10) / 10,
       spreiding: Math.round(e.spreiding * 1000) / 1000,
+      kansBinnen10: Math.round(kans * 1000) / 1000,
+      wozGebruikt: (e.wozGewicht ?? 0) > 0,
     };
   }
 
@@ -336,13 +425,15 @@ export function modelFromState(state: ModelState): FittedModel {
     info,
     waardeer,
     details: {
-      kalibratie: calTweede,
-      labels: labelsTweede,
+      kalibratie: tweedeFit?.cal ?? null,
+      labels: tweedeFit?.labels ?? null,
       kalibratieVerkopen: calibrated?.slice ?? null,
       oppervlakteBeta: core.effects.map((e) => e.opp),
       index: indexPoints(core.index.national),
       hedonisch: core.fit,
       stap2: { mode: stage.mode, bomen: stage.gbdt?.trees.length ?? 0, gewicht: stage.w, leerVerkopen: calibrated?.leerVerkopen ?? 0 },
+      wozGewicht,
+      kans: tweedeFit?.kans ?? null,
     },
   };
 }

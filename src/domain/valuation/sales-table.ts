@@ -74,6 +74,12 @@ export interface SalesTable {
    * sale has any (a register's sales: no memory spent on them).
    */
   kenmerken: Float32Array | null;
+  /**
+   * log WOZ value in force at each sale (NaN: none, or not dated strictly before the sale) and its
+   * peildatum as a day number; null when no sale has one (no memory spent then).
+   */
+  wozLog: Float64Array | null;
+  wozDay: Int32Array | null;
   projection: Projection;
   newestDay: number;
 }
@@ -114,6 +120,8 @@ export function buildSalesTable(sales: readonly SaleRecord[], projection?: Proje
     x: new Float64Array(n),
     y: new Float64Array(n),
     kenmerken: keep.some((i) => sales[i].kenmerken) ? new Float32Array(n * KENMERKEN.length).fill(NaN) : null,
+    wozLog: null,
+    wozDay: null,
     projection: proj,
     newestDay: -Infinity,
   };
@@ -139,6 +147,16 @@ export function buildSalesTable(sales: readonly SaleRecord[], projection?: Proje
     t.x[j] = s.lon * proj.kx;
     t.y[j] = s.lat * proj.ky;
     if (t.kenmerken && s.kenmerken) writeKenmerken(s.kenmerken, t.kenmerken, j * KENMERKEN.length);
+    const woz = s.woz;
+    if (woz && woz.waarde > 0) {
+      const wozDay = dayNumber(woz.peildatum);
+      if (wozDay < t.day[j]) {
+        t.wozLog ??= new Float64Array(n).fill(NaN);
+        t.wozDay ??= new Int32Array(n);
+        t.wozLog[j] = Math.log(woz.waarde);
+        t.wozDay[j] = wozDay;
+      }
+    }
   }
   return t;
 }

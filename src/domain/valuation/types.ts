@@ -29,6 +29,19 @@ export interface SaleRecord {
   objectId?: string | null;
   /** Optional further attributes (see KENMERKEN); absent or null = unknown. */
   kenmerken?: Kenmerken | null;
+  /**
+   * The dwelling's WOZ value in force at the sale: the one with the latest peildatum strictly before
+   * the sale date (a later one is never used). Absent or null = none held.
+   */
+  woz?: WozWaarde | null;
+}
+
+/** One WOZ value of a dwelling: a mass appraisal of its market value at `peildatum`. */
+export interface WozWaarde {
+  /** Whole euros. */
+  waarde: number;
+  /** Y-m-d (usually 1 January of the year before the tax year). */
+  peildatum: string;
 }
 
 /**
@@ -67,6 +80,8 @@ export interface Subject {
   uitsluitenWoning?: string | null;
   /** Further attributes (see KENMERKEN), when known. */
   kenmerken?: Kenmerken | null;
+  /** The dwelling's held WOZ series (any order); only values dated strictly before the peildatum are used. */
+  woz?: readonly WozWaarde[] | null;
 }
 
 export type Betrouwbaarheid = 'hoog' | 'normaal' | 'laag';
@@ -84,6 +99,13 @@ export interface Waardering {
   nEff: number;
   /** Weighted median absolute deviation of the comparables' adjusted log prices (0.10 ~ 10 %). */
   spreiding: number;
+  /**
+   * Probability (0–1) that the sale price lies within 10 % of `marktwaarde`, calibrated on held-out
+   * valuations as the band is; `betrouwbaarheid` is 'hoog' only where it is >= 0.90.
+   */
+  kansBinnen10: number;
+  /** Whether a WOZ sales-ratio estimate entered the value. */
+  wozGebruikt: boolean;
 }
 
 /** Refusal: the evidence is too thin for a number (the endpoint answers 422). */

@@ -187,6 +187,8 @@ export class Bezorger {
   private pompt = false;
   private nogEens = false;
   private laatsteHerstel = Number.NEGATIVE_INFINITY;
+  /** Since when claiming fails and how often since: logged when it starts and when it ends, not per poll. */
+  private claimStoring: { sinds: number; mislukt: number } | null = null;
   private pomping: Promise<void> = Promise.resolve();
   private gepland?: NodeJS.Timeout;
   private schrijfGepland?: NodeJS.Timeout;
@@ -265,7 +267,18 @@ export class Bezorger {
     }
     this.pompt = true;
     this.pomping = this.pomp()
-      .catch((err) => this.o.log.warn({ err }, 'webhooks: claimen mislukt'))
+      .then(() => {
+        if (!this.claimStoring) return;
+        this.o.log.warn({ mislukt: this.claimStoring.mislukt, duurMs: Date.now() - this.claimStoring.sinds }, 'webhooks: claimen lukt weer');
+        this.claimStoring = null;
+      })
+      .catch((err) => {
+        if (this.claimStoring) this.claimStoring.mislukt++;
+        else {
+          this.claimStoring = { sinds: Date.now(), mislukt: 1 };
+          this.o.log.warn({ err }, 'webhooks: claimen mislukt; opnieuw bij elke poll, gemeld als het weer lukt');
+        }
+      })
       .finally(() => {
         this.pompt = false;
         if (this.nogEens) {

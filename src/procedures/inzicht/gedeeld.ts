@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_INVOER_RE, TOEVOEGING_MAX } from '../../domain/begrippen.ts';
 import { SCHEMA_VERSIE } from '../../core/schema.ts';
 import { foutBeschrijvingen } from '../../core/errors.ts';
+import { IDEMPOTENCY_KEY_RE } from '../../domain/idempotentie/idempotentie.ts';
 
 export const postcodeSchema = z
   .string({ error: 'verwacht tekst, zoals "1234AB"' })
@@ -15,11 +16,25 @@ export const postcodeSchema = z
   .transform(normaliseerPostcode)
   .meta({ description: 'Nederlandse postcode, `1234AB` of `1234 ab` (hoogstens één spatie).', examples: ['1234AB'] });
 
+const HUISNUMMER_BEREIK = 'ongeldig huisnummer: verwacht een geheel getal van 1 tot en met 99999';
+
+/**
+ * The contract sends the house number as text, and the document keeps saying so; an integer (as every
+ * answer returns it) is accepted too.
+ */
 export const huisnummerSchema = z
-  .string({ error: 'verwacht het huisnummer als tekst, zoals "12"' })
-  .regex(HUISNUMMER_RE, 'ongeldig huisnummer: verwacht een geheel getal van 1 tot en met 99999')
+  .union([z.string().regex(HUISNUMMER_RE, HUISNUMMER_BEREIK), z.int(HUISNUMMER_BEREIK).min(1, HUISNUMMER_BEREIK).max(99999, HUISNUMMER_BEREIK)], {
+    error: (iss) =>
+      iss.code !== 'invalid_union' ? undefined : typeof iss.input === 'number' || typeof iss.input === 'string' ? HUISNUMMER_BEREIK : 'verwacht het huisnummer als tekst, zoals "12"',
+  })
+  .meta({
+    override: ({ jsonSchema }) => {
+      delete jsonSchema.anyOf;
+      Object.assign(jsonSchema, { type: 'string', pattern: HUISNUMMER_RE.source });
+    },
+  })
   .transform((v) => Number(v))
-  .meta({ description: 'Huisnummer als tekst, 1 tot en met 99999.', examples: ['12'] });
+  .meta({ description: 'Huisnummer als tekst, 1 tot en met 99999 (een geheel getal wordt ook aanvaard).', examples: ['12'] });
 
 export const toevoegingSchema = z
   .string({ error: 'verwacht tekst of null' })
@@ -71,7 +86,7 @@ export function lookupInvoer<S extends z.ZodRawShape>(extra: S) {
 }
 
 export const idempotencyHeaders = z.object({
-  'Idempotency-Key': z.string().max(255).optional().describe('Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen.'),
+  'Idempotency-Key': z.string().min(1).max(255).regex(IDEMPOTENCY_KEY_RE).optional().describe('1 tot 255 zichtbare ASCII-tekens (niet leeg). Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen.'),
 });
 
 export const rateLimitHeaders = z.object({

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
 import { DATUM_INVOER_RE, datumAmsterdam } from '../../domain/begrippen.ts';
 import { waardeerAdres, waarderingsKandidaten } from '../../domain/valuation/adres-waarde.ts';
+import { WaardemodelNietGereed } from '../../domain/valuation/houder.ts';
 import { maakLookup } from './maak-lookup.ts';
 import { DEMO_BRON } from '../../domain/register/demo/opzet.ts';
 
@@ -55,6 +56,11 @@ export const waarde = maakLookup({
     min: z.int().describe('Ondergrens van de bandbreedte, euro'),
     max: z.int().describe('Bovengrens van de bandbreedte, euro'),
     betrouwbaarheid: z.enum(['hoog', 'normaal', 'laag']),
+    kans_binnen_10_procent: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe('Kans (0–1) dat de verkoopprijs binnen 10% van de marktwaarde ligt, gekalibreerd op gemeten fouten; betrouwbaarheid is hoog alleen bij 0,90 of meer'),
     peildatum: z.string().describe('Y-m-d'),
     valuta: z.literal('EUR'),
   }),
@@ -67,13 +73,17 @@ export const waarde = maakLookup({
   kandidaten: waarderingsKandidaten,
   async vind(ctx, a, input) {
     const peildatum = input.peildatum ?? datumAmsterdam(ctx.services.now());
-    const w = waardeerAdres(await ctx.services.waardemodel.model(), a, peildatum, input.woonoppervlakte);
+    const model = await ctx.services.waardemodel.model().catch((e: unknown) => {
+      // Before the first model after a start: 503, not charged (the lookup charges only what it returns).
+      throw e instanceof WaardemodelNietGereed ? new InsightFout('niet_beschikbaar', e.message, { headers: { 'Retry-After': '15' } }) : e;
+    });
+    const w = waardeerAdres(model, a, peildatum, input.woonoppervlakte);
     if (w.soort === 'onvoldoende_gegevens') return { status: 422, fout: w.reden, gefactureerd: false };
     const extraMeta = { model_versie: w.info.versie, data_vintage: w.info.nieuwsteVerkoop, index_bron: w.info.indexBron };
     if (w.soort === 'te_weinig') return { status: 422, fout: w.reden, extraMeta };
     return {
       status: 200,
-      data: { marktwaarde: w.marktwaarde, min: w.min, max: w.max, betrouwbaarheid: w.betrouwbaarheid, peildatum, valuta: 'EUR' as const },
+      data: { marktwaarde: w.marktwaarde, min: w.min, max: w.max, betrouwbaarheid: w.betrouwbaarheid, kans_binnen_10_procent: w.kansBinnen10, peildatum, valuta: 'EUR' as const },
       // An address of the synthetic demo is valued from the demo's synthetic sales: say so (README).
       bron: { naam: `${a.bron === DEMO_BRON ? `${DEMO_BRON}: ` : ''}verkopen (${w.info.verkopen})`, datum: w.info.nieuwsteVerkoop },
       gefactureerd: true,

@@ -1,47 +1,93 @@
 /**
  * adres_invloed from invloed_object: after an `invloeden` import (the parser writes only the
- * objects), on demand (`insight import invloeden-afleiden`), and after a BAG import when influence
- * objects exist (new addresses need their rows too). Uses the index and thresholds of
- * ../invloeden.ts (InvloedIndex: nearest object per type, INVLOED_DREMPELS); addresses are streamed
- * in pages of 5,000 and written with the generic upsert, so a second run changes nothing.
- * Rows of types that no longer have any object are removed.
+ * objects), on demand (`insight import invloeden-afleiden`, which recomputes everything), and after a
+ * BAG import when influence objects exist. Uses the index and thresholds of ../invloeden.ts.
+ *
+ * Only what changed is computed: a type whose objects differ from the fingerprint in invloed_stand is
+ * recomputed for every address; for the other types only addresses without a row or whose
+ * coordinates differ from the ones the row was computed for (new and moved addresses). Addresses are
+ * streamed in pages of 5,000 and written with the generic upsert while the next page is computed (Node
+ * computes, the database writes: both cores), so a second run changes nothing. Rows of types that no
+ * longer have any object are removed.
  */
-import type { Database } from '../../../db/client.ts';
+import { createHash } from 'node:crypto';
 import type { Geometry } from 'geojson';
+import type { Database } from '../../../db/client.ts';
 import { InvloedIndex } from '../invloeden.ts';
-import { upsertBatch } from './schrijver.ts';
+import { upsertBatch, type UpsertResultaat } from './schrijver.ts';
 import type { ImportSoort } from './types.ts';
 
-export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>): Promise<Record<string, number>> {
+const PAGINA = 5000;
+
+export interface InvloedTelling {
+  ingevoegd: number;
+  bijgewerkt: number;
+  ongewijzigd: number;
+  verwijderd: number;
+  /** Addresses with coordinates. */
+  adressen: number;
+  /** Address × type pairs computed (the rest were up to date). */
+  berekend: number;
+  /** Types recomputed for every address because their objects changed. */
+  gewijzigdeTypes: string[];
+}
+
+export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>, opts: { alles?: boolean } = {}): Promise<InvloedTelling> {
   const objecten = await db.prisma.invloedObject.findMany({ orderBy: { id: 'asc' } });
   const index = new InvloedIndex(objecten.map((o) => ({ id: o.id, type: o.type, naam: o.naam, geometrie: o.geometrie as unknown as Geometry, bron: o.bron })));
   const types = index.types;
-  const telling = { ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 0, verwijderd: 0, adressen: 0 };
-  telling.verwijderd += Number(await db.prisma.adresInvloed.deleteMany({ where: { type: { notIn: types } } }).then((r) => r.count));
+  const vingers = new Map<string, ReturnType<typeof createHash>>();
+  for (const o of objecten) {
+    let h = vingers.get(o.type);
+    if (!h) vingers.set(o.type, (h = createHash('sha256')));
+    h.update(JSON.stringify([o.id, o.naam, o.bron, o.geometrie]));
+  }
+  const vingerafdruk = new Map([...vingers].map(([t, h]) => [t, h.digest('hex')]));
+  const telling: InvloedTelling = { ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 0, verwijderd: 0, adressen: 0, berekend: 0, gewijzigdeTypes: [] };
+  telling.verwijderd += (await db.prisma.adresInvloed.deleteMany({ where: { type: { notIn: types } } })).count;
+  await db.prisma.invloedStand.deleteMany({ where: { type: { notIn: types } } });
   if (types.length === 0) return telling;
-  let na = '';
-  for (;;) {
-    const adressen = (await db.prisma.$queryRawUnsafe(
-      `SELECT id, lat, lon FROM adres WHERE id > $1 AND lat IS NOT NULL AND lon IS NOT NULL ORDER BY id LIMIT 5000`,
-      na,
-    )) as { id: string; lat: number; lon: number }[];
-    const rijen: Record<string, unknown>[] = [];
-    for (const a of adressen) {
-      for (const type of types) {
-        const b = index.beoordeel(type, a.lon, a.lat);
-        if (b) rijen.push({ adres_id: a.id, type, indicator: b.indicator, afstand_m: b.afstandM, omschrijving: b.omschrijving, bron: b.bron });
-      }
-    }
-    if (rijen.length) {
-      const r = await upsertBatch(db.prisma, 'adres_invloed', rijen);
+  const stand = new Map((await db.prisma.invloedStand.findMany()).map((s) => [s.type, s.vingerafdruk]));
+  telling.adressen = await db.prisma.adres.count({ where: { lat: { not: null }, lon: { not: null } } });
+
+  for (const type of types) {
+    const alles = opts.alles || stand.get(type) !== vingerafdruk.get(type);
+    if (alles) telling.gewijzigdeTypes.push(type);
+    // New or moved addresses only, unless the type's objects changed.
+    const sql = alles
+      ? `SELECT id, lat, lon FROM adres WHERE id > $1 AND lat IS NOT NULL AND lon IS NOT NULL ORDER BY id LIMIT ${PAGINA}`
+      : `SELECT a.id, a.lat, a.lon FROM adres a LEFT JOIN adres_invloed ai ON ai.adres_id = a.id AND ai.type = $2
+         WHERE a.id > $1 AND a.lat IS NOT NULL AND a.lon IS NOT NULL
+           AND (ai.adres_id IS NULL OR ai.lat IS DISTINCT FROM a.lat OR ai.lon IS DISTINCT FROM a.lon)
+         ORDER BY a.id LIMIT ${PAGINA}`;
+    let na = '';
+    let berekend = 0;
+    let schrijven: Promise<UpsertResultaat> | null = null;
+    const telOp = (r: UpsertResultaat) => {
       telling.ingevoegd += r.ingevoegd;
       telling.bijgewerkt += r.bijgewerkt;
       telling.ongewijzigd += r.ongewijzigd;
+    };
+    for (;;) {
+      const adressen = (await (alles ? db.prisma.$queryRawUnsafe(sql, na) : db.prisma.$queryRawUnsafe(sql, na, type))) as { id: string; lat: number; lon: number }[];
+      const rijen: Record<string, unknown>[] = [];
+      for (const a of adressen) {
+        const b = index.beoordeel(type, a.lon, a.lat);
+        if (b) rijen.push({ adres_id: a.id, type, indicator: b.indicator, afstand_m: b.afstandM, omschrijving: b.omschrijving, bron: b.bron, lat: a.lat, lon: a.lon });
+      }
+      berekend += adressen.length;
+      if (schrijven) telOp(await schrijven);
+      schrijven = rijen.length ? upsertBatch(db.prisma, 'adres_invloed', rijen) : null;
+      if (adressen.length < PAGINA) break;
+      na = adressen[adressen.length - 1].id;
     }
-    telling.adressen += adressen.length;
-    if (adressen.length < 5000) return telling;
-    na = adressen[adressen.length - 1].id;
+    if (schrijven) telOp(await schrijven);
+    telling.berekend += berekend;
+    telling.ongewijzigd += telling.adressen - berekend;
+    const v = vingerafdruk.get(type)!;
+    await db.prisma.invloedStand.upsert({ where: { type }, create: { type, vingerafdruk: v }, update: { vingerafdruk: v, berekendOp: new Date() } });
   }
+  return telling;
 }
 
 /** After-step for BAG imports: only when influence objects exist. */
@@ -59,6 +105,6 @@ export const invloedenAfleiden: ImportSoort = {
   // eslint-disable-next-line require-yield
   async *lees() {},
   async na(db) {
-    return { adresInvloed: await leidAdresInvloedenAf(db) };
+    return { adresInvloed: await leidAdresInvloedenAf(db, { alles: true }) };
   },
 };

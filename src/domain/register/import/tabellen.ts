@@ -124,6 +124,8 @@ export const TABELLEN: Record<TabelNaam, TabelDef> = {
       k('afstand_m', 'int'),
       k('omschrijving', 'text', true),
       k('bron', 'text', true),
+      k('lat', 'float'),
+      k('lon', 'float'),
     ],
   },
   verkoop: {

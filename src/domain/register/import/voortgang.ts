@@ -60,9 +60,17 @@ function snelheidMeter() {
 function balkVoortgang(opts: VoortgangOpties): Voortgang {
   let timer: NodeJS.Timeout | null = null;
   let bar: cliProgress.SingleBar | null = null;
+  let laatste: ((gelukt: boolean) => void) | null = null;
   return {
     start(stand) {
       const snelheid = snelheidMeter();
+      // The bar's last frame shows the end state: an import shorter than one update interval would
+      // otherwise end at 0 %, 0 rijen.
+      laatste = (gelukt) => {
+        const s = stand();
+        bar?.setTotal(Math.max(1, s.totaalBytes));
+        bar?.update(gelukt ? Math.max(1, s.totaalBytes) : Math.min(s.gelezenBytes, s.totaalBytes), { fase: gelukt ? 'klaar' : 'afgebroken', rijen: s.rijen, snelheid: Math.round(snelheid(s.rijen)) });
+      };
       bar = new cliProgress.SingleBar(
         {
           stream: opts.stroom,
@@ -83,11 +91,13 @@ function balkVoortgang(opts: VoortgangOpties): Voortgang {
       }, 200);
       timer.unref();
     },
-    stop() {
+    stop(gelukt = true) {
       if (timer) clearInterval(timer);
+      laatste?.(gelukt);
       bar?.stop();
       timer = null;
       bar = null;
+      laatste = null;
     },
   };
 }

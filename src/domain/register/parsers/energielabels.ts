@@ -210,6 +210,7 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
     const adres: AdresSleutel = { postcode, huisnummer, huisletter, toevoeging, gecombineerd, verblijfsobjectId: veld(v, c.vbo) };
     yield {
       ok: true,
+      regel: item.regel,
       tabel: 'energielabel',
       rij: {
         adres_id: null,

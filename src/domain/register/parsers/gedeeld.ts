@@ -21,6 +21,8 @@ export interface ParseOk<T extends string, R> {
   tabel: T;
   /** The row by database column names. */
   rij: R;
+  /** Source line, so a row refused later (unknown address) is reported by its line, not its record number. */
+  regel?: number;
 }
 
 export interface ParseFout {
@@ -302,7 +304,7 @@ export function leesGeheelGetal(v: string | null): number | null {
 
 // ------------------------------------------------------------------------------------------ address resolution
 
-type AdresClient = Pick<PrismaClient, 'adres'>;
+type AdresClient = Pick<PrismaClient, '$queryRawUnsafe'>;
 
 export type AdresResolutie = { adresId: string; reden?: undefined } | { adresId: null; reden: 'onbekend' | 'meerduidig' };
 
@@ -359,10 +361,15 @@ export async function resolveAdresIds(prisma: AdresClient, sleutels: readonly Ad
   const lijst = [...paren.values()];
   for (let i = 0; i < lijst.length; i += 1000) {
     const deel = lijst.slice(i, i + 1000);
-    const rijen = await prisma.adres.findMany({
-      where: { OR: deel.map((p) => ({ postcode: p.postcode, huisnummer: p.huisnummer })) },
-      select: { id: true, postcode: true, huisnummer: true, huisletter: true, toevoeging: true, objectId: true },
-    });
+    // One statement text whatever the keys (arrays + unnest): an OR list per batch made every batch a
+    // new entry in Prisma's query-plan cache, and the heap grew with it.
+    const rijen = (await prisma.$queryRawUnsafe(
+      `SELECT a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.object_id AS "objectId"
+         FROM unnest($1::text[], $2::int[]) AS k(postcode, huisnummer)
+         JOIN adres a ON a.postcode = k.postcode AND a.huisnummer = k.huisnummer`,
+      deel.map((p) => p.postcode),
+      deel.map((p) => p.huisnummer),
+    )) as Kandidaat[];
     for (const r of rijen) {
       const k = `${r.postcode}|${r.huisnummer}`;
       let l = perPaar.get(k);

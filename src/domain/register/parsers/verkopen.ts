@@ -42,7 +42,7 @@ import {
 import { bestandSoort } from '../import/bestand-soort.ts';
 import { WONINGTYPEN } from '../../begrippen.ts';
 import { KENMERKEN } from '../../valuation/types.ts';
-import type { Kenmerk, Kenmerken } from '../../valuation/types.ts';
+import type { Kenmerk, Kenmerken, WozWaarde } from '../../valuation/types.ts';
 
 export type { VerkoopRij } from './gedeeld.ts';
 
@@ -54,7 +54,7 @@ export interface VerkoopOpties {
 }
 
 export const VERKOPEN_KOPREGEL = 'postcode;huisnummer;toevoeging;transactiedatum;koopsom';
-export const VERKOPEN_OPTIONELE_KOLOMMEN = ['oppervlakte', 'perceel', 'bouwjaar', 'woningtype', 'energielabel', 'lat', 'lon'] as const;
+export const VERKOPEN_OPTIONELE_KOLOMMEN = ['oppervlakte', 'perceel', 'bouwjaar', 'woningtype', 'energielabel', 'lat', 'lon', 'woz', 'woz_peildatum'] as const;
 
 const WONINGTYPE_ALIAS: Record<string, string> = {
   'vrijstaande woning': 'vrijstaand',
@@ -86,6 +86,8 @@ export interface VerkoopVelden extends Omit<VerkoopRij, 'id' | 'adres_id' | 'bro
   objectId: string | null;
   /** The optional attribute columns (backtest only; null when the file has none for this row). */
   kenmerken: Kenmerken | null;
+  /** The optional WOZ columns: the dwelling's WOZ value known at the sale, dated strictly before it. */
+  woz: WozWaarde | null;
 }
 
 /**
@@ -109,6 +111,23 @@ function leesKenmerken(get: (naam: string) => string | null): Kenmerken | null |
     (uit ??= {})[naam] = n;
   }
   return uit;
+}
+
+/**
+ * The optional WOZ columns of a row: both or neither, a value of whole euros and a peildatum strictly
+ * before the sale (a WOZ value dated on or after it could have been set from this very sale).
+ */
+function leesWoz(get: (naam: string) => string | null, transactiedatum: Date): WozWaarde | null | string {
+  const wRuw = get('woz');
+  const pRuw = get('woz_peildatum');
+  if (wRuw === null && pRuw === null) return null;
+  if (wRuw === null || pRuw === null) return 'woz en woz_peildatum horen samen: geef beide of geen van beide';
+  const waarde = leesGeheelGetal(wRuw);
+  if (waarde === null || waarde < 1 || waarde > 1_000_000_000) return `ongeldige woz "${wRuw}" (geheel aantal euro's)`;
+  const peildatum = leesDatumIso(pRuw);
+  if (!peildatum) return `ongeldige woz_peildatum "${pRuw}" (verwacht jjjj-mm-dd)`;
+  if (peildatum >= transactiedatum) return `woz_peildatum ${datumKolom(peildatum)} ligt niet vóór de transactiedatum ${datumKolom(transactiedatum)}`;
+  return { waarde, peildatum: datumKolom(peildatum) };
 }
 
 type Modus = 'import' | 'backtest';
@@ -185,7 +204,9 @@ function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): Ve
   // The attribute columns are read for the backtest only: the register has no place for them yet.
   const kenmerken = backtest ? leesKenmerken(get) : null;
   if (typeof kenmerken === 'string') return kenmerken;
-  return { postcode, huisnummer, toevoeging, transactiedatum, koopsom, oppervlakte, perceel, bouwjaar, woningtype, energielabel, lat, lon, saleId: get('id'), objectId: get('object_id'), kenmerken };
+  const woz = leesWoz(get, transactiedatum);
+  if (typeof woz === 'string') return woz;
+  return { postcode, huisnummer, toevoeging, transactiedatum, koopsom, oppervlakte, perceel, bouwjaar, woningtype, energielabel, lat, lon, saleId: get('id'), objectId: get('object_id'), kenmerken, woz };
 }
 
 export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: VerkoopOpties = {}): AsyncGenerator<VerkoopResultaat> {
@@ -206,11 +227,11 @@ export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: Verkoop
       yield { ok: false, regel: item.regel, reden: r };
       continue;
     }
-    const { saleId: _id, objectId: _object, kenmerken: _kenmerken, ...velden } = r;
+    const { saleId: _id, objectId: _object, kenmerken: _kenmerken, woz: _woz, ...velden } = r;
     const postcode = r.postcode!;
     const huisnummer = r.huisnummer!;
     const adres: AdresSleutel = { postcode, huisnummer, huisletter: null, toevoeging: r.toevoeging, gecombineerd: true, verblijfsobjectId: null };
-    yield { ok: true, tabel: 'verkoop', rij: { id: verkoopId(postcode, huisnummer, r.toevoeging, r.transactiedatum, r.koopsom), adres_id: null, ...velden, bron }, adres };
+    yield { ok: true, regel: item.regel, tabel: 'verkoop', rij: { id: verkoopId(postcode, huisnummer, r.toevoeging, r.transactiedatum, r.koopsom), adres_id: null, ...velden, bron }, adres };
   }
   if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }

@@ -96,7 +96,7 @@ export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = 
       gecombineerd,
       verblijfsobjectId: null,
     };
-    yield { ok: true, tabel: 'woz_waarde', rij: { adres_id: null, peildatum, waarde, bron }, adres };
+    yield { ok: true, regel: item.regel, tabel: 'woz_waarde', rij: { adres_id: null, peildatum, waarde, bron }, adres };
   }
   if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }

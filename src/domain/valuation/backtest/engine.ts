@@ -98,6 +98,7 @@ export function runBacktest(sales: readonly SaleRecord[], opts: BacktestOptions 
       woningtype: s.woningtype,
       energielabel: s.energielabel,
       kenmerken: s.kenmerken,
+      woz: s.woz ? [s.woz] : null,
       uitsluiten: s.objectId ? salesOfObject.get(s.objectId) : [s.id],
     };
     predictions.push({ id: s.id, datum: s.datum, prijs: s.prijs, woningtype: s.woningtype, uitkomst: model.waardeer(subject, s.datum) });

@@ -3,8 +3,10 @@
  */
 export { defaultFrom, runAblation, runBacktest } from './engine.ts';
 export type { AblationRow, BacktestOptions, BacktestResult } from './engine.ts';
-export { accuracy, computeMetrics } from './metrics.ts';
-export type { AccuracyMetrics, BacktestMetrics, BacktestPrediction, GroupMetrics } from './metrics.ts';
+export { accuracy, computeMetrics, kansDecielen } from './metrics.ts';
+export type { AccuracyMetrics, BacktestMetrics, BacktestPrediction, GroupMetrics, KansDeciel } from './metrics.ts';
 export { formatSalesCsv, parseSalesCsv, SALES_CSV_COLUMNS } from './sales-csv.ts';
 export { formatPredictionsCsv } from './predictions-csv.ts';
 export { renderReport } from './report.ts';
+export { optionalColumns, plainSales, runDatasets, VARIANT_OMSCHRIJVING } from './datasets.ts';
+export type { DatasetRun, Variant } from './datasets.ts';

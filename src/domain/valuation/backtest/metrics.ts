@@ -61,6 +61,33 @@ export interface BacktestMetrics {
    * 80 % in its outer deciles; both are reported.
    */
   perSchattingDeciel: (AccuracyMetrics & { deciel: number; vanWaarde: number; totWaarde: number })[];
+  /**
+   * Reliability of `kans_binnen_10_procent`: the valued sales in deciles of their predicted
+   * probability, each with its mean prediction and the share that really was within 10 %.
+   */
+  perKansDeciel: KansDeciel[];
+}
+
+export interface KansDeciel {
+  deciel: number;
+  n: number;
+  /** Mean predicted probability within 10 %. */
+  voorspeld: number;
+  /** Observed share within 10 %. */
+  waargenomen: number;
+}
+
+/** Deciles of the predicted probability within 10 % against the observed share (see BacktestMetrics.perKansDeciel). */
+export function kansDecielen(valued: readonly (BacktestPrediction & { uitkomst: Waardering })[]): KansDeciel[] {
+  const sorted = [...valued].sort((a, b) => a.uitkomst.kansBinnen10 - b.uitkomst.kansBinnen10);
+  const out: KansDeciel[] = [];
+  for (let d = 0; d < 10 && sorted.length; d++) {
+    const sub = sorted.slice(Math.floor((d * sorted.length) / 10), Math.floor(((d + 1) * sorted.length) / 10));
+    if (sub.length === 0) continue;
+    const binnen = sub.filter((r) => Math.abs(r.uitkomst.marktwaarde / r.prijs - 1) <= 0.1 + 1e-9).length;
+    out.push({ deciel: d + 1, n: sub.length, voorspeld: sub.reduce((a, r) => a + r.uitkomst.kansBinnen10, 0) / sub.length, waargenomen: binnen / sub.length });
+  }
+  return out;
 }
 
 function median(sorted: number[]): number {
@@ -155,5 +182,6 @@ export function computeMetrics(rows: readonly BacktestPrediction[]): BacktestMet
     perSegment,
     perDeciel,
     perSchattingDeciel,
+    perKansDeciel: kansDecielen(valued as (BacktestPrediction & { uitkomst: Waardering })[]),
   };
 }

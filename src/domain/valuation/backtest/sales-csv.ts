@@ -11,6 +11,9 @@ import type { SaleRecord } from '../types.ts';
 
 export const SALES_CSV_COLUMNS = ['id', 'object_id', 'postcode', 'huisnummer', 'toevoeging', 'transactiedatum', 'koopsom', 'oppervlakte', 'perceel', 'bouwjaar', 'woningtype', 'energielabel', 'lat', 'lon'] as const;
 
+/** The optional WOZ columns (written when any sale has a WOZ value). */
+export const WOZ_COLUMNS = ['woz', 'woz_peildatum'] as const;
+
 export interface SalesCsv {
   verkopen: SaleRecord[];
   /** Refused lines: line number (header = 1) and reason. */
@@ -41,6 +44,7 @@ export async function parseSalesCsv(input: string | NodeJS.ReadableStream): Prom
       lon: v.lon!,
       objectId: v.objectId,
       ...(v.kenmerken ? { kenmerken: v.kenmerken } : {}),
+      ...(v.woz ? { woz: v.woz } : {}),
     });
   }
   return { verkopen, geweigerd };
@@ -58,10 +62,12 @@ function cell(v: string | number | null | undefined): string {
  */
 export function formatSalesCsv(sales: readonly SaleRecord[]): string {
   const extra = sales.some((s) => s.kenmerken) ? KENMERKEN : [];
-  const lines = [[...SALES_CSV_COLUMNS, ...extra].join(',')];
+  const woz = sales.some((s) => s.woz) ? WOZ_COLUMNS : [];
+  const lines = [[...SALES_CSV_COLUMNS, ...extra, ...woz].join(',')];
   for (const s of sales) {
     const k = extra.map((naam) => s.kenmerken?.[naam] ?? null);
-    lines.push([s.id, s.objectId, null, null, null, s.datum, s.prijs, s.oppervlakte, s.perceel, s.bouwjaar, s.woningtype, s.energielabel, s.lat, s.lon, ...k].map(cell).join(','));
+    const w = woz.length ? [s.woz?.waarde, s.woz?.peildatum] : [];
+    lines.push([s.id, s.objectId, null, null, null, s.datum, s.prijs, s.oppervlakte, s.perceel, s.bouwjaar, s.woningtype, s.energielabel, s.lat, s.lon, ...k, ...w].map(cell).join(','));
   }
   return lines.join('\n') + '\n';
 }

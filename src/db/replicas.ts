@@ -1,0 +1,223 @@
+/**
+ * PostgreSQL streaming replicas for register reads (DATABASE_REPLICA_URL; docs/replicas.md). Each
+ * replica has a pool of its own and a state kept by a background check, never by a request:
+ *
+ * - `bruikbaar`: a standby that has replayed what the primary had written at most `maxAchterstandMs` ago;
+ * - `achter`: reachable, but further behind than that;
+ * - `weg`: unreachable, or not (or no longer) a standby of the primary's database (promoted, it would
+ *   diverge; another cluster or database, it holds other data);
+ * - `onbekend`: not yet known (just started); like the two above, it serves nothing.
+ *
+ * The lag is measured against the primary's WAL position, not as `now() - pg_last_xact_replay_timestamp()`:
+ * that grows on an idle primary too, and stays small when the standby's WAL receiver has lost the
+ * primary. Every round samples the primary's `pg_current_wal_lsn()`; the lag of a replica is the age of
+ * the newest sample its `pg_last_wal_replay_lsn()` has reached (0 when it has reached this round's),
+ * so it is exact to one check interval.
+ */
+import type { Logger } from 'pino';
+import pg from 'pg';
+
+export type ReplicaToestand = 'onbekend' | 'bruikbaar' | 'achter' | 'weg';
+export const REPLICA_TOESTANDEN: readonly ReplicaToestand[] = ['onbekend', 'bruikbaar', 'achter', 'weg'];
+
+export interface Replica {
+  /** host:port/database, never a password: the metric label and the log field. */
+  naam: string;
+  pool: pg.Pool;
+  toestand: ReplicaToestand;
+  /** Seconds behind the primary at the last check; null when unknown. */
+  achterstandS: number | null;
+}
+
+export interface ReplicaOpties {
+  urls: string[];
+  /** Pool settings the replicas share with the primary's (timeouts, client class). */
+  poolConfig: Omit<pg.PoolConfig, 'connectionString'>;
+  /** A replica further behind than this serves nothing until it has caught up. */
+  maxAchterstandMs: number;
+  /** Time between two checks. A check not answered within this (at least 2 s) counts its replica as gone. */
+  controleMs: number;
+  log?: Logger;
+}
+
+/** Which cluster and database a server is: a standby of the primary has the primary's. */
+const IDENTITEIT = "(SELECT system_identifier FROM pg_control_system())::text || '/' || current_database() AS identiteit";
+
+/** `0/3000060` as a number of bytes. */
+function lsnGetal(lsn: string): bigint {
+  const [hoog, laag] = lsn.split('/');
+  return (BigInt(`0x${hoog}`) << 32n) + BigInt(`0x${laag}`);
+}
+
+export function replicaNaam(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || 5432}${u.pathname}`;
+}
+
+/**
+ * A connection of its own for the checks, outside the pool: a pool busy with requests must not make a
+ * check wait (and a replica look gone). Reconnects on the next question after a failure.
+ */
+class Controleverbinding {
+  private client: pg.Client | undefined;
+  private gesloten = false;
+  private readonly url: string;
+  private readonly timeoutMs: number;
+
+  constructor(url: string, timeoutMs: number) {
+    this.url = url;
+    this.timeoutMs = timeoutMs;
+  }
+
+  async vraag<T>(tekst: string): Promise<T> {
+    if (this.gesloten) throw new Error('controleverbinding gesloten');
+    try {
+      if (!this.client) {
+        const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: this.timeoutMs, query_timeout: this.timeoutMs });
+        c.on('error', () => {});
+        this.client = c;
+        await c.connect();
+      }
+      return (await this.client.query(tekst)).rows[0] as T;
+    } catch (e) {
+      this.sluit();
+      throw e;
+    }
+  }
+
+  /** End the connection; `voorgoed`: a round still running opens no new one (the database is closing). */
+  sluit(voorgoed = false): void {
+    this.gesloten ||= voorgoed;
+    this.client?.end().catch(() => {});
+    this.client = undefined;
+  }
+}
+
+/** A failure that says the server is gone (no SQLSTATE, connection class 08, shutdown 57P0x), not that one statement failed. */
+function isVerbindingsfout(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith('08') || code.startsWith('57P');
+}
+
+export class Replicas {
+  readonly lijst: Replica[];
+  private readonly opties: ReplicaOpties;
+  private readonly primair: Controleverbinding;
+  private readonly controles: Controleverbinding[];
+  /** The primary's WAL position per round, oldest first, for the last 2 × maxAchterstandMs. */
+  private monsters: { t: number; lsn: bigint }[] = [];
+  private primairIdentiteit: string | undefined;
+  private volgende = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private gestopt = false;
+
+  constructor(primairUrl: string, opties: ReplicaOpties) {
+    this.opties = opties;
+    const timeoutMs = Math.max(opties.controleMs, 2_000);
+    this.primair = new Controleverbinding(primairUrl, timeoutMs);
+    this.lijst = opties.urls.map((url) => {
+      const pool = new pg.Pool({ ...opties.poolConfig, connectionString: url });
+      // An idle connection the replica ended (stopped, restarted) leaves the pool by itself.
+      pool.on('error', () => {});
+      return { naam: replicaNaam(url), pool, toestand: 'onbekend', achterstandS: null };
+    });
+    this.controles = opties.urls.map((url) => new Controleverbinding(url, timeoutMs));
+  }
+
+  /** The first round now, then one every controleMs (each after the previous one ended). */
+  start(): Promise<void> {
+    const ronde = async () => {
+      await this.controleer();
+      if (!this.gestopt) this.timer = setTimeout(ronde, this.opties.controleMs).unref();
+    };
+    return ronde();
+  }
+
+  /** A usable replica for the next read, in turn; undefined: read from the primary. */
+  kies(): Replica | undefined {
+    const n = this.lijst.length;
+    for (let i = 0; i < n; i++) {
+      const r = this.lijst[(this.volgende + i) % n];
+      if (r.toestand === 'bruikbaar') {
+        this.volgende = (this.volgende + i + 1) % n;
+        return r;
+      }
+    }
+    return undefined;
+  }
+
+  /** A read on `r` failed: if the server is gone, stop sending it reads now rather than at the next check. */
+  meldFout(r: Replica, e: unknown): void {
+    if (isVerbindingsfout(e)) this.zet(r, 'weg', null, { reden: (e as Error).message });
+  }
+
+  /** One round: the primary's position, then every replica's. */
+  async controleer(): Promise<void> {
+    const nu = Date.now();
+    try {
+      const { lsn, identiteit } = await this.primair.vraag<{ lsn: string; identiteit: string }>(`SELECT pg_current_wal_lsn()::text AS lsn, ${IDENTITEIT}`);
+      this.primairIdentiteit = identiteit;
+      this.monsters.push({ t: nu, lsn: lsnGetal(lsn) });
+      this.monsters = this.monsters.filter((m) => m.t >= nu - 2 * this.opties.maxAchterstandMs);
+    } catch {
+      // Primary unreachable: no new sample. The service is in its outage (every charge needs the
+      // primary); the replicas keep the state of their own check below.
+    }
+    await Promise.all(this.lijst.map((r, i) => this.controleerReplica(r, this.controles[i], nu)));
+  }
+
+  private async controleerReplica(r: Replica, verbinding: Controleverbinding, nu: number): Promise<void> {
+    let stand: { herstel: boolean; lsn: string | null; identiteit: string };
+    try {
+      stand = await verbinding.vraag(`SELECT pg_is_in_recovery() AS herstel, pg_last_wal_replay_lsn()::text AS lsn, ${IDENTITEIT}`);
+    } catch (e) {
+      this.zet(r, 'weg', null, { reden: (e as Error).message });
+      return;
+    }
+    if (!stand.herstel || stand.lsn === null) {
+      this.zet(r, 'weg', null, { reden: 'geen standby (gepromoveerd of geen replica)' });
+      return;
+    }
+    if (this.primairIdentiteit && stand.identiteit !== this.primairIdentiteit) {
+      this.zet(r, 'weg', null, { reden: `geen standby van DATABASE_URL: ander cluster of andere database (${stand.identiteit}, primair ${this.primairIdentiteit})` });
+      return;
+    }
+    const gespeeld = lsnGetal(stand.lsn);
+    const laatste = this.monsters.at(-1);
+    if (!laatste) return;
+    let bereikt: { t: number } | undefined;
+    for (let i = this.monsters.length - 1; i >= 0 && !bereikt; i--) if (this.monsters[i].lsn <= gespeeld) bereikt = this.monsters[i];
+    const grens = this.opties.maxAchterstandMs;
+    if (bereikt) {
+      const achterstandMs = bereikt === laatste ? 0 : nu - bereikt.t;
+      this.zet(r, achterstandMs <= grens ? 'bruikbaar' : 'achter', achterstandMs / 1000);
+      return;
+    }
+    // Behind every sample held: at least as old as the oldest. Just after start that may still be
+    // within the bound, so the state stays as it is until the samples say more.
+    const minstens = nu - this.monsters[0].t;
+    if (minstens > grens) this.zet(r, 'achter', minstens / 1000);
+    else r.achterstandS = null;
+  }
+
+  /** One log line per change of state, never one per request or per check. */
+  private zet(r: Replica, toestand: ReplicaToestand, achterstandS: number | null, extra: Record<string, unknown> = {}): void {
+    if (this.gestopt) return;
+    r.achterstandS = achterstandS;
+    if (r.toestand === toestand) return;
+    const van = r.toestand;
+    r.toestand = toestand;
+    const velden = { replica: r.naam, van, toestand, achterstand_s: achterstandS, max_achterstand_s: this.opties.maxAchterstandMs / 1000, ...extra };
+    if (toestand === 'bruikbaar') this.opties.log?.info(velden, 'replica bruikbaar: registerlezingen gaan naar deze replica');
+    else this.opties.log?.warn(velden, 'replica niet bruikbaar: registerlezingen gaan naar de andere replica’s of de primaire database');
+  }
+
+  async sluit(): Promise<void> {
+    this.gestopt = true;
+    clearTimeout(this.timer);
+    this.primair.sluit(true);
+    for (const c of this.controles) c.sluit(true);
+    await Promise.all(this.lijst.map((r) => r.pool.end().catch(() => {})));
+  }
+}

@@ -1,0 +1,44 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Bezorger } from '../src/domain/webhooks/bezorger.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
+
+/**
+ * The webhook worker during a database outage logs like the request path does: one line when claiming
+ * starts to fail and one when it works again (with how often it failed), not one per poll.
+ */
+describe(`webhook worker during a database outage (${dialect})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  it('warns once when claiming fails and once when it works again', async () => {
+    const regels: { msg: string; mislukt?: number }[] = [];
+    const log = pino({ level: 'warn' }, { write: (s: string) => void regels.push(JSON.parse(s)) });
+    let kapot = true;
+    const prisma = t.db.prisma;
+    // The worker's statements fail as they do when the database is unreachable.
+    const db = new Proxy(prisma, {
+      get(doel, naam, ontvanger) {
+        if (naam === '$queryRawUnsafe' && kapot) return () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+        const v = Reflect.get(doel, naam, ontvanger);
+        return typeof v === 'function' ? v.bind(doel) : v;
+      },
+    });
+    const b = new Bezorger({ db, now: () => new Date(), log, onveilig: true, pollMs: 20, verloopControleMs: 0 });
+    await b.start();
+    try {
+      await new Promise((r) => setTimeout(r, 600));
+      expect(regels.map((r) => r.msg)).toEqual(['webhooks: claimen mislukt; opnieuw bij elke poll, gemeld als het weer lukt']);
+      kapot = false;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(regels.map((r) => r.msg)).toEqual(['webhooks: claimen mislukt; opnieuw bij elke poll, gemeld als het weer lukt', 'webhooks: claimen lukt weer']);
+      expect(regels[1].mislukt).toBeGreaterThan(5);
+    } finally {
+      await b.sluit();
+    }
+  });
+});
