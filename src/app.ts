@@ -5,10 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Services, Uitslag } from './core/context.ts';
+import type { Services } from './core/context.ts';
 import { foutVoorStatus } from './core/errors.ts';
 import { isDatabaseOnbereikbaar, meldOnbereikbaar, stopStoringsProbe } from './core/database-storing.ts';
 import { installJsonParser } from './gateways/json-body.ts';
+import { installVerzoek } from './gateways/verzoek.ts';
 import { httpParserFout } from './gateways/http-parser-fouten.ts';
 import { registerRest } from './gateways/rest.ts';
 import { registerDocs } from './gateways/docs.ts';
@@ -21,13 +22,6 @@ import { installBeveiligingsHeaders } from './gateways/beveiliging.ts';
 import { registerMetrics } from './gateways/metrics.ts';
 import { installHttpRanden } from './gateways/cors.ts';
 import { VerzoekLog, volgVerzoekInLog } from './logging.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** What the core reported about this request's call (its cost), for the gateway and the metrics. */
-    uitslag: Uitslag;
-  }
-}
 
 export interface BuildAppOptions {
   services: Services;
@@ -59,10 +53,9 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   volgVerzoekInLog(app);
   installJsonParser(app);
 
-  app.decorateRequest('uitslag', null as unknown as Uitslag);
+  installVerzoek(app);
   // Set on arrival, so answers that bypass onSend (the hijacked /mcp reply) carry it too.
   app.addHook('onRequest', async (req, reply) => {
-    req.uitslag = {};
     reply.header('X-Request-Id', req.id);
   });
   installBeveiligingsHeaders(app);
@@ -76,7 +69,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   });
 
   app.setNotFoundHandler((req, reply) => {
-    void stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.url.split('?')[0]}`);
+    void stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.verzoek.pad}`);
   });
 
   // Where a visitor or a browser first knocks: the entry points, and no 404 for the tab icon.

@@ -13,8 +13,10 @@ import { foutVoorStatus, naarFout } from '../core/errors.ts';
 import { ongeldigeBodyFout } from './json-body.ts';
 import { stuurFout } from './fout-antwoord.ts';
 import { bouwOpenApiDocument } from './openapi.ts';
+import { REST_PREFIX } from './verzoek.ts';
 
-export const REST_PREFIX = '/api/v1';
+export { REST_PREFIX };
+
 const createCaller = createCallerFactory(appRouter);
 
 interface RouteSjabloon {
@@ -47,7 +49,7 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
       // A POST without any body (POST /webhooks/{id}/test) needs no content type: it is an empty JSON body.
       const leeg = !req.headers['transfer-encoding'] && (req.headers['content-length'] ?? '0') === '0';
       if (req.method === 'POST' && leeg && !req.headers['content-type']) req.headers['content-type'] = 'application/json';
-      const pad = req.url.split('?')[0].slice(REST_PREFIX.length) || '/';
+      const pad = req.verzoek.pad.slice(REST_PREFIX.length) || '/';
       const treffers = sjablonen.filter((s) => s.patroon.test(pad));
       if (treffers.length === 0) {
         if (pad === '/projecten' || pad.startsWith('/projecten/')) {
@@ -95,7 +97,7 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
           idempotencyKey: typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined,
           ongeldigeJson: ongeldigeBodyFout(req.body),
           requestId: String(req.id),
-          uitslag: req.uitslag,
+          uitslag: req.verzoek.uitslag,
           setHeader: (k, v) => void res.header(k, v),
         }),
       responseMeta: ({ ctx, errors }: { ctx?: Context; errors: unknown[] }) => {

@@ -138,7 +138,7 @@ export async function registerMcp(app: FastifyInstance, services: Services) {
       kanaal: 'mcp',
       authorization: req.headers.authorization,
       requestId: String(req.id),
-      uitslag: req.uitslag,
+      uitslag: req.verzoek.uitslag,
       setHeader: (k, v) => {
         if (!reply.raw.headersSent) reply.raw.setHeader(k, v);
       },

@@ -2,10 +2,10 @@
  * The MCP tools, built in a loop over the router: every procedure whose meta has `mcp` is a tool.
  * Tool names are English (contract 4.3); the data they return is the REST answer, in Dutch. A tool's
  * arguments are its procedure's input with `adres` flattened (postcode, huisnummer, toevoeging), so the
- * published schema is the one the procedure validates with; only `huisnummer` may also be an integer
- * over MCP (contract), which the call turns into the text REST takes.
+ * published schema is the one the procedure validates with.
  */
 import { z } from 'zod';
+import { HUISNUMMER_RE } from '../../domain/begrippen.ts';
 import { appRouter } from '../../procedures/router.ts';
 import { createCallerFactory, type Meta } from '../../core/trpc.ts';
 import { kostTekst } from '../../core/prijzen.ts';
@@ -27,27 +27,24 @@ export interface McpTool {
   call(caller: Caller, args: Record<string, unknown>): Promise<unknown>;
 }
 
-/** `{adres: {postcode, huisnummer, toevoeging}, ...extra}` → `{postcode, huisnummer, toevoeging, ...extra}`. */
+/**
+ * `{adres: {postcode, huisnummer, toevoeging}, ...extra}` → `{postcode, huisnummer, toevoeging, ...extra}`.
+ * The procedure takes huisnummer as text or integer but publishes text (the REST contract); MCP
+ * publishes both, as its contract says.
+ */
 function vlakkeArgumenten(invoer: z.ZodObject): z.ZodRawShape {
   const { adres, ...extra } = invoer.shape;
   const velden = (adres as z.ZodObject).shape;
   const huisnummer = z
-    .union([velden.huisnummer, z.int().min(1).max(99999)])
+    .union([z.string().regex(HUISNUMMER_RE), z.int().min(1).max(99999)])
     .meta({ description: 'Huisnummer, 1 tot en met 99999, als tekst of als geheel getal.', examples: ['12'] });
   return { ...velden, huisnummer, ...extra };
 }
 
-/** Flat tool arguments → the procedure's input: the address nested, an integer huisnummer as text. */
+/** Flat tool arguments → the procedure's input, the address nested. */
 function procedureInvoer(args: Record<string, unknown>): Record<string, unknown> {
   const { postcode, huisnummer, toevoeging, ...extra } = args;
-  return {
-    adres: {
-      postcode,
-      huisnummer: typeof huisnummer === 'number' ? String(huisnummer) : huisnummer,
-      ...(toevoeging !== undefined ? { toevoeging } : {}),
-    },
-    ...extra,
-  };
+  return { adres: { postcode, huisnummer, ...(toevoeging !== undefined ? { toevoeging } : {}) }, ...extra };
 }
 
 type Procedure = (input: unknown) => Promise<unknown>;
