@@ -39,7 +39,13 @@ const log = (s: string) => {
 
 const baseline = await memory();
 let t = performance.now();
-let sales: SaleRecord[] | null = syntheticSales({ n: N, seed: 2024, towns: 400, months: 60 }).sales;
+// Nearly every Dutch dwelling has a WOZ value: each sale gets one (peildatum 1 January of the year
+// before it, ~0.9 of the price with 8 % spread), so the sales-ratio anchor runs as it would live.
+const wozRng = randomSource(7);
+let sales: SaleRecord[] | null = syntheticSales({ n: N, seed: 2024, towns: 400, months: 60 }).sales.map((s) => ({
+  ...s,
+  woz: { waarde: Math.round(s.prijs * 0.9 * Math.exp(0.08 * wozRng.normal())), peildatum: `${Number(s.datum.slice(0, 4)) - 1}-01-01` },
+}));
 const generateMs = performance.now() - t;
 log(`${N} verkopen gegenereerd in ${(generateMs / 1000).toFixed(1)} s`);
 
@@ -59,7 +65,7 @@ for (let i = 0; i < REQUESTS + 2000; i++) {
   const src = sales[Math.floor(u() * sales.length)];
   const past = u() < 0.2 ? sales[Math.floor(u() * sales.length)].datum : dayAfter;
   subjects.push({
-    s: { lat: src.lat + normal() * 0.0015, lon: src.lon + normal() * 0.0025, oppervlakte: src.oppervlakte!, perceel: src.perceel, bouwjaar: src.bouwjaar, woningtype: src.woningtype, energielabel: src.energielabel, uitsluiten: [src.id] },
+    s: { lat: src.lat + normal() * 0.0015, lon: src.lon + normal() * 0.0025, oppervlakte: src.oppervlakte!, perceel: src.perceel, bouwjaar: src.bouwjaar, woningtype: src.woningtype, energielabel: src.energielabel, uitsluiten: [src.id], woz: src.woz ? [src.woz] : null },
     peil: past,
   });
 }

@@ -95,5 +95,9 @@ describe(`operator CLI: import and its output (${dialect})`, { timeout: 240_000 
     const onbekend = await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, 'account', 'create', '--naam', 'x'], { env, cwd: dir }).catch((e) => e);
     expect(onbekend.stderr).toMatch(/^fout: (onbekende optie '--naam'|verplichte optie '--name <naam>' ontbreekt)/);
     expect(onbekend.stderr).not.toMatch(/\berror\b|Usage/i);
+    const hulp = await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, 'account', '--help'], { env, cwd: dir });
+    expect(hulp.stdout).toMatch(/^Gebruik: insight account/);
+    expect(hulp.stdout).toContain('toon deze hulp');
+    expect(hulp.stdout).not.toMatch(/Usage:|Options:|Commands:|display help/);
   });
 });

@@ -85,11 +85,15 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
     const k = await insight('key', 'create', acc.account_id, '--name', 'p', '--json');
     const lijst = await insight('account', 'list', '--json');
     expect(lijst.find((a: { account_id: string }) => a.account_id === acc.account_id)).toEqual({
-      account_id: acc.account_id, naam: 'Correctie BV', credits: 100, geldige_sleutels: 1, aangemaakt_op: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T[\d:.]+\+00:00$/),
+      account_id: acc.account_id, naam: 'Correctie BV', credits: 100, drempel_credits: 100, geldige_sleutels: 1, aangemaakt_op: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T[\d:.]+\+00:00$/),
     });
     const sleutels = await insight('key', 'list', acc.account_id, '--json');
     expect(sleutels).toEqual([expect.objectContaining({ key_id: k.key_id, voorvoegsel: k.voorvoegsel, verloopt_op: k.verloopt_op, ingetrokken_op: null })]);
     expect(Object.keys(sleutels[0]).every((n) => /^[a-z_]+$/.test(n))).toBe(true);
+
+    // The saldo.laag threshold: shown above, set here.
+    expect(await insight('account', 'drempel', acc.account_id, '--credits', '250', '--json')).toEqual({ account_id: acc.account_id, drempel_credits: 250 });
+    expect((await insight('account', 'list', '--json')).find((a: { account_id: string }) => a.account_id === acc.account_id).drempel_credits).toBe(250);
 
     expect(await insight('account', 'correct', acc.account_id, '--credits', '-30', '--reason', 'dubbel opgewaardeerd', '--json'))
       .toEqual({ account_id: acc.account_id, correctie: -30, reden: 'dubbel opgewaardeerd', credits: 70 });

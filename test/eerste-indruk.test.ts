@@ -22,6 +22,13 @@ describe(`first impression (${dialect})`, { timeout: 120_000 }, () => {
     expect(icoon.statusCode).toBe(204);
     expect(icoon.body).toBe('');
   });
+
+  it('the OpenAPI document says what a 200 is in Dutch, not the generator\'s "Successful response"', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+    const beschrijvingen = Object.values(doc.paths).flatMap((p) => Object.values(p).map((op) => op.responses['200']?.description));
+    expect(beschrijvingen.length).toBeGreaterThan(5);
+    expect(beschrijvingen.filter((d) => d === 'Successful response')).toEqual([]);
+  });
 });
 
 describe(`insight serve with WEBHOOK_ALLOW_INSECURE (${dialect})`, { timeout: 120_000 }, () => {

@@ -28,7 +28,10 @@ describe(`POST /api/v1/inzicht/waarde (${dialect})`, () => {
     const res = await post(key, adresBody(subject));
     expect(res.statusCode, res.body).toBe(200);
     const { data, meta } = res.json();
-    expect(Object.keys(data)).toEqual(['adres', 'marktwaarde', 'min', 'max', 'betrouwbaarheid', 'peildatum', 'valuta']);
+    expect(Object.keys(data)).toEqual(['adres', 'marktwaarde', 'min', 'max', 'betrouwbaarheid', 'kans_binnen_10_procent', 'peildatum', 'valuta']);
+    expect(data.kans_binnen_10_procent).toBeGreaterThanOrEqual(0);
+    expect(data.kans_binnen_10_procent).toBeLessThanOrEqual(1);
+    expect(data.betrouwbaarheid === 'hoog').toBe(data.kans_binnen_10_procent >= 0.9);
     expect(data.adres).toEqual({ weergave: expect.stringMatching(/^Teststraat 12, \d{4} [A-Z]{2} Proefdorp$/), postcode: subject.postcode, huisnummer: 12, toevoeging: null });
     for (const k of ['marktwaarde', 'min', 'max']) expect(Number.isInteger(data[k])).toBe(true);
     expect(data.min).toBeLessThanOrEqual(data.marktwaarde);

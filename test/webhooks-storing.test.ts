@@ -34,9 +34,10 @@ describe(`webhook worker during a database outage (${dialect})`, () => {
       await new Promise((r) => setTimeout(r, 600));
       expect(regels.map((r) => r.msg)).toEqual(['webhooks: claimen mislukt; opnieuw bij elke poll, gemeld als het weer lukt']);
       kapot = false;
-      await new Promise((r) => setTimeout(r, 300));
+      await expect.poll(() => regels.length, { timeout: 10_000 }).toBe(2);
       expect(regels.map((r) => r.msg)).toEqual(['webhooks: claimen mislukt; opnieuw bij elke poll, gemeld als het weer lukt', 'webhooks: claimen lukt weer']);
-      expect(regels[1].mislukt).toBeGreaterThan(5);
+      // Several polls failed (every 20 ms for 600 ms; fewer on a busy machine), yet one line said so.
+      expect(regels[1].mislukt).toBeGreaterThan(1);
     } finally {
       await b.sluit();
     }

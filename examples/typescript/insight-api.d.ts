@@ -299,7 +299,7 @@ export interface components {
         AdresInvoer: {
             /** @description Nederlandse postcode, `1234AB` of `1234 ab` (hoogstens één spatie). */
             postcode: string;
-            /** @description Huisnummer als tekst, 1 tot en met 99999. */
+            /** @description Huisnummer als tekst, 1 tot en met 99999 (een geheel getal wordt ook aanvaard). */
             huisnummer: string;
             /**
              * @description Huisletter en/of huisnummertoevoeging: `A`, `2`, `A-2`, `A 2`.
@@ -373,6 +373,8 @@ export interface components {
                 max: number;
                 /** @enum {string} */
                 betrouwbaarheid: "hoog" | "normaal" | "laag";
+                /** @description Kans (0–1) dat de verkoopprijs binnen 10% van de marktwaarde ligt, gekalibreerd op gemeten fouten; betrouwbaarheid is hoog alleen bij 0,90 of meer */
+                kans_binnen_10_procent: number;
                 /** @description Y-m-d */
                 peildatum: string;
                 /** @constant */
@@ -392,7 +394,7 @@ export interface components {
                 bron?: components["schemas"]["Bron"];
                 /**
                  * @description Versie van het waarderingsmodel.
-                 * @example vergelijkingsmodel-2.0
+                 * @example vergelijkingsmodel-3.0
                  */
                 model_versie?: string;
                 /** @description Datum (Y-m-d) van de nieuwste verkoop in het model. */
@@ -632,7 +634,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
+            /** @description Gelukt. */
             200: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -727,7 +729,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
+            /** @description Gelukt. */
             200: {
                 headers: {
                     /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
@@ -848,7 +850,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen. */
+                /** @description 1 tot 255 zichtbare ASCII-tekens (niet leeg). Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1075,7 +1077,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen. */
+                /** @description 1 tot 255 zichtbare ASCII-tekens (niet leeg). Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1283,7 +1285,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen. */
+                /** @description 1 tot 255 zichtbare ASCII-tekens (niet leeg). Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1491,7 +1493,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen. */
+                /** @description 1 tot 255 zichtbare ASCII-tekens (niet leeg). Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1699,7 +1701,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen. */
+                /** @description 1 tot 255 zichtbare ASCII-tekens (niet leeg). Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1907,7 +1909,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen. */
+                /** @description 1 tot 255 zichtbare ASCII-tekens (niet leeg). Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2122,7 +2124,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
+            /** @description Gelukt. */
             200: {
                 headers: {
                     /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
@@ -2245,7 +2247,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
+            /** @description Gelukt. */
             200: {
                 headers: {
                     /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
@@ -2420,7 +2422,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
+            /** @description Gelukt. */
             200: {
                 headers: {
                     /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
@@ -2552,7 +2554,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
+            /** @description Gelukt. */
             200: {
                 headers: {
                     /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
@@ -2701,7 +2703,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful response */
+            /** @description Gelukt. */
             200: {
                 headers: {
                     /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
@@ -2848,7 +2850,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
+            /** @description Gelukt. */
             200: {
                 headers: {
                     /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
@@ -3009,7 +3011,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
+            /** @description Gelukt. */
             200: {
                 headers: {
                     /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
@@ -3170,7 +3172,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
+            /** @description Gelukt. */
             200: {
                 headers: {
                     /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
@@ -3324,7 +3326,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful response */
+            /** @description Gelukt. */
             200: {
                 headers: {
                     /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */

@@ -38,10 +38,15 @@ const schrijfFout = (ruw: string) => {
   process.stderr.write(alsJson ? `${JSON.stringify({ fout: melding.replace(/^(error|fout):\s*/i, '').trim() })}\n` : `${melding.trimEnd()}\n`);
 };
 
+const TITELS: Record<string, string> = { 'Usage:': 'Gebruik:', 'Options:': 'Opties:', 'Commands:': 'Commando\'s:', 'Arguments:': 'Argumenten:' };
 const program = new Command('insight')
   .description('Insight API: server en beheer')
   .exitOverride()
-  .configureOutput({ outputError: (str) => schrijfFout(str) });
+  .configureOutput({ outputError: (str) => schrijfFout(str) })
+  // The help in Dutch too (subcommands inherit these settings).
+  .configureHelp({ styleTitle: (titel) => TITELS[titel] ?? titel })
+  .helpOption('-h, --help', 'toon deze hulp')
+  .helpCommand('help [commando]', 'toon de hulp bij een commando');
 if (!alsJson) program.showHelpAfterError('(uitleg: insight help <commando>, of het commando met --help)');
 
 registerServeCommands(program);

@@ -57,6 +57,9 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
     const eigen = (o.errorResponses ?? {}) as Record<number, string>;
     const statussen = [...new Set([...STANDAARD_STATUSSEN, ...Object.keys(eigen).map(Number)])].sort((a, b) => a - b);
     for (const status of Object.keys(op.responses)) if (Number(status) >= 400) delete op.responses[status];
+    // trpc-to-openapi's default text is English; an operation's own successDescription stays.
+    const ok = op.responses['200'] as { description?: string } | undefined;
+    if (ok?.description === 'Successful response') ok.description = 'Gelukt.';
     for (const status of statussen) {
       const headers = foutHeaders(status);
       op.responses[status] = {

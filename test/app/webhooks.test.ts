@@ -132,7 +132,9 @@ describe(`web-app webhook procedures over /trpc (${dialect})`, () => {
       // A delivery that failed, replayed: waiting again, attempts from zero, the same event id.
       await t.db.prisma.webhookDelivery.update({ where: { id: ids[0] }, data: { toestand: 'mislukt', pogingen: 10, laatsteStatus: 500, laatsteFout: 'HTTP 500' } });
       const opnieuw = await trpc(t, 'mutation', 'webhooks.opnieuw', { id: w.id, aflevering: ids[0] }, { sessie: s });
-      expect(opnieuw.data).toMatchObject({ id: ids[0], gebeurtenis_id: p2.regels[0].gebeurtenis_id, toestand: 'wachtend', pogingen: 0 });
+      // A new series of retries, while the attempts shown keep counting (10 made so far).
+      expect(opnieuw.data).toMatchObject({ id: ids[0], gebeurtenis_id: p2.regels[0].gebeurtenis_id, toestand: 'wachtend', pogingen: 10 });
+      expect(await t.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: ids[0] } })).toMatchObject({ pogingen: 0, eerderePogingen: 10 });
 
       const nieuw = await trpc(t, 'mutation', 'webhooks.roteer', { id: w.id }, { sessie: s });
       expect(nieuw.data.geheim).toMatch(/^whsec_/);

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { runBacktest } from '../../src/domain/valuation/backtest/index.ts';
-import type { CodedSubject } from '../../src/domain/valuation/comparables.ts';
-import { subjectAttributes } from '../../src/domain/valuation/comparables.ts';
 import { DEFAULT_CORE_OPTIONS, fitCore } from '../../src/domain/valuation/core.ts';
 import { dayNumber } from '../../src/domain/valuation/dates.ts';
 import { fitGbdt, predictGbdt } from '../../src/domain/valuation/gbdt.ts';
@@ -11,6 +9,7 @@ import type { SaleRecord, Waardering } from '../../src/domain/valuation/index.ts
 import { fitStage, locationScratch, locationStat } from '../../src/domain/valuation/learner.ts';
 import type { StageRow } from '../../src/domain/valuation/learner.ts';
 import { buildSalesTable } from '../../src/domain/valuation/sales-table.ts';
+import { codedRow } from './coded.ts';
 import { randomSource, syntheticSales } from './synthetic.ts';
 
 /** A known non-linear function of three features (one interaction, one step, one ignored). */
@@ -104,15 +103,7 @@ describe('honesty of the second stage', () => {
     const core = fitCore(table, rows, DEFAULT_CORE_OPTIONS);
     const res = new Float64Array(table.n).fill(0.01);
     const row = 11;
-    const subject: CodedSubject = {
-      ...subjectAttributes(core.effects[table.segment[row]], table.logOpp[row], table.logPerceel[row], table.bouwjaar[row], table.type[row], table.label[row]),
-      x: table.x[row],
-      y: table.y[row],
-      segment: table.segment[row],
-      exclude: null,
-      excludeObject: table.object[row],
-      wozDeflated: NaN,
-    };
+    const subject = codedRow(core, row);
     const peil = dayNumber('2022-06-15');
     const out = new Float64Array(2);
     locationStat(core, res, subject, peil, locationScratch(), out, 0);

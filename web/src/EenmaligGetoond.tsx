@@ -5,7 +5,16 @@ import { useEffect, useRef, useState } from 'preact/hooks';
  * A secret the server shows once (a new API key, a webhook's signing secret): read-only, selectable,
  * with a copy button. Its heading takes focus when it appears, so screen readers announce it.
  */
-export function EenmaligGetoond(props: { id: string; titel: string; label: string; waarde: string; children: ComponentChildren; klaar: () => void }) {
+export function EenmaligGetoond(props: {
+  id: string;
+  titel: string;
+  label: string;
+  waarde: string;
+  children: ComponentChildren;
+  klaar: () => void;
+  /** The closing button: "Ik heb hem bewaard" for de sleutel, "Ik heb het bewaard" for het geheim. */
+  bewaardTekst: string;
+}) {
   const [gekopieerd, setGekopieerd] = useState(false);
   const kopRef = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
@@ -31,7 +40,7 @@ export function EenmaligGetoond(props: { id: string; titel: string; label: strin
         <input id={props.id} type="text" readOnly value={props.waarde} onFocus={(e) => e.currentTarget.select()} spellcheck={false} autoComplete="off" />
         <button type="button" onClick={kopieer}>{gekopieerd ? 'Gekopieerd' : 'Kopiëren'}</button>
       </div>
-      <button type="button" class="knop-secundair" onClick={props.klaar}>Ik heb hem bewaard</button>
+      <button type="button" class="knop-secundair" onClick={props.klaar}>{props.bewaardTekst}</button>
     </section>
   );
 }

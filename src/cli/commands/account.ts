@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import type { Database } from '../../db/client.ts';
 import { loadConfig } from '../../config/env.ts';
-import { createAccount, topUp } from '../../domain/billing/tegoed.ts';
+import { createAccount, topUp, zetDrempel } from '../../domain/billing/tegoed.ts';
 import { boekCorrectie, lijstAccounts } from '../../domain/billing/correctie.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { geheelGetal, heelGetalNietNul, uuid } from '../args.ts';
@@ -26,7 +27,7 @@ export function registerAccountCommands(program: Command) {
     .option('--json', 'uitvoer als JSON')
     .action(async (opts: { json?: boolean }) => {
       const rows = await withDatabase(loadConfig(), (db) => lijstAccounts(db.prisma));
-      const uit = rows.map((a) => ({ account_id: a.id, naam: a.naam, credits: a.credits, geldige_sleutels: a.geldigeSleutels, aangemaakt_op: isoMetOffset(a.aangemaaktOp) }));
+      const uit = rows.map((a) => ({ account_id: a.id, naam: a.naam, credits: a.credits, drempel_credits: a.drempelCredits, geldige_sleutels: a.geldigeSleutels, aangemaakt_op: isoMetOffset(a.aangemaaktOp) }));
       print(!!opts.json, uit, uit.map((a) => `${a.account_id}  ${String(a.credits).padStart(8)} credits  ${a.geldige_sleutels} sleutel(s)  ${a.naam}`).join('\n') || '(geen accounts)');
     });
 
@@ -42,15 +43,34 @@ export function registerAccountCommands(program: Command) {
       print(!!opts.json, { account_id: accountId, correctie: opts.credits, reden: opts.reason, credits }, `Account ${accountId}: correctie ${opts.credits} credits; saldo nu ${credits} credits.`);
     });
 
+  metCredits(account, 'drempel', 'Zet de saldodrempel: onder dit aantal credits gaat saldo.laag naar de webhooks (0: nooit)', 'de drempel in credits', 0, async (db, accountId, credits) => {
+    const drempel = await zetDrempel(db.prisma, { accountId, credits });
+    return { json: { account_id: accountId, drempel_credits: drempel }, tekst: `Account ${accountId}: saldo.laag onder ${drempel} credits.` };
+  });
+
+  metCredits(account, 'topup', 'Waardeer een account op', 'aantal credits erbij', 1, async (db, accountId, erbij) => {
+    const credits = await topUp(db.prisma, { accountId, credits: erbij });
+    return { json: { account_id: accountId, credits }, tekst: `Account ${accountId} heeft nu ${credits} credits.` };
+  });
+}
+
+/** `account <naam> <account_id> --credits <n> [--json]`: one change to one account, by a number of credits. */
+function metCredits(
+  account: Command,
+  naam: string,
+  beschrijving: string,
+  uitleg: string,
+  minimum: number,
+  doe: (db: Database, accountId: string, credits: number) => Promise<{ json: unknown; tekst: string }>,
+) {
   account
-    .command('topup')
+    .command(naam)
     .argument('<account_id>', 'account-id (uuid)', uuid)
-    .description('Waardeer een account op')
-    .requiredOption('--credits <n>', 'aantal credits erbij', geheelGetal(1))
+    .description(beschrijving)
+    .requiredOption('--credits <n>', uitleg, geheelGetal(minimum))
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, opts: { credits: number; json?: boolean }) => {
-      const id = accountId;
-      const credits = await withDatabase(loadConfig(), (db) => topUp(db.prisma, { accountId: id, credits: opts.credits }));
-      print(!!opts.json, { account_id: id, credits }, `Account ${id} heeft nu ${credits} credits.`);
+      const { json, tekst } = await withDatabase(loadConfig(), (db) => doe(db, accountId, opts.credits));
+      print(!!opts.json, json, tekst);
     });
 }

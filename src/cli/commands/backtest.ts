@@ -1,10 +1,13 @@
 /**
- * `insight backtest [sales.csv]`: honest time-split backtest of the market-value model.
+ * `insight backtest [bestanden...]`: honest time-split backtest of the market-value model.
  *
  * Without a file it replays the sales held in the database (with the held price index); with a
  * file it reads the sales CSV of `insight import verkopen` (docs/import-formaten.md; optional extra
- * columns id and object_id) and estimates the index from that file, since a published Dutch index
- * says nothing about foreign test data.
+ * columns id and object_id, attribute and WOZ columns) and estimates the index from that file, since
+ * a published Dutch index says nothing about foreign test data. `demo` stands for the synthetic demo's
+ * sales with their WOZ values. Several files (or `--vergelijk`, what `npm run backtest:alle` passes)
+ * give one table over all datasets: each with and without its optional columns and beside the
+ * reference learner (docs/backtest.md).
  */
 import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -64,7 +67,8 @@ export function formatDatasets(runs: readonly DatasetRun[]): string {
     const m = r.result.metrics;
     const o = m.overall;
     const ref = runs.find((x) => x.dataset === r.dataset && x.variant === 'referentie')?.result.metrics.overall.mdape ?? NaN;
-    const voorsprong = r.variant === 'referentie' ? '' : `${((1 - o.mdape / ref) * 100).toFixed(1)}% beter`;
+    const lead = (1 - o.mdape / ref) * 100;
+    const voorsprong = r.variant === 'referentie' ? '' : `${Math.abs(lead).toFixed(1)}% ${lead >= 0 ? 'beter' : 'slechter'}`;
     const variant = VARIANT_OMSCHRIJVING[r.variant] + (r.kolommen.length ? ` (${r.kolommen.join(', ')})` : '');
     lines.push(
       `${r.dataset.slice(0, 18).padEnd(18)} ${variant.padEnd(41)} ${String(m.totaal).padStart(9)}  ${pct(o.mdape, 2).padStart(6)}  ${pct(o.pe10).padStart(10)}  ${pct(o.dekking).padStart(7)}  ${pct(m.hitRate).padStart(8)}  ${pct(m.perLabel.hoog.aandeel).padStart(5)}  ${voorsprong}`,

@@ -66,3 +66,21 @@ export async function ledgerSum(db: Db, accountId: string): Promise<number> {
   const r = await db.ledgerEntry.aggregate({ where: { accountId }, _sum: { credits: true } });
   return r._sum.credits ?? 0;
 }
+
+/** The most a `saldo.laag` threshold may be: above it the event would say nothing a balance check does not. */
+export const MAX_DREMPEL_CREDITS = 1_000_000;
+
+/**
+ * Set the balance below which a charge emits `saldo.laag` (once per crossing; 0: never). Returns the
+ * threshold stored.
+ */
+export async function zetDrempel(db: Db, opts: { accountId: string; credits: number }): Promise<number> {
+  if (!Number.isSafeInteger(opts.credits) || opts.credits < 0 || opts.credits > MAX_DREMPEL_CREDITS) {
+    throw new RangeError(`de drempel is een geheel aantal credits van 0 tot en met ${MAX_DREMPEL_CREDITS.toLocaleString('nl-NL')}`);
+  }
+  if (!UUID.test(opts.accountId)) throw new RangeError(`Account ${opts.accountId} bestaat niet`);
+  const rows = await db.$queryRaw<{ drempel_credits: number }[]>`
+    UPDATE account SET drempel_credits = ${opts.credits} WHERE id = ${opts.accountId}::uuid RETURNING drempel_credits`;
+  if (rows.length === 0) throw new RangeError(`Account ${opts.accountId} bestaat niet`);
+  return rows[0].drempel_credits;
+}

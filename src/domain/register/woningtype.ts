@@ -276,6 +276,7 @@ async function vulWoonpanden(prisma: Prisma): Promise<void> {
          (CASE WHEN p.geometrie->>'type' = 'MultiPolygon' THEN '$.coordinates[*][*][*][0]' ELSE '$.coordinates[*][*][0]' END)::jsonpath) v
      ) b ON true`,
   );
+  await prisma.$executeRawUnsafe(`ANALYZE woonpand`);
 }
 
 interface Strookpand {
@@ -292,6 +293,8 @@ interface Strookpand {
  * no later pand can reach it (its east edge lies west of the next page's start), then its count is
  * written to `woonpand`. Memory: the panden of one narrow north-south strip, not the country.
  */
+// The page query compares (minx, pand_id) as a row, so each page is one index range scan (an OR of
+// the two conditions scans the index from the start for every page: quadratic).
 async function telBuren(prisma: Prisma, tol: number, pagina: number): Promise<number> {
   const marge = graden(tol);
   let actief: Strookpand[] = [];
@@ -311,7 +314,7 @@ async function telBuren(prisma: Prisma, tol: number, pagina: number): Promise<nu
   for (;;) {
     const rijen = (await prisma.$queryRawUnsafe(
       `SELECT w.pand_id, w.minx, w.maxx, p.geometrie FROM woonpand w JOIN pand p ON p.id = w.pand_id
-       WHERE w.minx IS NOT NULL AND (w.minx > $1 OR (w.minx = $1 AND w.pand_id > $2))
+       WHERE (w.minx, w.pand_id) > ($1::float8, $2::text)
        ORDER BY w.minx, w.pand_id LIMIT ${pagina}`,
       naX,
       naId,

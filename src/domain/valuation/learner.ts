@@ -159,7 +159,7 @@ export function wozOffset(table: SalesTable): number {
 }
 const WOZ_FEATURES = 4;
 /** Features of the learner alone (attributes and position, no comparables). */
-const ATTRIBUTE_FEATURES = 9;
+export const ATTRIBUTE_FEATURES = 9;
 
 /** Log index level at the peildatum on the subject's regional curve. */
 export function peilLevel(core: ComparableCore, s: CodedSubject, peilDay: number): number {

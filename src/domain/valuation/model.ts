@@ -12,7 +12,7 @@ import type { KansCurve, LabelThresholds } from './confidence.ts';
 import { coreFromState, coreToState, DEFAULT_CORE_OPTIONS, fitCore, scratchFor } from './core.ts';
 import type { CoreOptions, CoreState, FittedCore } from './core.ts';
 import { dateOfDay, dayNumber, monthNumber, monthPosition } from './dates.ts';
-import { featureCount, fitStage, refitStage, locationScratch, locationStat, peilLevel, stageEstimate, stageFeatures, wozOffset } from './learner.ts';
+import { ATTRIBUTE_FEATURES, FEATURES, featureCount, fitStage, refitStage, locationScratch, locationStat, peilLevel, stageEstimate, stageFeatures, wozOffset } from './learner.ts';
 import type { Stage, StageMode, StageRow } from './learner.ts';
 import { indexPoints, logIndexAt } from './price-index.ts';
 import { buildSalesTable, labelCode, SEGMENT_APARTMENT, SEGMENT_HOUSE, segmentOf, woningtypeCode, writeKenmerken } from './sales-table.ts';
@@ -63,7 +63,7 @@ export interface ModelDetails {
   index: PriceIndexPoint[];
   hedonisch: FittedCore['fit'];
   /** Second stage: mode, learner size and combination weight. */
-  stap2: { mode: StageMode; bomen: number; gewicht: number; leerVerkopen: number };
+  stap2: { mode: StageMode; bomen: number; gewicht: number; leerVerkopen: number; leerderMenging: number; leerderBomen: number };
   /** Weight of the WOZ sales-ratio estimate beside the comparables, per segment (houses, apartments). */
   wozGewicht: number[];
   /** P(within 10 %) against band width, as calibrated (null: uncalibrated). */
@@ -262,6 +262,7 @@ interface Calibrated extends BandLabels {
   vergelijking: BandLabels;
   /** Weight of the WOZ sales-ratio estimate per segment (see anchored). */
   wozGewicht: number[];
+  menging: Menging;
   slice: ModelDetails['kalibratieVerkopen'];
   stage: Stage;
   leerVerkopen: number;
@@ -305,10 +306,70 @@ function calibrate(t: SalesTable, options: CoreOptions, opts: BuildOptions, mode
   const learnRows = stageRows(inner, t, learnValued, mode, res);
   const sliceRows = stageRows(inner, t, sliceOk, mode, res);
   const stage = fitStage(mode, learnRows, sliceRows);
-  const cases: CalibrationCase[] = sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - stageEstimate(stage, r.e, r.level, r.features, 0, r.loc, 0), dag: r.day }));
+  const menging = mode === 'gecombineerd' ? fitMenging(stage, learnRows, sliceRows, t.kenmerken !== null) : GEEN_MENGING;
+  const cases: CalibrationCase[] = sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - mixedEstimate(stage, menging, r, t.kenmerken !== null), dag: r.day }));
   const final = bandAndLabels(cases);
   const vergelijking = mode === 'vergelijking' ? final : bandAndLabels(sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - r.e.logWaarde, dag: r.day })));
-  return { ...final, vergelijking, wozGewicht, stage, leerVerkopen: learnRows.length, res, rows: [...learnRows, ...sliceRows], slice: { van: dateOfDay(cutoff), tot: dateOfDay(t.newestDay), gewaardeerd: cases.length, geweigerd: refused } };
+  return { ...final, vergelijking, wozGewicht, stage, menging, leerVerkopen: learnRows.length, res, rows: [...learnRows, ...sliceRows], slice: { van: dateOfDay(cutoff), tot: dateOfDay(t.newestDay), gewaardeerd: cases.length, geweigerd: refused } };
+}
+
+/**
+ * The learner alone (position and attributes, no comparables: what a plain AVM is) mixed into the
+ * combined estimate: final = (1 - v) * combined + v * learner. Both err differently (the learner
+ * smooths over streets, the comparables over the model's form), so a mix beats either where both
+ * are fair; `v` is chosen on the slice neither learner saw, and is 0 where the learner alone does
+ * not help there.
+ */
+export interface Menging {
+  leerder: Stage | null;
+  v: number;
+}
+const GEEN_MENGING: Menging = { leerder: null, v: 0 };
+
+/** The learner-only features of a row (the comparables' and the WOZ anchor's blanked, as mode 'leerder' does). */
+function learnerRow(r: StageRow, kenmerken: boolean): StageRow {
+  const features = Float64Array.from(r.features);
+  const kenmerkTot = kenmerken ? FEATURES + KENMERKEN.length : FEATURES;
+  for (let j = ATTRIBUTE_FEATURES; j < features.length; j++) if (!(j >= FEATURES && j < kenmerkTot)) features[j] = NaN;
+  return { ...r, features };
+}
+
+function fitMenging(stage: Stage, learn: StageRow[], slice: readonly StageRow[], kenmerken: boolean): Menging {
+  const leerder = fitStage('leerder', learn.map((r) => learnerRow(r, kenmerken)), slice.map((r) => learnerRow(r, kenmerken)));
+  if (!leerder.gbdt) return GEEN_MENGING;
+  const pairs = slice.map((r) => {
+    const l = learnerRow(r, kenmerken);
+    return { day: r.day, y: r.logPrijs, c: stageEstimate(stage, r.e, r.level, r.features, 0, r.loc, 0), l: stageEstimate(leerder, r.e, r.level, l.features, 0, r.loc, 0) };
+  });
+  // The slice in consecutive periods, each a held-out period of its own: a mix is kept only if it
+  // does not lose in any of them (one lucky period must not decide it).
+  pairs.sort((a, b) => a.day - b.day);
+  const periods = Array.from({ length: MENGING_PERIODES }, (_, k) => pairs.slice(Math.floor((k * pairs.length) / MENGING_PERIODES), Math.floor(((k + 1) * pairs.length) / MENGING_PERIODES)));
+  const errAt = (part: typeof pairs, v: number) => part.reduce((s, p) => s + Math.abs(p.y - ((1 - v) * p.c + v * p.l)), 0);
+  let bestV = 0;
+  let best = errAt(pairs, 0);
+  for (let v = 0.05; v <= 1 + 1e-9; v += 0.05) {
+    const err = errAt(pairs, v);
+    if (err < best - 1e-12 && periods.every((part) => errAt(part, v) <= errAt(part, 0))) {
+      best = err;
+      bestV = v;
+    }
+  }
+  // Half the weight the slice supports: the slice's optimum overshoots on the next period (demo:
+  // 0.5 chosen, the test period lost 0.4 points; see docs/backtest.md).
+  const v = Math.round(bestV * 10) / 20;
+  return v > 0 ? { leerder, v } : GEEN_MENGING;
+}
+
+/** Consecutive periods of the slice a learner mix must not lose in. */
+const MENGING_PERIODES = 3;
+
+/** Final estimate (log) of a valued row under the stage and the mix. */
+function mixedEstimate(stage: Stage, menging: Menging, r: StageRow, kenmerken: boolean): number {
+  const c = stageEstimate(stage, r.e, r.level, r.features, 0, r.loc, 0);
+  if (!menging.leerder || menging.v === 0) return c;
+  const l = learnerRow(r, kenmerken);
+  return (1 - menging.v) * c + menging.v * stageEstimate(menging.leerder, r.e, r.level, l.features, 0, r.loc, 0);
 }
 
 /**
@@ -321,6 +382,7 @@ export interface ModelState {
   core: CoreState;
   calibrated: Calibrated | null;
   stage: Stage;
+  menging: Menging;
   /** Residual of each held sale under the live core (NaN: none), for the location statistic. */
   res: Float64Array;
 }
@@ -339,8 +401,10 @@ export function fitModelState(table: SalesTable, opts: BuildOptions = {}): Model
   // the slice sales together, with the tree count and weight chosen out-of-time.
   const res = calibrated?.res ?? new Float64Array(table.n).fill(NaN);
   if (calibrated && stage.gbdt) stage = refitStage(stage, calibrated.rows);
-  const kept = calibrated ? { ...calibrated, rows: [] } : null;
-  return { options, table, core: coreToState(core), calibrated: kept, stage, res };
+  let menging = calibrated?.menging ?? GEEN_MENGING;
+  if (calibrated && menging.leerder) menging = { ...menging, leerder: refitStage(menging.leerder, calibrated.rows.map((r) => learnerRow(r, table.kenmerken !== null))) };
+  const kept = calibrated ? { ...calibrated, rows: [], menging: GEEN_MENGING } : null;
+  return { options, table, core: coreToState(core), calibrated: kept, stage, menging, res };
 }
 
 /**
@@ -353,7 +417,7 @@ export function buildModel(sales: SaleRecord[], opts: BuildOptions = {}): Fitted
 
 /** The model of a fitted state (cheap: rebuilds the k-d trees' views and the closures). */
 export function modelFromState(state: ModelState): FittedModel {
-  const { options, table, calibrated, stage, res } = state;
+  const { options, table, calibrated, stage, menging, res } = state;
   const core = coreFromState(state.core, table, options.regioCel);
   const tweedeFit = calibrated ?? null;
   const vergelijkingFit = calibrated?.vergelijking ?? null;
@@ -392,6 +456,10 @@ export function modelFromState(state: ModelState): FittedModel {
       if (stage.mode !== 'leerder') locationStat(core, res, coded, peilDay, ls, loc, 0);
       stageFeatures(stage.mode, coded, e, level, loc, 0, feats, 0, wozAt);
       logWaarde = stageEstimate(stage, e, level, feats, 0, loc, 0);
+      if (menging.leerder && menging.v > 0) {
+        stageFeatures('leerder', coded, e, level, loc, 0, feats, 0, wozAt);
+        logWaarde = (1 - menging.v) * logWaarde + menging.v * stageEstimate(menging.leerder, e, level, feats, 0, loc, 0);
+      }
     }
     let lo: number;
     let hi: number;
@@ -406,7 +474,7 @@ export function modelFromState(state: ModelState): FittedModel {
       hi = 2 * e.spreiding + 0.05;
     }
     const marktwaarde = Math.round(Math.exp(logWaarde));
-    const kans = fit?.kans ? kansFor(fit.kans, hi - lo) : kansOngekalibreerd(hi - lo);
+    const kans = Math.round((fit?.kans ? kansFor(fit.kans, hi - lo) : kansOngekalibreerd(hi - lo)) * 1000) / 1000;
     return {
       soort: 'waarde',
       marktwaarde,
@@ -416,7 +484,7 @@ export function modelFromState(state: ModelState): FittedModel {
       nComps: e.nComps,
       nEff: Math.round(e.nEff * 10) / 10,
       spreiding: Math.round(e.spreiding * 1000) / 1000,
-      kansBinnen10: Math.round(kans * 1000) / 1000,
+      kansBinnen10: kans,
       wozGebruikt: (e.wozGewicht ?? 0) > 0,
     };
   }
@@ -431,7 +499,7 @@ export function modelFromState(state: ModelState): FittedModel {
       oppervlakteBeta: core.effects.map((e) => e.opp),
       index: indexPoints(core.index.national),
       hedonisch: core.fit,
-      stap2: { mode: stage.mode, bomen: stage.gbdt?.trees.length ?? 0, gewicht: stage.w, leerVerkopen: calibrated?.leerVerkopen ?? 0 },
+      stap2: { mode: stage.mode, bomen: stage.gbdt?.trees.length ?? 0, gewicht: stage.w, leerVerkopen: calibrated?.leerVerkopen ?? 0, leerderMenging: menging.v, leerderBomen: menging.leerder?.gbdt?.trees.length ?? 0 },
       wozGewicht,
       kans: tweedeFit?.kans ?? null,
     },

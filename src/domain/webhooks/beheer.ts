@@ -187,25 +187,34 @@ export async function afleveringenPagina(
   db: Db,
   a: { accountId: string; id: string; limiet: number; na: AfleveringCursor | null },
 ): Promise<{ regels: AfleveringRij[]; volgende: AfleveringCursor | null } | null> {
-  if (!(await haalEndpoint(db, a.accountId, a.id))) return null;
+  const endpoint = await haalEndpoint(db, a.accountId, a.id);
+  if (!endpoint) return null;
   const rows = await db.$queryRawUnsafe<(Omit<AfleveringRij, 'aangemaaktOp'> & { aangemaaktOp: Date })[]>(
-    `SELECT l.id, l.event_id AS "eventId", g.type, l.toestand, l.pogingen, l.laatste_status AS "laatsteStatus",
+    `SELECT l.id, l.event_id AS "eventId", g.type, l.toestand, l.eerdere_pogingen + l.pogingen AS pogingen, l.laatste_status AS "laatsteStatus",
             l.laatste_fout AS "laatsteFout", l.volgende_poging AS "volgendePoging", g.aangemaakt_op AS "aangemaaktOp"
      FROM webhook_aflevering l JOIN webhook_gebeurtenis g ON g.id = l.event_id
      WHERE l.endpoint_id = $1::uuid AND ($2::timestamptz IS NULL OR (g.aangemaakt_op, l.id) < ($2::timestamptz, $3::uuid))
      ORDER BY g.aangemaakt_op DESC, l.id DESC LIMIT $4`,
     a.id, a.na?.t ?? null, a.na?.id ?? null, a.limiet + 1,
   );
-  const pagina = rows.slice(0, a.limiet).map((r) => ({ ...r, volgendePoging: r.toestand === 'wachtend' ? r.volgendePoging : null }));
+  const pagina = rows.slice(0, a.limiet).map((r) => ({ ...r, volgendePoging: volgendePoging(endpoint.actief, r) }));
   const laatste = pagina[pagina.length - 1];
   return { regels: pagina, volgende: rows.length > a.limiet && laatste ? { t: laatste.aangemaaktOp, id: laatste.id } : null };
 }
 
-/** Send a delivery again now (whatever its state), with the same webhook-id; a fresh series of attempts. */
+/** A next attempt is planned only while the delivery waits and its endpoint is on (a switched-off one sends nothing). */
+function volgendePoging(actief: boolean, r: { toestand: string; volgendePoging: Date | null }): Date | null {
+  return actief && r.toestand === 'wachtend' ? r.volgendePoging : null;
+}
+
+/**
+ * Send a delivery again now (whatever its state), with the same webhook-id: a fresh series of attempts
+ * for the retry schedule, while the attempts shown keep counting (the earlier series' are kept aside).
+ */
 export async function afleveringOpnieuw(db: Db, a: { accountId: string; id: string; aflevering: string; now: Date }): Promise<AfleveringRij | null> {
   if (!UUID_RE.test(a.id) || !UUID_RE.test(a.aflevering)) return null;
   const r = await db.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE webhook_aflevering l SET toestand = 'wachtend', pogingen = 0, volgende_poging = $4::timestamptz, geclaimd_tot = NULL, bijgewerkt_op = $4::timestamptz
+    `UPDATE webhook_aflevering l SET toestand = 'wachtend', eerdere_pogingen = l.eerdere_pogingen + l.pogingen, pogingen = 0, volgende_poging = $4::timestamptz, geclaimd_tot = NULL, bijgewerkt_op = $4::timestamptz
      FROM webhook w WHERE l.id = $3::uuid AND l.endpoint_id = $1::uuid AND w.id = l.endpoint_id AND w.account_id = $2::uuid AND l.toestand <> 'bezig'
      RETURNING l.id`,
     a.id, a.accountId, a.aflevering, a.now,
@@ -216,9 +225,9 @@ export async function afleveringOpnieuw(db: Db, a: { accountId: string; id: stri
     if (!bestaand) return null;
   }
   meldNieuweAfleveringen();
-  const p = await db.webhookDelivery.findUniqueOrThrow({ where: { id: a.aflevering }, include: { event: { select: { type: true, aangemaaktOp: true } } } });
+  const p = await db.webhookDelivery.findUniqueOrThrow({ where: { id: a.aflevering }, include: { event: { select: { type: true, aangemaaktOp: true } }, endpoint: { select: { actief: true } } } });
   return {
-    id: p.id, eventId: p.eventId, type: p.event.type, toestand: p.toestand, pogingen: p.pogingen, laatsteStatus: p.laatsteStatus,
-    laatsteFout: p.laatsteFout, volgendePoging: p.toestand === 'wachtend' ? p.volgendePoging : null, aangemaaktOp: p.event.aangemaaktOp,
+    id: p.id, eventId: p.eventId, type: p.event.type, toestand: p.toestand, pogingen: p.eerderePogingen + p.pogingen, laatsteStatus: p.laatsteStatus,
+    laatsteFout: p.laatsteFout, volgendePoging: volgendePoging(p.endpoint.actief, p), aangemaaktOp: p.event.aangemaaktOp,
   };
 }

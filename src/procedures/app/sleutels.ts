@@ -46,7 +46,6 @@ export const sleutelsRouter = router({
     .input(
       z.strictObject({
         naam: z.string().trim().min(1, 'naam: vul een naam in').max(100, 'naam: hoogstens 100 tekens'),
-        familie: z.enum(['inzicht', 'beheer']).default('inzicht'),
         looptijd_dagen: z.int('looptijd_dagen: een geheel aantal dagen').min(1, 'looptijd_dagen: minstens 1').max(MAX_LOOPTIJD_DAGEN, `looptijd_dagen: hoogstens ${MAX_LOOPTIJD_DAGEN}`).default(365),
       }),
     )
@@ -55,7 +54,9 @@ export const sleutelsRouter = router({
       const k = await createKey(ctx.services.db, {
         accountId: ctx.sessie.accountId,
         naam: input.naam,
-        familie: input.familie,
+        // The web app makes insight keys only: this service offers no product for a "beheer" key, which
+        // only the operator CLI makes.
+        familie: 'inzicht',
         verlooptOp: new Date(now.getTime() + input.looptijd_dagen * DAG_MS),
         now,
       }).catch(vertaal);

@@ -1,7 +1,7 @@
 /** Balance, credits used this month, and the ledger (paged) of the logged-in account. */
 import { z } from 'zod';
 import { isoMetOffset, datumAmsterdam } from '../../domain/begrippen.ts';
-import { saldoVan } from '../../domain/billing/tegoed.ts';
+import { MAX_DREMPEL_CREDITS, saldoVan, zetDrempel } from '../../domain/billing/tegoed.ts';
 import { grenzen, maandBegin } from './periode.ts';
 import { router } from '../../core/trpc.ts';
 import { sessieProcedure } from '../../core/sessie.ts';
@@ -31,6 +31,18 @@ export const tegoedRouter = router({
       opvragingen_deze_maand: gebruikt._count,
     };
   }),
+
+  /** The balance below which a charge sends `saldo.laag` to the account's webhooks (0: never). */
+  drempel: sessieProcedure
+    .input(
+      z.strictObject({
+        credits: z
+          .int('credits: een geheel aantal credits')
+          .min(0, 'credits: minstens 0 (0: geen melding)')
+          .max(MAX_DREMPEL_CREDITS, `credits: hoogstens ${MAX_DREMPEL_CREDITS.toLocaleString('nl-NL')}`),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => ({ drempel_credits: await zetDrempel(ctx.services.db, { accountId: ctx.sessie.accountId, credits: input.credits }) })),
 
   grootboek: sessieProcedure.input(z.strictObject(paginaSchema).default({ pagina: 1, per_pagina: 50 })).query(async ({ ctx, input }) => {
     const where = { accountId: ctx.sessie.accountId };

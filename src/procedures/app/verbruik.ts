@@ -9,15 +9,27 @@ import { sessieProcedure } from '../../core/sessie.ts';
 
 const voorziening = z.string().regex(/^[a-z]{1,40}$/, 'voorziening: alleen kleine letters');
 
+/** The usage view's filters, for its list and its chart alike. */
+const filters = {
+  voorziening: voorziening.optional(),
+  uitkomst: z.enum(['alle', 'geslaagd', 'mislukt']).default('alle'),
+  sleutel_id: z.uuid('sleutel_id: geen geldige sleutel-id').optional(),
+};
+
 export const verbruikRouter = router({
-  perDag: sessieProcedure.input(periodeSchema).query(async ({ ctx, input }) => {
+  /** Per day and lookup, with the same filters as the list (the chart shows what the list holds). */
+  perDag: sessieProcedure.input(periodeSchema.and(z.strictObject(filters))).query(async ({ ctx, input }) => {
     const { db } = ctx.services;
     const g = await grenzen(db, input.van, input.tot);
+    const v = input.voorziening ?? null;
+    const k = input.sleutel_id ?? null;
     const rows = await db.$queryRaw<{ dag: string; voorziening: string; aantal: number; credits: number; cent: number }[]>`
       SELECT to_char(aangemaakt_op AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM-DD') AS dag, voorziening,
              count(*)::int AS aantal, coalesce(sum(credits), 0)::int AS credits, coalesce(sum(gefactureerd_cent), 0)::int AS cent
       FROM verbruik
       WHERE account_id = ${ctx.sessie.accountId}::uuid AND aangemaakt_op >= ${g.begin} AND aangemaakt_op < ${g.eind}
+        AND (${v}::text IS NULL OR voorziening = ${v}::text) AND (${k}::uuid IS NULL OR key_id = ${k}::uuid)
+        AND (${input.uitkomst}::text = 'alle' OR (${input.uitkomst}::text = 'geslaagd') = (status < 400))
       GROUP BY 1, 2 ORDER BY 1, 2`;
     const perVoorziening = new Map<string, { voorziening: string; aantal: number; credits: number; gefactureerd_cent: number }>();
     for (const r of rows) {
@@ -38,14 +50,7 @@ export const verbruikRouter = router({
   /** Newest first; filters by period, lookup, success or failure, and key. */
   lijst: sessieProcedure
     .input(
-      periodeSchema.and(
-        z.strictObject({
-          voorziening: voorziening.optional(),
-          uitkomst: z.enum(['alle', 'geslaagd', 'mislukt']).default('alle'),
-          sleutel_id: z.uuid('sleutel_id: geen geldige sleutel-id').optional(),
-          ...paginaSchema,
-        }),
-      ),
+      periodeSchema.and(z.strictObject({ ...filters, ...paginaSchema })),
     )
     .query(async ({ ctx, input }) => {
       const { db } = ctx.services;

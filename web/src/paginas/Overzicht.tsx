@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, foutTekst } from '../api.ts';
+import { useActie } from '../actie.ts';
 import { Bladeren } from '../Bladeren.tsx';
 import { Grafiek, type DagRegel } from '../Grafiek.tsx';
 import { fmtDatumTijd, fmtEuro, fmtGetal, maandBegin, vandaag } from '../opmaak.ts';
@@ -16,17 +17,35 @@ export function Overzicht() {
   const [boek, setBoek] = useState<Grootboek | null>(null);
   const [pagina, setPagina] = useState(1);
   const [fout, setFout] = useState('');
+  const [drempel, setDrempel] = useState('');
   const van = maandBegin();
   const tot = vandaag();
 
-  useEffect(() => {
-    Promise.all([api.tegoed.saldo.query(), api.verbruik.perDag.query({ van, tot })])
-      .then(([s, p]) => {
+  const laadSaldo = () =>
+    api.tegoed.saldo
+      .query()
+      .then((s) => {
         setSaldo(s);
-        setRegels(p.per_dag);
+        setDrempel(String(s.drempel_credits));
       })
       .catch((err) => setFout(foutTekst(err)));
+  const drempelActie = useActie(laadSaldo);
+
+  useEffect(() => {
+    void laadSaldo();
+    api.verbruik.perDag
+      .query({ van, tot })
+      .then((p) => setRegels(p.per_dag))
+      .catch((err) => setFout(foutTekst(err)));
   }, []);
+
+  const zetDrempel = (e: Event) => {
+    e.preventDefault();
+    return drempelActie.actie(async () => {
+      const r = await api.tegoed.drempel.mutate({ credits: Number(drempel) });
+      drempelActie.setStatus(r.drempel_credits > 0 ? `Je krijgt saldo.laag zodra het tegoed onder ${fmtGetal(r.drempel_credits)} credits zakt.` : 'Je krijgt geen saldo.laag meer.');
+    });
+  };
 
   useEffect(() => {
     api.tegoed.grootboek.query({ pagina, per_pagina: 10 }).then(setBoek).catch((err) => setFout(foutTekst(err)));
@@ -48,6 +67,23 @@ export function Overzicht() {
           <p class="groot" id="credits-maand">{saldo ? `${fmtGetal(saldo.credits_deze_maand)} credits` : '…'}</p>
           <p>{saldo ? `${fmtGetal(saldo.opvragingen_deze_maand)} opvragingen sinds ${saldo.maand_van}` : ''}</p>
         </div>
+      </section>
+      <section aria-labelledby="kop-drempel">
+        <h2 id="kop-drempel">Melding bij laag tegoed</h2>
+        <p>
+          Zakt het tegoed door een opvraging onder de drempel, dan gaat de gebeurtenis <code>saldo.laag</code> naar je webhooks
+          (één keer per keer dat het eronder zakt; 0: nooit). Nu:{' '}
+          <strong id="drempel-nu">{saldo ? `${fmtGetal(saldo.drempel_credits)} credits` : '…'}</strong>.
+        </p>
+        {drempelActie.fout && <p class="fout" role="alert">{drempelActie.fout}</p>}
+        <p role="status" class="status">{drempelActie.status}</p>
+        <form class="formulier" onSubmit={zetDrempel}>
+          <div>
+            <label for="drempel-credits">Drempel in credits</label>
+            <input id="drempel-credits" type="number" inputMode="numeric" required min={0} max={1000000} step={1} value={drempel} onInput={(e) => setDrempel(e.currentTarget.value)} />
+          </div>
+          <button type="submit" disabled={drempelActie.bezig}>Drempel opslaan</button>
+        </form>
       </section>
       <section aria-labelledby="kop-grafiek">
         <h2 id="kop-grafiek">Credits per dag, per opvraging</h2>

@@ -25,7 +25,6 @@ const STATUS: Record<Sleutel['status'], string> = { geldig: 'Geldig', ingetrokke
 export function Sleutels() {
   const [lijst, setLijst] = useState<Sleutel[] | null>(null);
   const [naam, setNaam] = useState('');
-  const [familie, setFamilie] = useState<'inzicht' | 'beheer'>('inzicht');
   const [looptijd, setLooptijd] = useState(365);
   const [getoond, setGetoond] = useState<Getoond | null>(null);
 
@@ -36,7 +35,7 @@ export function Sleutels() {
   const maak = (e: Event) => {
     e.preventDefault();
     return actie(async () => {
-      const k = await api.sleutels.maak.mutate({ naam, familie, looptijd_dagen: looptijd });
+      const k = await api.sleutels.maak.mutate({ naam, looptijd_dagen: looptijd });
       setGetoond({ ...k, reden: `Nieuwe sleutel '${naam}'` });
       setNaam('');
     });
@@ -71,7 +70,7 @@ export function Sleutels() {
       <p role="status" class="status">{status}</p>
 
       {getoond && (
-        <EenmaligGetoond id="nieuwe-sleutel" titel={getoond.reden} label="Sleutel" waarde={getoond.sleutel} klaar={() => setGetoond(null)}>
+        <EenmaligGetoond id="nieuwe-sleutel" titel={getoond.reden} label="Sleutel" waarde={getoond.sleutel} klaar={() => setGetoond(null)} bewaardTekst="Ik heb hem bewaard">
           <strong>Kopieer deze sleutel nu: hij wordt maar één keer getoond.</strong> Wij bewaren alleen een hash. Geldig tot {fmtDatum(getoond.verloopt_op)}.
         </EenmaligGetoond>
       )}
@@ -82,13 +81,6 @@ export function Sleutels() {
           <div>
             <label for="sleutel-naam">Naam</label>
             <input id="sleutel-naam" required maxLength={100} value={naam} onInput={(e) => setNaam(e.currentTarget.value)} placeholder="bijv. productie" />
-          </div>
-          <div>
-            <label for="sleutel-familie">Soort</label>
-            <select id="sleutel-familie" value={familie} onChange={(e) => setFamilie(e.currentTarget.value as 'inzicht' | 'beheer')}>
-              <option value="inzicht">Inzicht (opvragingen)</option>
-              <option value="beheer">Beheer</option>
-            </select>
           </div>
           <div>
             <label for="sleutel-looptijd">Geldig</label>

@@ -57,8 +57,8 @@ export function Verbruik() {
 
   useEffect(() => {
     api.verbruik.perDag
-      .query({ van: filters.van, tot: filters.tot })
-      .then((p) => setPerDag(p.per_dag.filter((r) => !filters.voorziening || r.voorziening === filters.voorziening)))
+      .query(invoer(filters))
+      .then((p) => setPerDag(p.per_dag))
       .catch((err) => setFout(foutTekst(err)));
   }, [filters]);
 

@@ -140,7 +140,7 @@ export function Webhooks() {
       <p role="status" class="status">{status}</p>
 
       {geheim && (
-        <EenmaligGetoond id="webhook-geheim" titel={geheim.titel} label="Geheim" waarde={geheim.waarde} klaar={() => setGeheim(null)}>
+        <EenmaligGetoond id="webhook-geheim" titel={geheim.titel} label="Geheim" waarde={geheim.waarde} klaar={() => setGeheim(null)} bewaardTekst="Ik heb het bewaard">
           <strong>Kopieer dit geheim nu: het wordt maar één keer getoond.</strong> Je ontvanger controleert er de handtekening van elke aflevering mee.
         </EenmaligGetoond>
       )}
