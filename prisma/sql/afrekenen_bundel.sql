@@ -1,9 +1,11 @@
 -- The charges of ONE account that arrived together, settled as a set under one row lock: the balance
 -- is walked through them in arrival order (first come, first served; each item gets the outcome it would
 -- have had alone), then one UPDATE of the balance and set-wise inserts of usage, ledger, events and stored
--- answers. Items of several accounts, or any error, fall back to afrekenen_per_item.
+-- answers. A charge that would take its key past its monthly cap (api_sleutel.maandlimiet_credits, per
+-- calendar month in Europe/Amsterdam) is refused like one the balance cannot pay, with r_limiet.
+-- Items of several accounts, or any error, fall back to afrekenen_per_item.
 CREATE OR REPLACE FUNCTION public.afrekenen_bundel(p_items jsonb)
- RETURNS TABLE(r_nr integer, r_ok boolean, r_saldo integer, r_fout text, r_webhook boolean)
+ RETURNS TABLE(r_nr integer, r_ok boolean, r_saldo integer, r_fout text, r_webhook boolean, r_limiet boolean)
  LANGUAGE plpgsql
 AS $function$
 DECLARE
@@ -14,7 +16,13 @@ DECLARE
   v_begin INTEGER;
   v_drempel INTEGER;
   v_ok BOOLEAN[] := '{}';
+  v_limiet BOOLEAN[] := '{}';
   v_saldo INTEGER[] := '{}';
+  v_maand TEXT := to_char(((p_items -> 0 ->> 'nu')::timestamptz) AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM');
+  v_sleutels UUID[];
+  v_limieten INTEGER[];
+  v_verbruikt INTEGER[];
+  k INTEGER;
   x JSONB;
   c INTEGER;
   i INTEGER;
@@ -27,25 +35,40 @@ BEGIN
   BEGIN
     SELECT a.credits, a.drempel_credits INTO v_credits, v_drempel FROM account a WHERE a.id = v_account FOR UPDATE;
     v_begin := v_credits;
+    -- The keys' monthly caps, exact under the account's row lock: every charge of a key takes it.
+    SELECT array_agg(s.id), array_agg(s.maandlimiet_credits), array_agg(CASE WHEN s.maand = v_maand THEN s.maand_verbruikt ELSE 0 END)
+      INTO v_sleutels, v_limieten, v_verbruikt
+      FROM api_sleutel s WHERE s.id IN (SELECT DISTINCT (e ->> 'sleutel')::uuid FROM jsonb_array_elements(p_items) e);
     FOR i IN 0 .. v_n - 1 LOOP
       c := (p_items -> i ->> 'credits')::int;
-      IF c > 0 THEN
+      k := array_position(v_sleutels, (p_items -> i ->> 'sleutel')::uuid);
+      IF c > 0 AND v_limieten[k] IS NOT NULL AND v_verbruikt[k] + c > v_limieten[k] THEN
+        v_ok := v_ok || false;
+        v_limiet := v_limiet || true;
+        v_saldo := v_saldo || coalesce(v_credits, 0);
+      ELSIF c > 0 THEN
         IF v_credits >= c THEN
           v_credits := v_credits - c;
+          v_verbruikt[k] := v_verbruikt[k] + c;
           v_ok := v_ok || true;
           v_saldo := v_saldo || v_credits;
         ELSE
           v_ok := v_ok || false;
           v_saldo := v_saldo || coalesce(v_credits, 0);
         END IF;
+        v_limiet := v_limiet || false;
       ELSE
         -- Nothing to charge: recorded without touching the balance (afrekenen reports no balance then).
         v_ok := v_ok || true;
+        v_limiet := v_limiet || false;
         v_saldo := v_saldo || NULL::integer;
       END IF;
     END LOOP;
     IF v_credits IS DISTINCT FROM v_begin THEN
       UPDATE account a SET credits = v_credits WHERE a.id = v_account;
+      UPDATE api_sleutel s SET maand = v_maand, maand_verbruikt = u.verbruikt
+        FROM unnest(v_sleutels, v_verbruikt) AS u(id, verbruikt)
+        WHERE s.id = u.id AND (s.maand IS DISTINCT FROM v_maand OR s.maand_verbruikt <> u.verbruikt);
     END IF;
     INSERT INTO verbruik (id, account_id, key_id, kanaal, voorziening, status, credits, gefactureerd_cent, adres, aangemaakt_op)
     SELECT (e.x ->> 'verzoek')::uuid, v_account, (e.x ->> 'sleutel')::uuid, e.x ->> 'kanaal', e.x ->> 'voorziening', (e.x ->> 'status')::int,
@@ -75,5 +98,5 @@ BEGIN
     RETURN QUERY SELECT * FROM afrekenen_per_item(p_items);
     RETURN;
   END;
-  RETURN QUERY SELECT (g.n - 1)::int, v_ok[g.n], v_saldo[g.n], NULL::text, v_webhook FROM generate_series(1, v_n) AS g(n);
+  RETURN QUERY SELECT (g.n - 1)::int, v_ok[g.n], v_saldo[g.n], NULL::text, v_webhook, v_limiet[g.n] FROM generate_series(1, v_n) AS g(n);
 END $function$;

@@ -15,6 +15,7 @@ import { middleware, type Meta } from './trpc.ts';
 import { EENHEID_CENT, getBalance } from '../domain/billing/tegoed.ts';
 import { meldMislukt, rekenAf } from '../domain/billing/afrekenen.ts';
 import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256 } from '../domain/idempotentie/idempotentie.ts';
+import { maandRuimte } from '../domain/keys/sleutels.ts';
 
 export interface Bron {
   naam: string;
@@ -122,10 +123,11 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
       idempotencyKey: ctx.kanaal === 'rest' ? ctx.idempotencyKey : undefined,
     };
     const saldo = saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId));
-    if (saldo < prijs) {
+    const ruimte = p.maandlimiet === null ? null : await maandRuimte(db, p.keyId, now);
+    if (saldo < prijs || (ruimte !== null && ruimte < prijs)) {
       meldKosten(ctx, 0, saldo);
       await meldMislukt(db, basis, 402);
-      throw onvoldoende(prijs, saldo);
+      throw saldo < prijs ? onvoldoende(prijs, saldo) : maandlimietBereikt(prijs);
     }
 
     const r = await next();
@@ -142,11 +144,11 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     }
 
     const a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: claimId ? { id: claimId, antwoord: uitkomst.antwoord } : undefined });
-    if (a.soort === 'onvoldoende') {
-      // Another call of the same account spent the credits between our check and our debit.
+    if (a.soort !== 'ok') {
+      // Another call of the same account (or key) spent the credits between our check and our debit.
       meldKosten(ctx, 0, a.saldo);
       await meldMislukt(db, basis, 402);
-      throw onvoldoende(prijs, a.saldo);
+      throw a.soort === 'onvoldoende' ? onvoldoende(prijs, a.saldo) : maandlimietBereikt(prijs);
     }
     meldKosten(ctx, uitkomst.credits, a.saldo ?? saldo);
     klaar = true;
@@ -155,6 +157,13 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     if (claimId && !klaar) await geefVrij(db, claimId);
   }
 });
+
+function maandlimietBereikt(prijs: number): InsightFout {
+  return new InsightFout(
+    'onvoldoende_tegoed',
+    `De maandlimiet van deze sleutel is bereikt: deze opvraging kost ${prijs} credits (${prijsTekst(prijs)}) en past niet meer binnen de limiet van deze kalendermaand. Verhoog de limiet van de sleutel of wacht tot de volgende maand; het tegoed van het account is niet aangesproken.`,
+  );
+}
 
 function onvoldoende(prijs: number, saldo: number): InsightFout {
   return new InsightFout(
