@@ -12,7 +12,7 @@
  * that grows on an idle primary too, and stays small when the standby's WAL receiver has lost the
  * primary. Every round samples the primary's `pg_current_wal_lsn()`; the lag of a replica is the age of
  * the newest sample its `pg_last_wal_replay_lsn()` has reached (0 when it has reached this round's),
- * so it is exact to one check interval.
+ * so it is exact to one check interval. A primary that cannot be sampled makes every replica's lag grow.
  */
 import type { Logger } from 'pino';
 import pg from 'pg';
@@ -93,11 +93,16 @@ class Controleverbinding {
   }
 }
 
-/** A failure that says the server is gone (no SQLSTATE, connection class 08, shutdown 57P0x), not that one statement failed. */
+/**
+ * A failure that says the server cannot serve reads now (no SQLSTATE, connection class 08, shutdown
+ * 57P0x, out of connections or resources 53, refused login 28, database gone 3D000), not that one
+ * statement failed. Until the next check says otherwise, reads go elsewhere instead of paying for a
+ * failed attempt each.
+ */
 function isVerbindingsfout(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
-  return code.startsWith('08') || code.startsWith('57P');
+  return /^(08|57P|53|28)/.test(code) || code === '3D000';
 }
 
 export class Replicas {
@@ -184,13 +189,14 @@ export class Replicas {
       return;
     }
     const gespeeld = lsnGetal(stand.lsn);
-    const laatste = this.monsters.at(-1);
-    if (!laatste) return;
+    if (this.monsters.length === 0) return;
     let bereikt: { t: number } | undefined;
     for (let i = this.monsters.length - 1; i >= 0 && !bereikt; i--) if (this.monsters[i].lsn <= gespeeld) bereikt = this.monsters[i];
     const grens = this.opties.maxAchterstandMs;
     if (bereikt) {
-      const achterstandMs = bereikt === laatste ? 0 : nu - bereikt.t;
+      // Only this round's sample (t = nu) means "caught up": when the primary's check failed, the newest
+      // sample ages, and so does the lag of a replica that reached it, until it serves nothing.
+      const achterstandMs = nu - bereikt.t;
       this.zet(r, achterstandMs <= grens ? 'bruikbaar' : 'achter', achterstandMs / 1000);
       return;
     }

@@ -60,6 +60,7 @@ describe('parseEnergielabels (EP-Online v2 CSV)', () => {
     expect(ok).toHaveLength(2);
     expect(ok[0]).toEqual({
       ok: true,
+      regel: 4,
       tabel: 'energielabel',
       rij: {
         adres_id: null,

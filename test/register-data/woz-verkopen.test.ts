@@ -25,12 +25,14 @@ describe('parseWoz', () => {
     expect(rows.slice(0, 2)).toEqual([
       {
         ok: true,
+        regel: 2,
         tabel: 'woz_waarde',
         rij: { adres_id: null, peildatum: d('2025-01-01'), waarde: 345000, bron: 'Gemeente Testdorp' },
         adres: { postcode: '1234AB', huisnummer: 12, huisletter: null, toevoeging: null, gecombineerd: true, verblijfsobjectId: null },
       },
       {
         ok: true,
+        regel: 3,
         tabel: 'woz_waarde',
         rij: { adres_id: null, peildatum: d('2024-01-01'), waarde: 298000, bron: 'Gemeente Testdorp' },
         adres: { postcode: '1234AB', huisnummer: 12, huisletter: null, toevoeging: 'A-2', gecombineerd: true, verblijfsobjectId: null },
@@ -83,6 +85,7 @@ describe('parseVerkopen', () => {
     const rows = await verzamel(parseVerkopen(stroomVan(csv)));
     expect(rows[0]).toEqual({
       ok: true,
+      regel: 2,
       tabel: 'verkoop',
       rij: {
         id: verkoopId('1234AB', 12, null, d('2024-03-15'), 415000),

@@ -104,7 +104,7 @@ describe('runBacktest', () => {
     const lastPeriod = r.details.index.at(-1)!.periode;
     expect(lastPeriod < r.from.slice(0, 7)).toBe(true);
     expect(r.model.indexBron).toBe('CBS');
-  });
+  }, 180_000);
 
   it('is accurate and calibrated on data from a known process', () => {
     const m = result.metrics;
@@ -131,5 +131,5 @@ describe('runBacktest', () => {
     expect(hoog.pe10).toBeGreaterThanOrEqual(0.9);
     // On the default (10 % noise) data no group reaches the bar, so the label is never given.
     expect(result.metrics.perLabel.hoog.n).toBe(0);
-  });
+  }, 180_000);
 });

@@ -65,5 +65,5 @@ describe('the model with attribute columns', () => {
     expect(mA.mdape).toBeLessThan(0.7 * mB.mdape);
     expect(mA.mdape).toBeLessThan(0.07);
     expect(a.details.hedonisch).toBeDefined();
-  }, 60_000);
+  }, 180_000);
 });

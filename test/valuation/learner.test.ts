@@ -124,7 +124,7 @@ describe('honesty of the second stage', () => {
     const b = runBacktest(shocked, { fractie: 0.05, from: a.from });
     expect(a.details.stap2.bomen).toBeGreaterThan(0);
     expect(b.predictions.map((p) => p.uitkomst)).toEqual(a.predictions.map((p) => p.uitkomst));
-  });
+  }, 180_000);
 
   it('a valuation in the past ignores the learner trained on later sales', () => {
     const model = buildModel(sales);

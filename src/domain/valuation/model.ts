@@ -355,8 +355,8 @@ function fitMenging(stage: Stage, learn: StageRow[], slice: readonly StageRow[],
       bestV = v;
     }
   }
-  // Half the weight the slice supports: the slice's optimum overshoots on the next period (demo:
-  // 0.5 chosen, the test period lost 0.4 points; see docs/backtest.md).
+  // Half the weight the slice supports: the slice's optimum overshot on the period after it
+  // (docs/backtest.md), a small weight keeps most of the gain where the mix is real.
   const v = Math.round(bestV * 10) / 20;
   return v > 0 ? { leerder, v } : GEEN_MENGING;
 }

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { formatDatasets } from '../../src/cli/commands/backtest.ts';
+import { optionalColumns, plainSales, runDatasets } from '../../src/domain/valuation/backtest/index.ts';
+import { syntheticSales } from './synthetic.ts';
+
+describe('backtest over several datasets', () => {
+  it('runs each dataset with all its columns, without the optional ones, and the reference learner, on one split', () => {
+    const a = syntheticSales({ n: 2500, seed: 3, towns: 1, months: 36 }).sales.map((s) => ({ ...s, woz: { waarde: Math.round(s.prijs * 0.9), peildatum: `${Number(s.datum.slice(0, 4)) - 1}-01-01` } }));
+    const b = syntheticSales({ n: 2500, seed: 4, towns: 1, months: 36 }).sales;
+    expect(optionalColumns(a)).toEqual(['woz']);
+    expect(optionalColumns(plainSales(a))).toEqual([]);
+    const runs = runDatasets([
+      { naam: 'met-woz', verkopen: a },
+      { naam: 'kaal', verkopen: b },
+    ]);
+    expect(runs.map((r) => [r.dataset, r.variant, r.kolommen])).toEqual([
+      ['met-woz', 'model', ['woz']],
+      ['met-woz', 'kaal', []],
+      ['met-woz', 'referentie', []],
+      ['kaal', 'model', []],
+      ['kaal', 'referentie', []],
+    ]);
+    for (const r of runs.filter((x) => x.dataset === 'met-woz')) expect(r.result.from).toBe(runs[0].result.from);
+    expect(runs.find((r) => r.variant === 'referentie')!.result.details.stap2.mode).toBe('leerder');
+    expect(runs[0].result.details.wozGewicht.some((w) => w > 0)).toBe(true);
+    expect(runs[1].result.details.wozGewicht).toEqual([0, 0]);
+    for (const r of runs) expect(r.result.metrics.perKansDeciel.length).toBe(10);
+    const tabel = formatDatasets(runs);
+    expect(tabel).toMatch(/^met-woz\s+model, alle kolommen \(woz\)/m);
+    expect(tabel).toMatch(/^kaal\s+referentieleerder \(GBDT, kale kolommen\)/m);
+    expect(tabel).toMatch(/Kans binnen 10% per deciel/);
+  }, 300_000);
+});
