@@ -35,7 +35,7 @@ const t = initTRPC
   .meta<Meta>()
   .create({
     // No stack in any answer (the formatter drops it): tRPC then does not read error.stack either, which
-    // made V8 format a stack trace for every 4xx (3 % of a 429's CPU).
+    // would make V8 format a stack trace for every 4xx.
     isDev: false,
     errorFormatter({ shape, error }) {
       const f = naarFout(error);
