@@ -13,6 +13,7 @@ import { maakModelHouder } from '../src/domain/valuation/houder.ts';
 import { createLogger } from '../src/logging.ts';
 import { createTestDatabase, testDatabaseUrl, type TestDatabase } from './support/db.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
+import { mcpClient } from './support/mcp.ts';
 
 /**
  * Issue 12 item 4: PostgreSQL unreachable. The app reaches its database through a TCP relay this test
@@ -142,5 +143,30 @@ describe.skipIf(!testDatabaseUrl)('database outage (PostgreSQL behind a relay)',
     }
     expect(r.statusCode, r.body).toBe(200);
     expect(await direct.prisma.apiKey.count({ where: { accountId, naam: 'tijdens storing' } })).toBe(0);
+  });
+  // Issue 24 item 18: one behaviour during an outage on /mcp too — HTTP 503 {fout} with Retry-After for a
+  // protocol message and for a tool call alike (a tool call of an already known key was a 200 tool result).
+  it('MCP: every message, tool calls of a known key included, gets HTTP 503 {fout} with Retry-After', async () => {
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const c = await mcpClient(base, key);
+    const argumenten = { postcode: adres.postcode, huisnummer: adres.huisnummer };
+    expect((await c.callTool({ name: 'woz', arguments: argumenten })).isError).toBeFalsy();
+    const saldo = await getBalance(direct.prisma, accountId);
+    await relais.sluit();
+    await expect(c.callTool({ name: 'woz', arguments: { ...argumenten, toevoeging: null } })).rejects.toMatchObject({ code: 503, message: expect.stringMatching(/tijdelijk niet bereikbaar/) });
+    const kop = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    for (const bericht of [
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'property_address', arguments: argumenten } },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ]) {
+      const r = await fetch(`${base}/mcp`, { method: 'POST', headers: kop, body: JSON.stringify(bericht) });
+      expect(r.status, bericht.method).toBe(503);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Object.keys((await r.json()) as object)).toEqual(['fout']);
+    }
+    expect(await getBalance(direct.prisma, accountId)).toBe(saldo);
+    await relais.open();
+    for (let i = 0; i < 50 && (await woz()).statusCode === 503; i++) await new Promise((ok) => setTimeout(ok, 100));
+    await c.close().catch(() => {});
   });
 });

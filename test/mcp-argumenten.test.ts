@@ -41,12 +41,11 @@ describe(`MCP arguments validated like REST (${dialect})`, () => {
     await c.close();
   });
 
-  it('an unknown tool is a Dutch tool error too', async () => {
+  // Issue 24 item 18: the MCP specification prescribes the JSON-RPC error -32602 (was a 404 tool result).
+  it('an unknown tool is the JSON-RPC error -32602, with a Dutch message', async () => {
     const { key } = await t.klant(10);
     const c = await client(key);
-    const r = await c.callTool({ name: 'bestaat_niet', arguments: {} });
-    expect(r.isError).toBe(true);
-    expect(r.structuredContent).toMatchObject({ status: 404, fout: expect.stringMatching(/bestaat_niet/) });
+    await expect(c.callTool({ name: 'bestaat_niet', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Onbekende tool 'bestaat_niet'/) });
     await c.close();
   });
 });

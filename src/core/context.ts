@@ -44,6 +44,20 @@ export interface WebVerzoek {
   wisSessieCookie: () => void;
 }
 
+/** What an answer cost and the balance after it (credits); `saldo_credits` is unknown before a key is. */
+export interface Kosten {
+  gefactureerd_cent: number;
+  saldo_credits?: number;
+}
+
+/**
+ * What the core reports back to the gateway that made the call, typed: tRPC copies the context per
+ * middleware, so the gateway hands in this one object and reads it after the call.
+ */
+export interface Uitslag {
+  kosten?: Kosten;
+}
+
 export interface ContextInput {
   services: Services;
   kanaal: Kanaal;
@@ -53,28 +67,20 @@ export interface ContextInput {
   idempotencyKey?: string;
   /** Set by the REST edge when the body was not valid JSON (or too deeply nested): the Dutch message, answered after auth and rate limits. */
   ongeldigeJson?: string;
-  /** MCP only: the tool name, for the idempotency fingerprint. */
-  mcpTool?: string;
-  /**
-   * MCP only: the principal `/mcp` already authenticated for this HTTP request, so a tool call looks
-   * the key up once. For `tools/call` the gate skips the protocol bucket: the tool's own bucket counts it.
-   */
+  /** The principal a gateway already authenticated for this HTTP request (MCP: once per request, not per message). */
   principal?: Principal;
-  /** MCP only: the HTTP request carries a tools/call message (rate limited by the tools bucket, not the protocol one). */
-  mcpToolCall?: boolean;
   requestId?: string;
   /** Where procedures put response headers (RateLimit, Idempotent-Replayed, ...). */
   setHeader?: (name: string, value: string) => void;
+  uitslag?: Uitslag;
   /** /trpc only: the request as the session procedures need it. */
   web?: WebVerzoek;
 }
 
-export interface Context extends Required<Pick<ContextInput, 'services' | 'kanaal' | 'requestId' | 'setHeader'>> {
+export interface Context extends Required<Pick<ContextInput, 'services' | 'kanaal' | 'requestId' | 'setHeader' | 'uitslag'>> {
   authorization?: string;
   idempotencyKey?: string;
   ongeldigeJson?: string;
-  mcpTool?: string;
-  mcpToolCall: boolean;
   principal?: Principal;
   /** The account's balance as read with the rate limit (credits), so no request reads it twice. */
   saldo?: number;
@@ -100,11 +106,10 @@ export function createContextInner(input: ContextInput): Context {
     authorization: input.authorization,
     idempotencyKey: input.idempotencyKey,
     ongeldigeJson: input.ongeldigeJson,
-    mcpTool: input.mcpTool,
-    mcpToolCall: input.mcpToolCall ?? false,
     principal: input.principal,
     requestId: input.requestId ?? randomUUID(),
     setHeader: input.setHeader ?? (() => {}),
+    uitslag: input.uitslag ?? {},
     web: input.web,
   };
 }

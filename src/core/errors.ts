@@ -75,7 +75,7 @@ export class InsightFout extends TRPCError {
   readonly headers: Record<string, string>;
   constructor(soort: FoutSoort, fout?: string, opts: { headers?: Record<string, string>; cause?: unknown } = {}) {
     const def = FOUT_SOORTEN[soort];
-    // A 4xx is an answer, not a bug: no stack trace (capturing one was 7 % of a 429's CPU; none is logged).
+    // A 4xx is an answer, not a bug: no stack trace, which nobody reads and which costs CPU on every refusal.
     const stapels = Error.stackTraceLimit;
     if (def.status < 500) Error.stackTraceLimit = 0;
     try {
@@ -144,7 +144,8 @@ function vertaal(err: unknown): FoutAntwoord {
   // A 503 (database unreachable) is an outage that core/database-storing.ts logs once, not a bug per request.
   if (e instanceof InsightFout) return { status: e.status, fout: e.message, headers: e.headers, intern: e.status >= 500 && e.soort !== 'niet_beschikbaar' };
   if (e instanceof TRPCError) {
-    if (e.cause instanceof z.ZodError) {
+    // Refused input is the caller's 400; an answer that fails its own output schema is our 500.
+    if (e.cause instanceof z.ZodError && e.code === 'BAD_REQUEST') {
       return { status: 400, fout: zodNaarFout(e.cause), headers: {}, intern: false };
     }
     const soort = soortByCode.get(e.code) ?? 'intern';

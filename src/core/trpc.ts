@@ -4,13 +4,13 @@
  * 401 -> 403 -> 429 -> 400 (input) -> idempotency -> 402 -> the lookup itself.
  */
 import { initTRPC } from '@trpc/server';
-import type { z } from 'zod';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { AuthContext, Context } from './context.ts';
+import type { Context } from './context.ts';
 import { InsightFout, naarFout } from './errors.ts';
 import { authenticate } from '../domain/keys/sleutels.ts';
 import { controleerLimiet, limietHeaders, type Emmer } from '../domain/limits/snelheid.ts';
 import { meldKosten, metKosten } from './kosten.ts';
+import type { Principal } from '../domain/keys/sleutels.ts';
 import type { Voorziening } from './prijzen.ts';
 import { isDatabaseOnbereikbaar, meldOnbereikbaar } from './database-storing.ts';
 
@@ -19,22 +19,15 @@ export interface McpMeta {
   tool: string;
   titel: string;
   beschrijving: string;
-  /**
-   * The tool's flat arguments besides the address (postcode, huisnummer, toevoeging). Loose types on
-   * purpose: the procedure validates, with the REST messages.
-   */
-  extraArgumenten: z.ZodRawShape;
-  /** What the tool charges for (core/prijzen.ts); filled in by maakLookup. */
-  voorziening?: Voorziening;
 }
 
 export interface Meta extends OpenApiMeta {
-  /** This procedure is also an MCP tool (flat arguments, see gateways/mcp/tools.ts). */
+  /** This procedure is also an MCP tool (flat arguments derived from its input, gateways/mcp/tools.ts). */
   mcp?: McpMeta;
+  /** A charged procedure (core/afrekening.ts): what it charges for. */
+  voorziening?: Voorziening;
   /** Extra rate-limit bucket on top of the channel's own (REST invloeden: 30/min). */
   extraEmmer?: 'invloeden';
-  /** MCP protocol messages (initialize, tools/list, ...): their own, looser bucket. */
-  mcpProtocol?: boolean;
 }
 
 const t = initTRPC
@@ -42,7 +35,7 @@ const t = initTRPC
   .meta<Meta>()
   .create({
     // No stack in any answer (the formatter drops it): tRPC then does not read error.stack either, which
-    // made V8 format a stack trace for every 4xx (3 % of a 429's CPU).
+    // would make V8 format a stack trace for every 4xx.
     isDev: false,
     errorFormatter({ shape, error }) {
       const f = naarFout(error);
@@ -53,48 +46,61 @@ const t = initTRPC
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
+export const middleware = t.middleware;
 
-/** Every procedure: a database that cannot be reached answers 503 with Retry-After (core/database-storing.ts). */
+/** An unreachable database becomes the 503 of core/database-storing.ts; anything else stays as it is. */
+export function alsStoring(services: Context['services'], err: unknown): unknown {
+  return isDatabaseOnbereikbaar(err) ? meldOnbereikbaar(services, err) : err;
+}
+
+/** Every procedure: a database that cannot be reached answers 503 with Retry-After. */
 export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
   const uit = await next();
   if (!uit.ok && isDatabaseOnbereikbaar(uit.error)) throw meldOnbereikbaar(ctx.services, uit.error);
   return uit;
 });
 
-/**
- * Any valid key of either family (whoami). A principal the MCP gateway already authenticated for this
- * HTTP request is used as it is: one key lookup per tool call.
- */
-export const sleutelProcedure = publicProcedure.use(async ({ ctx, next }) => {
+/** 401: the request's key, looked up unless a gateway already did for this HTTP request. */
+export async function authenticeer(ctx: Context): Promise<Principal> {
   const principal = ctx.principal ?? (await authenticate(ctx.services.db, ctx.authorization, ctx.services.now()));
   if (!principal) throw new InsightFout('ongeldige_sleutel');
-  // The gate of an MCP tools/call reports no cost of its own: the tool result carries it in `_meta`.
-  // tRPC merges what next() is given into the context: pass only what changes (one copy, not two).
-  if (ctx.mcpToolCall) return next({ ctx: { principal } });
-  return metKosten(ctx, principal.accountId, (setHeader) => next({ ctx: { principal, setHeader } }));
+  return principal;
+}
+
+/** 403: an insight call needs a key of family `inzicht` with right `inzicht:lezen`. */
+export function vereisInzicht(p: Principal): Principal {
+  if (p.familie !== 'inzicht') {
+    throw new InsightFout('geen_toegang', `Deze sleutel hoort bij de familie '${p.familie}'; gebruik een inzichtsleutel (familie 'inzicht').`);
+  }
+  if (!p.rechten.includes('inzicht:lezen')) {
+    throw new InsightFout('geen_toegang', "Deze sleutel mist het recht 'inzicht:lezen'.");
+  }
+  return p;
+}
+
+/** Any valid key of either family (whoami, the management gate). */
+export const sleutelProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const principal = await authenticeer(ctx);
+  // tRPC merges what next() is given into the context: pass only what changes.
+  return metKosten(ctx, principal.accountId, () => next({ ctx: { principal } }));
 });
 
+/** The buckets a call counts against: its surface's own, plus the procedure's extra one. */
 function emmersVoor(ctx: Context, meta: Meta | undefined): Emmer[] {
   const c = ctx.services.config;
-  if (ctx.kanaal === 'mcp') {
-    // The gate of a tools/call message counts nothing: the tool itself is counted in the tools bucket.
-    if (meta?.mcpProtocol) return ctx.mcpToolCall ? [] : [{ naam: 'mcp:protocol', limiet: c.RATE_LIMIT_MCP_PROTOCOL_PER_MIN }];
-    return [{ naam: 'mcp', limiet: c.RATE_LIMIT_MCP_TOOLS_PER_MIN }];
-  }
+  if (ctx.kanaal === 'mcp') return [{ naam: 'mcp', limiet: c.RATE_LIMIT_MCP_TOOLS_PER_MIN }];
   const emmers: Emmer[] = [{ naam: 'rest', limiet: c.RATE_LIMIT_REST_PER_MIN }];
   if (meta?.extraEmmer === 'invloeden') emmers.push({ naam: 'rest:invloeden', limiet: c.RATE_LIMIT_INVLOEDEN_PER_MIN });
   return emmers;
 }
 
 /**
- * Rate limit per key; runs after auth and rights, before input validation. The same statement
+ * 429: the rate limit per key; runs after auth and rights, before input validation. The same statement
  * re-checks that the (possibly cached) key is still valid and reads the account's balance, which it
  * returns so no request reads it twice.
  */
-async function pasLimietToe(ctx: AuthContext, meta: Meta | undefined): Promise<number | undefined> {
-  const emmers = emmersVoor(ctx, meta);
-  if (emmers.length === 0) return undefined;
-  const uitslag = await controleerLimiet(ctx.services.db, ctx.principal.keyId, emmers, ctx.services.now());
+export async function pasLimietToe(ctx: Context, principal: Principal, emmers: Emmer[]): Promise<number | undefined> {
+  const uitslag = await controleerLimiet(ctx.services.db, principal.keyId, emmers, ctx.services.now());
   if (!uitslag.sleutelGeldig) throw new InsightFout('ongeldige_sleutel');
   // The balance as read now, reported as the answer's cost 0 until the charging path reports what it charged.
   if (uitslag.saldo !== undefined) meldKosten(ctx, 0, uitslag.saldo);
@@ -108,6 +114,23 @@ async function pasLimietToe(ctx: AuthContext, meta: Meta | undefined): Promise<n
   return uitslag.saldo;
 }
 
+/**
+ * The gate of an MCP HTTP request: its key looked up once for the whole request (401) and checked for
+ * insight use (403); the principal goes into the request's one context. A protocol message counts in
+ * its own bucket here; a tools/call is counted by the tool's procedure (inzichtProcedure).
+ */
+export async function mcpToegang(ctx: Context, toolCall: boolean): Promise<void> {
+  const principal = await authenticeer(ctx);
+  if (toolCall) vereisInzicht(principal);
+  else {
+    await metKosten(ctx, principal.accountId, async () => {
+      vereisInzicht(principal);
+      await pasLimietToe(ctx, principal, [{ naam: 'mcp:protocol', limiet: ctx.services.config.RATE_LIMIT_MCP_PROTOCOL_PER_MIN }]);
+    });
+  }
+  ctx.principal = principal;
+}
+
 /** Malformed JSON is reported only now, after auth and rate limits (decisions section 3, step 4). */
 const metGeldigeJson = t.middleware(({ ctx, next }) => {
   if (ctx.ongeldigeJson) throw new InsightFout('ongeldige_json', ctx.ongeldigeJson);
@@ -116,19 +139,20 @@ const metGeldigeJson = t.middleware(({ ctx, next }) => {
 
 /** whoami: any family, rate limited like every REST call. */
 export const accountProcedure = sleutelProcedure
-  .use(async ({ ctx, meta, next }) => next({ ctx: { saldo: await pasLimietToe(ctx, meta) } }))
+  .use(async ({ ctx, meta, next }) => next({ ctx: { saldo: await pasLimietToe(ctx, ctx.principal, emmersVoor(ctx, meta)) } }))
   .use(metGeldigeJson);
 
-/** Every insight lookup: family `inzicht` with right `inzicht:lezen`, then rate limits. */
-export const inzichtProcedure = sleutelProcedure
+/**
+ * Every insight call: family `inzicht` with right `inzicht:lezen`, then rate limits. A principal in the
+ * context comes from the MCP gate (gateways/mcp/index.ts), which ran these same checks for the request.
+ */
+export const inzichtProcedure = publicProcedure
   .use(async ({ ctx, meta, next }) => {
-    const p = ctx.principal;
-    if (p.familie !== 'inzicht') {
-      throw new InsightFout('geen_toegang', `Deze sleutel hoort bij de familie '${p.familie}'; gebruik een inzichtsleutel (familie 'inzicht').`);
-    }
-    if (!p.rechten.includes('inzicht:lezen')) {
-      throw new InsightFout('geen_toegang', "Deze sleutel mist het recht 'inzicht:lezen'.");
-    }
-    return next({ ctx: { saldo: await pasLimietToe(ctx, meta) } });
+    const gecontroleerd = ctx.principal;
+    const principal = gecontroleerd ?? (await authenticeer(ctx));
+    return metKosten(ctx, principal.accountId, async () => {
+      if (!gecontroleerd) vereisInzicht(principal);
+      return next({ ctx: { principal, saldo: await pasLimietToe(ctx, principal, emmersVoor(ctx, meta)) } });
+    });
   })
   .use(metGeldigeJson);

@@ -4,8 +4,7 @@
  * Every charge of one account updates that account's row, and every rate-limit check of one key updates
  * that key's row. Under a customer's concurrent batch job those statements queued on the row lock
  * inside PostgreSQL: each commit woke every waiting backend, which re-read the row and went back to
- * sleep, so most of the database's CPU went into the queue rather than the work (measured with
- * `npm run bench:profiel`: ~0.7 ms lock wait per statement at 16 connections on one key).
+ * sleep, so most of the database's CPU went into the queue rather than the work (bench/README.md).
  *
  * A Bundelaar sends at most one statement per key at a time from this process (the rate-limit check and
  * the charge use one key for all their requests, so the statement covers every hot row of its kind that

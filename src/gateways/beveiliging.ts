@@ -30,7 +30,6 @@ const ALTIJD = {
 
 export function installBeveiligingsHeaders(app: FastifyInstance) {
   app.addHook('onRequest', async (req, reply) => {
-    const pad = req.url;
-    reply.headers({ ...ALTIJD, 'Content-Security-Policy': pad === '/docs' || pad.startsWith('/docs/') || pad.startsWith('/docs?') ? DOCS_CSP : JSON_CSP });
+    reply.headers({ ...ALTIJD, 'Content-Security-Policy': req.verzoek.oppervlak === 'docs' ? DOCS_CSP : JSON_CSP });
   });
 }

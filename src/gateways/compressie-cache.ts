@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 export function gecomprimeerdeBestanden(app: FastifyInstance, paden: string[]): void {
   const cache = new Map<string, { br?: Buffer; gzip?: Buffer }>();
   app.addHook('onSend', async (req, reply, payload) => {
-    const pad = req.url.split('?')[0];
+    const { pad } = req.verzoek;
     if (!paden.includes(pad) || reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
     reply.header('Cache-Control', 'public, max-age=86400');
     reply.header('Vary', 'Accept-Encoding');

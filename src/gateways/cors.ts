@@ -12,7 +12,7 @@
  * script is compressed once and kept (brotli quality 9), not per request.
  */
 import { constants } from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import compress from '@fastify/compress';
 import { KOSTEN_HEADER, SALDO_HEADER } from '../core/kosten.ts';
@@ -28,14 +28,9 @@ const OPEN = {
   strictPreflight: false,
 };
 
-export function isOpenVoorCors(url: string): boolean {
-  const pad = url.split('?')[0];
-  return pad === '/mcp' || pad.startsWith('/api/v1/');
-}
-
 export async function installHttpRanden(app: FastifyInstance): Promise<void> {
   await app.register(cors, {
-    delegator: (req, cb) => cb(null, isOpenVoorCors(req.url) ? OPEN : { origin: false }),
+    delegator: (req, cb) => cb(null, (req as FastifyRequest).verzoek.corsOpen ? OPEN : { origin: false }),
   });
   gecomprimeerdeBestanden(app, ['/docs/js/scalar.js']);
   await app.register(compress, {

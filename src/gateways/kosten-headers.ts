@@ -9,7 +9,6 @@ import { KOSTEN_HEADER } from '../core/kosten.ts';
 
 export function installKostenHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', async (req, reply) => {
-    const pad = req.url.split('?')[0];
-    if (pad === '/mcp' || (pad.startsWith('/api/v1/') && pad !== '/api/v1/openapi.json')) reply.headers({ [KOSTEN_HEADER]: '0', 'Cache-Control': 'no-store' });
+    if (req.verzoek.betaald) reply.headers({ [KOSTEN_HEADER]: '0', 'Cache-Control': 'no-store' });
   });
 }

@@ -17,10 +17,8 @@ import { stuurFout } from './fout-antwoord.ts';
 function routeLabel(req: FastifyRequest, status: number): string {
   const route = req.routeOptions.url;
   if (route && !route.includes('*')) return route;
-  // The path as it arrived (the REST plugin rewrites req.url to the path below its prefix; logging.ts
-  // pins originalUrl on arrival).
-  const pad = req.originalUrl.split('?')[0];
-  if (status === 404 || !pad.startsWith('/api/v1/')) return 'onbekend';
+  const { pad, oppervlak } = req.verzoek;
+  if (status === 404 || oppervlak !== 'rest') return 'onbekend';
   return pad;
 }
 
@@ -129,7 +127,7 @@ export function registerMetrics(app: FastifyInstance, services: Services) {
     if (route === '/metrics') return;
     verzoeken.inc({ route, method: req.method, status: String(status) });
     duur.observe({ route, method: req.method }, reply.elapsedTime / 1000);
-    const cent = Number(reply.getHeader('insight-gefactureerd-cent') ?? reply.raw.getHeader('insight-gefactureerd-cent') ?? 0);
+    const cent = req.verzoek.uitslag.kosten?.gefactureerd_cent ?? 0;
     if (cent > 0) gefactureerd.inc(cent);
     if (status === 402 || status === 429) geweigerd.inc({ status: String(status) });
   });

@@ -7,13 +7,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyTRPCOpenApiPlugin, type OpenAPIObject } from 'trpc-to-openapi';
 import { appRouter } from '../procedures/router.ts';
 import { createCallerFactory } from '../core/trpc.ts';
-import { createContextInner, type Services } from '../core/context.ts';
+import { createContextInner, type Context, type Services } from '../core/context.ts';
+import { kostenHeaders } from '../core/kosten.ts';
 import { foutVoorStatus, naarFout } from '../core/errors.ts';
 import { ongeldigeBodyFout } from './json-body.ts';
 import { stuurFout } from './fout-antwoord.ts';
 import { bouwOpenApiDocument } from './openapi.ts';
+import { REST_PREFIX } from './verzoek.ts';
 
-export const REST_PREFIX = '/api/v1';
+export { REST_PREFIX };
+
 const createCaller = createCallerFactory(appRouter);
 
 interface RouteSjabloon {
@@ -46,7 +49,7 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
       // A POST without any body (POST /webhooks/{id}/test) needs no content type: it is an empty JSON body.
       const leeg = !req.headers['transfer-encoding'] && (req.headers['content-length'] ?? '0') === '0';
       if (req.method === 'POST' && leeg && !req.headers['content-type']) req.headers['content-type'] = 'application/json';
-      const pad = req.url.split('?')[0].slice(REST_PREFIX.length) || '/';
+      const pad = req.verzoek.pad.slice(REST_PREFIX.length) || '/';
       const treffers = sjablonen.filter((s) => s.patroon.test(pad));
       if (treffers.length === 0) {
         if (pad === '/projecten' || pad.startsWith('/projecten/')) {
@@ -94,12 +97,14 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
           idempotencyKey: typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined,
           ongeldigeJson: ongeldigeBodyFout(req.body),
           requestId: String(req.id),
+          uitslag: req.verzoek.uitslag,
           setHeader: (k, v) => void res.header(k, v),
         }),
-      responseMeta: ({ errors }: { errors: unknown[] }) => {
-        if (errors.length === 0) return {};
+      responseMeta: ({ ctx, errors }: { ctx?: Context; errors: unknown[] }) => {
+        const kosten = kostenHeaders(ctx?.uitslag.kosten);
+        if (errors.length === 0) return { headers: kosten };
         const f = naarFout(errors[0]);
-        return { status: f.status, headers: f.headers };
+        return { status: f.status, headers: { ...kosten, ...f.headers } };
       },
       onError: ({ error, req }: { error: unknown; req: FastifyRequest }) => {
         const f = naarFout(error);

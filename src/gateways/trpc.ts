@@ -57,7 +57,7 @@ export async function registerTrpc(app: FastifyInstance, services: Services) {
     });
     // Same-origin only (no CORS here, README): a preflight gets the same 404 as on every non-API path.
     scope.addHook('onRequest', async (req, reply) => {
-      if (req.method === 'OPTIONS') return stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.url.split('?')[0]}`);
+      if (req.method === 'OPTIONS') return stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.verzoek.pad}`);
     });
     await scope.register(fastifyTRPCPlugin, {
       prefix: TRPC_PREFIX,

@@ -2,7 +2,6 @@
 import { router } from '../core/trpc.ts';
 import { whoami } from './whoami.ts';
 import { verbruik } from './verbruik.ts';
-import { mcpToegang } from './mcp/toegang.ts';
 import { beheerToegang } from './beheer-toegang.ts';
 import { adres } from './inzicht/adres.ts';
 import { woz } from './inzicht/woz.ts';
@@ -16,7 +15,6 @@ import { appWebRouter } from './app/router.ts';
 export const appRouter = router({
   whoami,
   verbruik,
-  mcp: router({ toegang: mcpToegang }),
   beheer: router({ toegang: beheerToegang }),
   inzicht: router({ waarde, adres, woz, energielabel, woningtype, invloeden }),
   webhooks,

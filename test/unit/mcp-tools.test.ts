@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PRIJZEN, prijsTekst } from '../../src/core/prijzen.ts';
+import { kostTekst, PRIJZEN, prijsTekst } from '../../src/core/prijzen.ts';
 import { MCP_TOOLS } from '../../src/gateways/mcp/tools.ts';
 
 /** The MCP tools are built from the procedures' meta; their prices come from the one price table. */
@@ -9,7 +9,8 @@ describe('MCP tools from procedure meta', () => {
   it('has one tool per procedure with MCP meta, each stating its price from core/prijzen.ts', () => {
     expect(MCP_TOOLS.map((t) => t.name).sort()).toEqual(Object.keys(voorziening).sort());
     for (const t of MCP_TOOLS) {
-      expect(t.description).toContain(`Kost ${prijsTekst(PRIJZEN[voorziening[t.name]])}`);
+      // Issue 24 item 18: credits and euros, `Kost 18 credits (€ 0,90)`.
+      expect(t.description).toContain(`Kost ${kostTekst(voorziening[t.name])}`);
       expect(Object.keys(t.inputShape).slice(0, 3)).toEqual(['postcode', 'huisnummer', 'toevoeging']);
     }
   });

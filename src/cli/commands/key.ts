@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/env.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
-import { createKey, listKeys, revokeKey, rotateKey, type Familie } from '../../domain/keys/sleutels.ts';
+import { createKey, listKeys, revokeKey, rotateKey, zetMaandlimiet, type Familie } from '../../domain/keys/sleutels.ts';
 import { datum, uuid } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
 
@@ -51,6 +51,22 @@ export function registerKeyCommands(program: Command) {
     .action(async (accountId: string, keyId: string, opts: { json?: boolean }) => {
       await withDatabase(loadConfig(), (db) => revokeKey(db.prisma, { accountId, keyId }));
       print(!!opts.json, { key_id: keyId, ingetrokken: true }, `Sleutel ${keyId} ingetrokken.`);
+    });
+
+  key
+    .command('limit')
+    .argument('<account_id>', 'account-id (uuid)', uuid)
+    .argument('<key_id>', 'sleutel-id (uuid)', uuid)
+    .argument('<credits>', "hoogstens zoveel credits per kalendermaand, of 'geen'", (v: string) => {
+      if (v === 'geen') return null;
+      if (!/^\d{1,9}$/.test(v)) throw new InvalidArgumentError("verwacht een geheel aantal credits of 'geen'");
+      return Number(v);
+    })
+    .description('Zet of verwijder de maandlimiet van een inzichtsleutel (kalendermaand, Europe/Amsterdam)')
+    .option('--json', 'uitvoer als JSON')
+    .action(async (accountId: string, keyId: string, credits: number | null, opts: { json?: boolean }) => {
+      await withDatabase(loadConfig(), (db) => zetMaandlimiet(db.prisma, { accountId, keyId, credits }));
+      print(!!opts.json, { key_id: keyId, maandlimiet_credits: credits }, credits === null ? `Sleutel ${keyId}: geen maandlimiet.` : `Sleutel ${keyId}: hoogstens ${credits} credits per kalendermaand.`);
     });
 
   key

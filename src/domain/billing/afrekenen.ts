@@ -46,7 +46,8 @@ function eventData(a: Omit<Afrekening, 'idempotentie'>, verzoekId: string) {
   };
 }
 
-export type AfrekenUitkomst = { soort: 'ok'; verzoekId: string; saldo: number | null } | { soort: 'onvoldoende'; saldo: number };
+/** `maandlimiet`: the key's monthly cap refused the charge (api_sleutel.maandlimiet_credits). */
+export type AfrekenUitkomst = { soort: 'ok'; verzoekId: string; saldo: number | null } | { soort: 'onvoldoende' | 'maandlimiet'; saldo: number };
 
 /** One charge as afrekenen_bundel reads it (the parameters of the SQL function afrekenen by name). */
 interface BundelItem {
@@ -69,7 +70,7 @@ interface BundelItem {
   antwoord?: unknown;
 }
 
-type BundelUitkomst = { ok: boolean; saldo: number | null };
+type BundelUitkomst = { ok: boolean; saldo: number | null; limiet: boolean };
 
 /**
  * The charges of this process that arrived together, whatever their accounts, go in one statement
@@ -87,7 +88,7 @@ const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
   maxGrootte: 24,
   verwerk: async (_, items) => {
     const lijst = groepeer(items, (item) => item.account);
-    const rijen = await sqlRijen<{ r_groep: number; r_nr: number | null; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean }>(
+    const rijen = await sqlRijen<{ r_groep: number; r_nr: number | null; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean; r_limiet: boolean | null }>(
       db,
       'SELECT * FROM afrekenen_bundels($1::jsonb)',
       [JSON.stringify(lijst.map((g) => g.items))],
@@ -98,7 +99,7 @@ const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
       const fout = r.r_fout !== null ? new Error(`afrekenen: ${r.r_fout}`) : null;
       // A row without r_nr: the whole group failed.
       const plaatsen = r.r_nr === null ? g.plaatsen : [g.plaatsen[Number(r.r_nr)]];
-      for (const j of plaatsen) uit[j] = fout ?? { ok: r.r_ok === true, saldo: r.r_saldo };
+      for (const j of plaatsen) uit[j] = fout ?? { ok: r.r_ok === true, saldo: r.r_saldo, limiet: r.r_limiet === true };
     }
     // Wake this process's delivery worker once per statement, and only when an event can have been written.
     if (rijen.some((r) => r.r_webhook && r.r_ok)) meldNieuweAfleveringen();
@@ -127,7 +128,7 @@ export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
     laag_id: nieuweBerichtId(),
     ...(a.idempotentie ? { idempotentie: a.idempotentie.id, antwoord: a.idempotentie.antwoord } : {}),
   });
-  if (!r.ok) return { soort: 'onvoldoende', saldo: r.saldo ?? 0 };
+  if (!r.ok) return { soort: r.limiet ? 'maandlimiet' : 'onvoldoende', saldo: r.saldo ?? 0 };
   return { soort: 'ok', verzoekId, saldo: r.saldo };
 }
 
@@ -138,4 +139,3 @@ export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
 export async function meldMislukt(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>, status: 402 | 500 = 402): Promise<void> {
   await schrijfGebeurtenis(db, { accountId: a.accountId, type: 'inzicht.mislukt', data: eventData({ ...a, status, credits: 0 }, randomUUID()), now: a.now });
 }
-export const meldOnvoldoendeTegoed = meldMislukt;

@@ -2,7 +2,7 @@
  * Key management: create, rotate, revoke, list, and authenticate a bearer key. Used by the operator
  * CLI and the web app; never reachable through REST or MCP (decisions section 4).
  */
-import { TX_OPTS, type Db } from '../../db/client.ts';
+import { sqlRijen, TX_OPTS, type Db } from '../../db/client.ts';
 import { generateKey, hashKey, isWellFormedKey, voorvoegsel } from './format.ts';
 
 export type Familie = 'inzicht' | 'beheer';
@@ -16,7 +16,7 @@ export const STANDAARD_LOOPTIJD_DAGEN = 365;
 export const MAX_LOOPTIJD_DAGEN = 730;
 
 export class SleutelFout extends Error {
-  readonly soort: 'te_veel_sleutels' | 'ongeldige_vervaldatum' | 'onbekend';
+  readonly soort: 'te_veel_sleutels' | 'ongeldige_vervaldatum' | 'onbekend' | 'ongeldig';
   constructor(soort: SleutelFout['soort'], message: string) {
     super(message);
     this.soort = soort;
@@ -32,6 +32,8 @@ export interface Principal {
   rechten: string[];
   voorvoegsel: string;
   verlooptOp: Date;
+  /** The key's monthly cap in credits, if it has one (as read with the key; the charge reads it again). */
+  maandlimiet: number | null;
 }
 
 export interface NieuweSleutel {
@@ -118,6 +120,25 @@ export async function revokeKey(db: Db, opts: { accountId: string; keyId: string
   vergeetSleutel(opts.keyId);
 }
 
+/** Set (credits, a whole number >= 0) or remove (null) a key's monthly cap. */
+export async function zetMaandlimiet(db: Db, opts: { accountId: string; keyId: string; credits: number | null }): Promise<void> {
+  if (opts.credits !== null && (!Number.isSafeInteger(opts.credits) || opts.credits < 0)) throw new SleutelFout('ongeldig', 'De maandlimiet is een geheel aantal credits van 0 of meer.');
+  const res = await db.apiKey.updateMany({ where: { id: opts.keyId, accountId: opts.accountId, familie: 'inzicht' }, data: { maandlimietCredits: opts.credits } });
+  if (res.count === 0) throw new SleutelFout('onbekend', 'Deze inzichtsleutel bestaat niet bij dit account.');
+  vergeetSleutel(opts.keyId);
+}
+
+/** What a key with a cap may still charge this calendar month (Europe/Amsterdam); null without a cap. */
+export async function maandRuimte(db: Db, keyId: string, now: Date): Promise<number | null> {
+  const [r] = await sqlRijen<{ ruimte: number | null }>(
+    db,
+    `SELECT maandlimiet_credits - CASE WHEN maand = to_char($2::timestamptz AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM') THEN maand_verbruikt ELSE 0 END AS ruimte
+     FROM api_sleutel WHERE id = $1::uuid`,
+    [keyId, now.toISOString()],
+  );
+  return r?.ruimte ?? null;
+}
+
 export async function listKeys(db: Db, accountId: string) {
   return db.apiKey.findMany({
     where: { accountId },
@@ -163,7 +184,7 @@ export async function authenticate(db: Db, authorization: string | undefined, no
   sleutelCache.delete(hash);
   const row = await db.apiKey.findUnique({
     where: { hash },
-    select: { id: true, accountId: true, naam: true, familie: true, rechten: true, voorvoegsel: true, verlooptOp: true, ingetrokkenOp: true },
+    select: { id: true, accountId: true, naam: true, familie: true, rechten: true, voorvoegsel: true, verlooptOp: true, ingetrokkenOp: true, maandlimietCredits: true },
   });
   if (!row || row.ingetrokkenOp || row.verlooptOp.getTime() <= now.getTime()) return null;
   const principal: Principal = {
@@ -174,6 +195,7 @@ export async function authenticate(db: Db, authorization: string | undefined, no
     rechten: row.rechten,
     voorvoegsel: row.voorvoegsel,
     verlooptOp: row.verlooptOp,
+    maandlimiet: row.maandlimietCredits,
   };
   if (sleutelCache.size >= MAX_GECACHTE_SLEUTELS) sleutelCache.delete(sleutelCache.keys().next().value!);
   sleutelCache.set(hash, { principal, tot: klok + SLEUTEL_CACHE_MS });

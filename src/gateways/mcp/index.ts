@@ -1,25 +1,33 @@
 /**
- * POST /mcp: the MCP server over streamable HTTP, stateless (one server and transport per request).
- * Thin: every request first passes the core's `mcp.toegang` (auth, family, protocol rate limit); every
- * tool calls the same procedure REST calls, with the principal the gate authenticated (one key lookup), on the channel 'mcp' (its own rate limit and argument-hash
- * idempotency are core rules). Expected failures are tool results with isError and `{"fout": ...}`.
+ * POST /mcp: the MCP server over streamable HTTP, stateless. One context per HTTP request, whose key
+ * the core's gate authenticates once (core/trpc.ts `mcpToegang`). A tools/call message is answered
+ * here with ONE tRPC call — the procedure REST calls — and its result as the JSON-RPC response; every
+ * other message (initialize, tools/list, ping, notifications) goes through the SDK's server and
+ * transport. Expected failures of a tool are results with isError and `{"fout", "status"}`; an unknown
+ * tool is the JSON-RPC error -32602; a database outage is HTTP 503 `{"fout"}` for every message.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createContextInner, type Services } from '../../core/context.ts';
+import { ErrorCode, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { createContextInner, type Context, type Services } from '../../core/context.ts';
 import { naarFout } from '../../core/errors.ts';
-import { kostenMeta } from '../../core/kosten.ts';
+import { kostenHeaders } from '../../core/kosten.ts';
 import { prijsTekst } from '../../core/prijzen.ts';
+import { alsStoring, mcpToegang } from '../../core/trpc.ts';
 import { createCaller, MCP_TOOLS, type McpTool } from './tools.ts';
 import { stuurFout } from '../fout-antwoord.ts';
 import { ongeldigeBodyFout } from '../json-body.ts';
-import type { Principal } from '../../domain/keys/sleutels.ts';
 
-/** One JSON-RPC tools/call message (a batch or anything else is a protocol message). */
-function isToolCall(body: unknown): boolean {
+interface ToolCall {
+  jsonrpc: '2.0';
+  id: string | number;
+  method: 'tools/call';
+  params?: { name?: unknown; arguments?: unknown };
+}
+
+function isToolCall(body: unknown): body is ToolCall {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === 'tools/call';
 }
 
@@ -36,68 +44,15 @@ export const INSTRUCTIES = [
     'Een fout is een resultaat met isError en {"fout", "status"}; de gegevens zijn in het Nederlands.',
 ].join('\n');
 
-/**
- * One JSON Schema validator for every request's server. The SDK makes a new one (a fresh Ajv instance
- * with its meta-schemas) for each server it is not given one: that was the largest single cost of an MCP
- * call in a CPU profile (npm run bench:profiel -- --scenario mcp). Ajv caches what it compiles, so
- * sharing it also compiles each schema once per process instead of once per request.
- */
+/** One JSON Schema validator for every request's server: the SDK would build a fresh Ajv per server. */
 const schemaValidator = new AjvJsonSchemaValidator();
 
-/**
- * The MCP server for one HTTP request. `alleenAanroep`: the request is one tools/call message, which
- * the handler below answers by itself; the tools are then not registered (registering converts each
- * tool's schemas, which only tools/list needs: a measurable part of every tool call).
- */
-function bouwServer(services: Services, principal: Principal, req: FastifyRequest, reply: FastifyReply, alleenAanroep: boolean): McpServer {
-  const server = new McpServer(
-    { name: 'insight-api', version: '1.0.0' },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIES, jsonSchemaValidator: schemaValidator },
-  );
-  const voerUit = async (tool: McpTool, args: Record<string, unknown>): Promise<ToolAntwoord> => {
-    const gezet: Record<string, string> = {};
-    const ctx = createContextInner({
-      services,
-      kanaal: 'mcp',
-      authorization: req.headers.authorization,
-      principal,
-      mcpTool: tool.name,
-      requestId: String(req.id),
-      setHeader: (k, v) => {
-        gezet[k] = v;
-        if (!reply.raw.headersSent) reply.raw.setHeader(k, v);
-      },
-    });
-    try {
-      const antwoord = (await tool.call(createCaller(ctx), args)) as Record<string, unknown>;
-      return { content: [{ type: 'text' as const, text: JSON.stringify(antwoord) }], structuredContent: antwoord, _meta: kostenMeta(gezet) };
-    } catch (err) {
-      const f = naarFout(err);
-      if (f.intern) req.log.error({ err, tool: tool.name }, 'interne fout bij MCP-tool');
-      return toolFout(f.status, f.fout, kostenMeta(gezet));
-    }
-  };
-  for (const tool of alleenAanroep ? [] : MCP_TOOLS) {
-    server.registerTool(
-      tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.inputShape, outputSchema: tool.outputSchema, annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true } },
-      (args: Record<string, unknown>) => voerUit(tool, args),
-    );
+/** Raised when the database is unreachable during a tool call: the request then answers HTTP 503 like every other. */
+class Storing {
+  readonly fout: ReturnType<typeof naarFout>;
+  constructor(fout: ReturnType<typeof naarFout>) {
+    this.fout = fout;
   }
-  // tools/call is answered here, not by McpServer: its own argument check answers in English and drops
-  // unknown arguments. The arguments go to the procedure as they came, so it validates them with the
-  // REST schemas and messages; an argument the tool does not declare is refused like an unknown field.
-  server.server.setRequestHandler(CallToolRequestSchema, async (verzoek) => {
-    const tool = MCP_TOOLS.find((t) => t.name === verzoek.params.name);
-    if (!tool) return toolFout(404, `Onbekende tool '${verzoek.params.name}'; beschikbaar: ${MCP_TOOLS.map((t) => t.name).join(', ')}.`, {});
-    const args = verzoek.params.arguments ?? {};
-    const onbekend = Object.keys(args).filter((k) => !Object.hasOwn(tool.inputShape, k));
-    if (onbekend.length) return toolFout(400, `Ongeldige invoer: onbekend argument ${onbekend.map((k) => `'${k}'`).join(', ')}.`, {});
-    return voerUit(tool, args);
-  });
-  // registerTool advertises tools.listChanged; a stateless server never sends that notification.
-  server.server.registerCapabilities({ tools: { listChanged: undefined } });
-  return server;
 }
 
 function toolFout(status: number, fout: string, meta: Record<string, unknown>): ToolAntwoord {
@@ -105,33 +60,122 @@ function toolFout(status: number, fout: string, meta: Record<string, unknown>): 
   return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(body) }], structuredContent: body, _meta: meta };
 }
 
+/** One tool call: the tool's procedure, called once in the request's context. */
+async function roepAan(ctx: Context, req: FastifyRequest, tool: McpTool, args: Record<string, unknown>): Promise<ToolAntwoord> {
+  const onbekend = Object.keys(args).filter((k) => !Object.hasOwn(tool.inputShape, k));
+  if (onbekend.length) return toolFout(400, `Ongeldige invoer: onbekend argument ${onbekend.map((k) => `'${k}'`).join(', ')}.`, {});
+  ctx.uitslag.kosten = undefined;
+  try {
+    const antwoord = (await tool.call(createCaller(ctx), args)) as Record<string, unknown>;
+    return { content: [{ type: 'text' as const, text: JSON.stringify(antwoord) }], structuredContent: antwoord, _meta: { ...(ctx.uitslag.kosten ?? {}) } };
+  } catch (err) {
+    const f = naarFout(err);
+    if (f.status === 503) throw new Storing(f);
+    if (f.intern) req.log.error({ err, tool: tool.name }, 'interne fout bij MCP-tool');
+    return toolFout(f.status, f.fout, { ...(ctx.uitslag.kosten ?? {}) });
+  }
+}
+
+/**
+ * What the SDK's transport would refuse, refused first with a Dutch `{fout}` and the transport's status:
+ * one JSON-RPC message per request (batches went out of MCP in 2025-06-18), both media types accepted,
+ * a supported protocol version.
+ */
+function transportFout(req: FastifyRequest, body: unknown): { status: number; fout: string } | undefined {
+  const accept = req.headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    return { status: 406, fout: 'Niet aanvaardbaar: de client moet zowel application/json als text/event-stream accepteren (Accept-header).' };
+  }
+  if (Array.isArray(body)) return { status: 400, fout: 'Stuur één JSON-RPC-bericht per verzoek; batches worden niet ondersteund.' };
+  if (body === undefined || typeof body !== 'object' || !JSONRPCMessageSchema.safeParse(body).success) {
+    return { status: 400, fout: 'De body is geen geldig JSON-RPC-bericht.' };
+  }
+  const versie = req.headers['mcp-protocol-version'];
+  if (versie !== undefined && (body as { method?: unknown }).method !== 'initialize' && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(versie))) {
+    return { status: 400, fout: `Niet-ondersteunde MCP-protocolversie ${String(versie)}; ondersteund: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.` };
+  }
+  return undefined;
+}
+
+/** A tools/call message, answered here: a JSON-RPC result (or error -32602) with HTTP 200. */
+async function beantwoordToolCall(ctx: Context, req: FastifyRequest, reply: FastifyReply, bericht: ToolCall) {
+  const antwoord = (inhoud: Record<string, unknown>) =>
+    reply.code(200).headers(kostenHeaders(ctx.uitslag.kosten)).type('application/json').send({ jsonrpc: '2.0', id: bericht.id, ...inhoud });
+  const { name, arguments: args = {} } = bericht.params ?? {};
+  const tool = MCP_TOOLS.find((t) => t.name === name);
+  if (!tool) {
+    const message = `Onbekende tool '${String(name)}'; beschikbaar: ${MCP_TOOLS.map((t) => t.name).join(', ')}.`;
+    return antwoord({ error: { code: ErrorCode.InvalidParams, message } });
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    return antwoord({ error: { code: ErrorCode.InvalidParams, message: 'Ongeldige invoer: arguments moet een object zijn.' } });
+  }
+  return antwoord({ result: await roepAan(ctx, req, tool, args as Record<string, unknown>) });
+}
+
+/** The SDK's server for a protocol message: the tools listed (their calls never reach it, see above). */
+function bouwServer(ctx: Context, req: FastifyRequest): McpServer {
+  const server = new McpServer(
+    { name: 'insight-api', version: '1.0.0' },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIES, jsonSchemaValidator: schemaValidator },
+  );
+  for (const tool of MCP_TOOLS) {
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: tool.inputShape, outputSchema: tool.outputSchema, annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true } },
+      (args: Record<string, unknown>) => roepAan(ctx, req, tool, args),
+    );
+  }
+  // registerTool advertises tools.listChanged; a stateless server never sends that notification.
+  server.server.registerCapabilities({ tools: { listChanged: undefined } });
+  return server;
+}
+
 export async function registerMcp(app: FastifyInstance, services: Services) {
   app.post('/mcp', async (req, reply) => {
-    let principal: Principal;
-    const mcpToolCall = isToolCall(req.body);
+    const ctx = createContextInner({
+      services,
+      kanaal: 'mcp',
+      authorization: req.headers.authorization,
+      requestId: String(req.id),
+      uitslag: req.verzoek.uitslag,
+      setHeader: (k, v) => {
+        if (!reply.raw.headersSent) reply.raw.setHeader(k, v);
+      },
+    });
+    const fout = (err: unknown) => {
+      const f = naarFout(alsStoring(services, err));
+      return stuurFout(reply, f.status, f.fout, { ...kostenHeaders(ctx.uitslag.kosten), ...f.headers });
+    };
+    const bericht = req.body;
     try {
-      // A tools/call message is counted by the tool's own bucket, so the gate counts it in no other.
-      principal = await createCaller(
-        createContextInner({ services, kanaal: 'mcp', authorization: req.headers.authorization, mcpToolCall, requestId: String(req.id), setHeader: (k, v) => void reply.header(k, v) }),
-      ).mcp.toegang();
+      await mcpToegang(ctx, isToolCall(bericht));
     } catch (err) {
-      const f = naarFout(err);
-      return stuurFout(reply, f.status, f.fout, f.headers);
+      return fout(err);
     }
-    if (req.body === undefined || typeof req.body !== 'object' || ongeldigeBodyFout(req.body)) {
-      return stuurFout(reply, 400, ongeldigeBodyFout(req.body) ?? 'De body is geen geldige JSON-RPC-boodschap.');
+    const geweigerd = ongeldigeBodyFout(bericht) !== undefined ? { status: 400, fout: ongeldigeBodyFout(bericht) as string } : transportFout(req, bericht);
+    if (geweigerd) return stuurFout(reply, geweigerd.status, geweigerd.fout, kostenHeaders(ctx.uitslag.kosten));
+
+    if (isToolCall(bericht)) {
+      try {
+        return await beantwoordToolCall(ctx, req, reply, bericht);
+      } catch (err) {
+        if (!(err instanceof Storing)) throw err;
+        return stuurFout(reply, err.fout.status, err.fout.fout, err.fout.headers);
+      }
     }
-    const server = bouwServer(services, principal, req, reply, mcpToolCall);
+
+    const server = bouwServer(ctx, req);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
-    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v as string);
+    for (const [k, v] of Object.entries({ ...reply.getHeaders(), ...kostenHeaders(ctx.uitslag.kosten) })) if (v !== undefined) reply.raw.setHeader(k, v as string);
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();
     });
     try {
       await server.connect(transport);
-      await transport.handleRequest(req.raw, reply.raw, req.body);
+      await transport.handleRequest(req.raw, reply.raw, bericht);
     } catch (err) {
       req.log.error({ err }, 'MCP-verzoek mislukt');
       if (!reply.raw.headersSent) {

@@ -1,10 +1,11 @@
 /**
  * The MCP tools, built in a loop over the router: every procedure whose meta has `mcp` is a tool.
- * Tool names are English (contract 4.3); the data they return is the REST answer, in Dutch. A tool
- * call maps its flat arguments onto the procedure's REST body `{adres: {...}, ...extra}`.
+ * Tool names are English (contract 4.3); the data they return is the REST answer, in Dutch. A tool's
+ * arguments are its procedure's input with `adres` flattened (postcode, huisnummer, toevoeging), so the
+ * published schema is the one the procedure validates with.
  */
 import { z } from 'zod';
-import { HUISNUMMER_RE, POSTCODE_INVOER_RE } from '../../domain/begrippen.ts';
+import { HUISNUMMER_RE } from '../../domain/begrippen.ts';
 import { appRouter } from '../../procedures/router.ts';
 import { createCallerFactory, type Meta } from '../../core/trpc.ts';
 import { kostTekst } from '../../core/prijzen.ts';
@@ -12,40 +13,38 @@ import { kostTekst } from '../../core/prijzen.ts';
 export const createCaller = createCallerFactory(appRouter);
 export type Caller = ReturnType<typeof createCaller>;
 
-/**
- * Flat address arguments, published as strictly as the REST body (same patterns). These schemas are
- * only listed: tools/call hands the arguments to the procedure as sent, which validates them with the
- * REST schemas and messages (gateways/mcp/index.ts).
- */
-const adresArgs = {
-  postcode: z.string().regex(POSTCODE_INVOER_RE).describe('Nederlandse postcode, 1234AB of 1234 ab'),
-  huisnummer: z.union([z.string().regex(HUISNUMMER_RE), z.int().min(1).max(99999)]).describe('Huisnummer, 1 tot en met 99999'),
-  toevoeging: z.string().nullable().optional().describe('Huisletter en/of toevoeging: A, 2, A-2'),
-};
-
-/** Flat tool arguments -> the REST body: the address nested, the other arguments as they are. */
-function restBody(args: Record<string, unknown>): Record<string, unknown> {
-  const { postcode, huisnummer, toevoeging, ...extra } = args;
-  return {
-    adres: {
-      postcode,
-      huisnummer: typeof huisnummer === 'number' ? String(huisnummer) : huisnummer,
-      ...(toevoeging !== undefined ? { toevoeging } : {}),
-    },
-    ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
-  };
-}
-
 export interface McpTool {
   name: string;
   title: string;
   description: string;
+  /** The flat arguments, from the procedure's `.input()`. */
   inputShape: z.ZodRawShape;
   /** What `structuredContent` holds: the procedure's answer, or `{fout, status}` of an isError result. */
   outputSchema: z.ZodObject;
-  /** The price as the instructions state it: `18 credits (€ 0,90)`. */
+  /** The price as descriptions state it: `18 credits (€ 0,90)`. */
   kosten: string;
+  /** The one tRPC call of a tool call: the flat arguments nested into the procedure's input. */
   call(caller: Caller, args: Record<string, unknown>): Promise<unknown>;
+}
+
+/**
+ * `{adres: {postcode, huisnummer, toevoeging}, ...extra}` → `{postcode, huisnummer, toevoeging, ...extra}`.
+ * The procedure takes huisnummer as text or integer but publishes text (the REST contract); MCP
+ * publishes both, as its contract says.
+ */
+function vlakkeArgumenten(invoer: z.ZodObject): z.ZodRawShape {
+  const { adres, ...extra } = invoer.shape;
+  const velden = (adres as z.ZodObject).shape;
+  const huisnummer = z
+    .union([z.string().regex(HUISNUMMER_RE), z.int().min(1).max(99999)])
+    .meta({ description: 'Huisnummer, 1 tot en met 99999, als tekst of als geheel getal.', examples: ['12'] });
+  return { ...velden, huisnummer, ...extra };
+}
+
+/** Flat tool arguments → the procedure's input, the address nested. */
+function procedureInvoer(args: Record<string, unknown>): Record<string, unknown> {
+  const { postcode, huisnummer, toevoeging, ...extra } = args;
+  return { adres: { postcode, huisnummer, ...(toevoeging !== undefined ? { toevoeging } : {}) }, ...extra };
 }
 
 type Procedure = (input: unknown) => Promise<unknown>;
@@ -80,21 +79,24 @@ function uitvoerSchema(antwoord: z.ZodType): z.ZodObject {
 }
 
 export const MCP_TOOLS: McpTool[] = Object.entries(
-  appRouter._def.procedures as unknown as Record<string, { _def: { meta?: Meta; output?: z.ZodType } }>,
+  appRouter._def.procedures as unknown as Record<string, { _def: { meta?: Meta; inputs: z.ZodType[]; output?: z.ZodType } }>,
 ).flatMap(([pad, proc]) => {
-  const m = proc._def.meta?.mcp;
+  const { mcp, voorziening } = proc._def.meta ?? {};
+  const [invoer] = proc._def.inputs;
   const antwoord = proc._def.output;
-  if (!m) return [];
-  if (!antwoord || !m.voorziening) throw new Error(`MCP-tool ${m.tool}: de procedure ${pad} heeft geen .output(...) of voorziening`);
+  if (!mcp) return [];
+  if (!antwoord || !voorziening || !(invoer instanceof z.ZodObject)) {
+    throw new Error(`MCP-tool ${mcp.tool}: de procedure ${pad} heeft geen object als .input(), geen .output(...) of geen voorziening`);
+  }
   return [
     {
-      name: m.tool,
-      title: m.titel,
-      description: m.beschrijving,
-      inputShape: { ...adresArgs, ...m.extraArgumenten },
+      name: mcp.tool,
+      title: mcp.titel,
+      description: mcp.beschrijving,
+      inputShape: vlakkeArgumenten(invoer),
       outputSchema: uitvoerSchema(antwoord),
-      kosten: kostTekst(m.voorziening),
-      call: (caller: Caller, args: Record<string, unknown>) => procedureOp(caller, pad)(restBody(args)),
+      kosten: kostTekst(voorziening),
+      call: (caller: Caller, args: Record<string, unknown>) => procedureOp(caller, pad)(procedureInvoer(args)),
     },
   ];
 });

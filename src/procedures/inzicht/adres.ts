@@ -16,7 +16,6 @@ export const adres = maakLookup({
     tool: 'property_address',
     titel: 'Adres- en BAG-kenmerken',
     beschrijving: 'Kenmerken uit de BAG voor één adres: oppervlakte, bouwjaar, gebruiksdoelen, status, buurt, coördinaten. Kost {prijs}.',
-    extraArgumenten: {},
   },
   data: z.object({
     bag_nummeraanduiding_id: z.string(),

@@ -28,7 +28,6 @@ export const invloeden = maakLookup({
     beschrijving:
       `Stoplicht-indicatoren (rood/oranje/groen, afstand in meters) voor één adres, per type: ${INVLOED_TYPES.join(', ')}. ` +
       `Zonder types de kernset ${KERN_INVLOED_TYPES.join(' en ')}. Kost {prijs}. De eerste aanroep kan enkele seconden duren.`,
-    extraArgumenten: { types: z.array(z.string()).optional().describe(`Typen: ${INVLOED_TYPES.join(', ')}`) },
   },
   extraEmmer: 'invloeden',
   extraFouten: { 429: 'Te veel verzoeken (algemeen 60/min, invloeden 30/min); zie Retry-After.' },

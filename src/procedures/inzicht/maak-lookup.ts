@@ -1,13 +1,13 @@
 /**
  * Builds one insight lookup procedure: POST /api/v1/inzicht/<pad>, body `{adres, ...extra}`, answer
- * `{data: {adres, ...}, meta}`. Address resolution (404 unknown / ambiguous, never charged) and the
- * shared charging path live here and in core/lookup.ts; a lookup only says what it finds, through
- * domain functions (a procedure reads no table itself). With `mcp`, the procedure is also an MCP tool.
+ * `{data: {adres, ...}, meta}`. The resolver finds the address (404 unknown / ambiguous) and asks the
+ * lookup what it finds, through domain functions (a procedure reads no table itself); what that costs
+ * is the charged procedure's (core/afrekening.ts). With `mcp`, the procedure is also an MCP tool.
  */
 import { z } from 'zod';
 import type { AuthContext } from '../../core/context.ts';
-import { voerLookupUit, type Uitkomst } from '../../core/lookup.ts';
-import { kostTekst, PRIJZEN, prijsTekst, type Voorziening } from '../../core/prijzen.ts';
+import { afrekenen, antwoordVan, type Uitkomst } from '../../core/afrekening.ts';
+import { kostTekst, type Voorziening } from '../../core/prijzen.ts';
 import { inzichtProcedure, type McpMeta } from '../../core/trpc.ts';
 import type { Db } from '../../db/client.ts';
 import { adresKandidaten, kiesAdres, toonToevoeging, weergave, type AdresRij } from '../../domain/register/adressen.ts';
@@ -63,30 +63,36 @@ export function maakLookup<S extends z.ZodRawShape, D extends z.ZodObject, R ext
         errorResponses: foutResponses(def.extraFouten),
         successDescription: 'Het oordeel over het adres, met meta (kosten, bron, cached).',
       },
+      voorziening: def.voorziening,
       extraEmmer: def.extraEmmer,
-      mcp: def.mcp && { ...def.mcp, voorziening: def.voorziening, beschrijving: def.mcp.beschrijving.replace('{prijs}', prijsTekst(PRIJZEN[def.voorziening])) },
+      mcp: def.mcp && { ...def.mcp, beschrijving: def.mcp.beschrijving.replace('{prijs}', prijs) },
     })
     .input(invoer)
+    .use(({ ctx, input, next }) => {
+      def.valideer?.(ctx, input as z.output<z.ZodObject<S>>);
+      return next();
+    })
+    .use(afrekenen)
     .output(envelope(def.schemaId, def.voorziening, dataMetAdres))
     .mutation(async ({ ctx, input }) => {
       // The input schema is `{adres, ...extraInvoer}` (lookupInvoer); tRPC cannot see through the generic.
       const extra = input as z.output<z.ZodObject<S>> & { adres: AdresInvoer };
-      const gevraagd = extra.adres;
-      def.valideer?.(ctx, extra);
-      return voerLookupUit<z.output<typeof dataMetAdres>>(ctx, def.voorziening, input, adresTekst(gevraagd), async () => {
-        const r = kiesAdres(await kandidaten(ctx.services.db, gevraagd.postcode, gevraagd.huisnummer), gevraagd.toevoeging);
-        if (r.soort === 'onbekend') {
-          return { status: 404, fout: `Adres niet gevonden: ${adresTekst(gevraagd)}.` };
-        }
-        if (r.soort === 'dubbelzinnig') {
-          return {
-            status: 404,
-            fout: `Op ${gevraagd.postcode} ${gevraagd.huisnummer} staan meerdere adressen; geef een toevoeging. Geldige huisnummers: ${r.opties.join(', ')} (een huisnummertoevoeging zonder huisletter schrijf je met een streepje ervoor, zoals -A).`,
-          };
-        }
-        const v = await def.vind(ctx, r.adres, extra);
-        if (v.status !== 200) return v;
-        return { ...v, data: { adres: adresBlok(r.adres), ...v.data } };
-      });
+      return antwoordVan(def.voorziening, await zoek(ctx, extra.adres, extra));
     });
+
+  async function zoek(ctx: AuthContext, gevraagd: AdresInvoer, extra: z.output<z.ZodObject<S>>): Promise<Uitkomst<z.output<typeof dataMetAdres>>> {
+    const r = kiesAdres(await kandidaten(ctx.services.db, gevraagd.postcode, gevraagd.huisnummer), gevraagd.toevoeging);
+    if (r.soort === 'onbekend') {
+      return { status: 404, fout: `Adres niet gevonden: ${adresTekst(gevraagd)}.` };
+    }
+    if (r.soort === 'dubbelzinnig') {
+      return {
+        status: 404,
+        fout: `Op ${gevraagd.postcode} ${gevraagd.huisnummer} staan meerdere adressen; geef een toevoeging. Geldige huisnummers: ${r.opties.join(', ')} (een huisnummertoevoeging zonder huisletter schrijf je met een streepje ervoor, zoals -A).`,
+      };
+    }
+    const v = await def.vind(ctx, r.adres, extra);
+    if (v.status !== 200) return v;
+    return { ...v, data: { adres: adresBlok(r.adres), ...v.data } };
+  }
 }

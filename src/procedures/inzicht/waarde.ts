@@ -49,10 +49,6 @@ export const waarde = maakLookup({
     beschrijving:
       'Geschatte marktwaarde (hele euro) met bandbreedte min/max (80%-interval) en betrouwbaarheid (hoog/normaal/laag) voor één Nederlands adres. ' +
       'Indicatief, geen taxatie. Kost {prijs}; te weinig vergelijkbare verkopen geeft een fout zonder getal (wel in rekening gebracht).',
-    extraArgumenten: {
-      peildatum: peildatumSchema,
-      woonoppervlakte: z.number().optional().describe('Woonoppervlakte in m², 20 tot en met 2000'),
-    },
   },
   extraFouten: { 422: 'Te weinig vergelijkbare verkopen voor een waarde (in rekening gebracht), of onvoldoende gegevens over het adres.' },
   data: z.object({

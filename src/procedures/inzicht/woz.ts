@@ -14,7 +14,6 @@ export const woz = maakLookup({
     tool: 'woz',
     titel: 'WOZ-waarden',
     beschrijving: 'De WOZ-waarden van één adres per peildatum, nieuwste eerst. Kost {prijs}; een lege reeks is gratis.',
-    extraArgumenten: {},
   },
   data: z.object({
     waarden: z.array(z.object({ peildatum: z.string().describe('Y-m-d'), waarde: z.int().describe('euro') })),

@@ -78,6 +78,9 @@ export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>, opts: {
       berekend += adressen.length;
       if (schrijven) telOp(await schrijven);
       schrijven = rijen.length ? upsertBatch(db.prisma, 'adres_invloed', rijen) : null;
+      // Awaited on the next page or after the loop; failing before then (or while the next page is read)
+      // must reach that await, not end the process as an unhandled rejection.
+      schrijven?.catch(() => {});
       if (adressen.length < PAGINA) break;
       na = adressen[adressen.length - 1].id;
     }

@@ -1,0 +1,28 @@
+-- Fallback of afrekenen_bundel: every item through afrekenen in a subtransaction of its own, so an
+-- item the database refuses fails alone and reports its error.
+CREATE OR REPLACE FUNCTION public.afrekenen_per_item(p_items jsonb)
+ RETURNS TABLE(r_nr integer, r_ok boolean, r_saldo integer, r_fout text, r_webhook boolean, r_limiet boolean)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  x JSONB;
+  i INTEGER;
+  v_ok BOOLEAN;
+  v_saldo INTEGER;
+  v_limiet BOOLEAN;
+  v_webhook BOOLEAN := EXISTS (SELECT 1 FROM webhook w WHERE w.account_id = (p_items -> 0 ->> 'account')::uuid AND w.actief);
+BEGIN
+  FOR i IN 0 .. jsonb_array_length(p_items) - 1 LOOP
+    x := p_items -> i;
+    BEGIN
+      SELECT a.r_ok, a.r_saldo, a.r_limiet INTO v_ok, v_saldo, v_limiet FROM afrekenen(
+        (x ->> 'verzoek')::uuid, (x ->> 'account')::uuid, (x ->> 'sleutel')::uuid, x ->> 'kanaal', x ->> 'voorziening',
+        (x ->> 'status')::int, (x ->> 'credits')::int, (x ->> 'eenheid_cent')::int, x ->> 'adres', (x ->> 'nu')::timestamptz,
+        x ->> 'tijdstempel', x ->> 'event_id', x ->> 'event_type', x -> 'event_data', x ->> 'laag_id',
+        (x ->> 'idempotentie')::uuid, x -> 'antwoord') a;
+      RETURN QUERY SELECT i, v_ok, v_saldo, NULL::text, v_webhook, v_limiet;
+    EXCEPTION WHEN OTHERS THEN
+      RETURN QUERY SELECT i, NULL::boolean, NULL::integer, SQLERRM, v_webhook, false;
+    END;
+  END LOOP;
+END $function$;

@@ -1,0 +1,173 @@
+/**
+ * The charged procedure: what an insight call costs, written once for every gateway. The procedure's
+ * resolver returns its answer (`antwoordVan`); this middleware sits around the resolver and tRPC's
+ * output check, so an answer that fails its own schema is a 500 that charged nothing. In order:
+ * idempotency (replay / 409), the balance (402 before any work), the lookup, then one settlement —
+ * debit, ledger row, usage record, webhook event and the stored answer commit together
+ * (domain/billing/afrekenen.ts) — and the cost on the call's `uitslag` for the gateway to render.
+ */
+import type { AuthContext } from './context.ts';
+import { InsightFout, type FoutSoort } from './errors.ts';
+import { meldKosten } from './kosten.ts';
+import { PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
+import { SCHEMA_INZICHT, SCHEMA_VERSIE } from './schema.ts';
+import { middleware, type Meta } from './trpc.ts';
+import { EENHEID_CENT, getBalance } from '../domain/billing/tegoed.ts';
+import { meldMislukt, rekenAf } from '../domain/billing/afrekenen.ts';
+import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256 } from '../domain/idempotentie/idempotentie.ts';
+import { maandRuimte } from '../domain/keys/sleutels.ts';
+
+export interface Bron {
+  naam: string;
+  datum: string | null;
+}
+
+/**
+ * What a lookup found. `gefactureerd: false` for an answer that holds nothing (empty WOZ, no label).
+ * 404 (unknown address) is never charged; 422 by default is.
+ */
+export type Uitkomst<D> =
+  | { status: 200; data: D; bron: Bron | null; gefactureerd: boolean; extraMeta?: Record<string, unknown> }
+  | { status: 404; fout: string }
+  | { status: 422; fout: string; /** default true: too few comparables is charged */ gefactureerd?: boolean };
+
+export interface LookupEnvelope<D> {
+  data: D;
+  meta: {
+    schema: string;
+    schema_versie: typeof SCHEMA_VERSIE;
+    voorziening: Voorziening;
+    cached: boolean;
+    gefactureerd_cent: number;
+    bron?: Bron | null;
+    [k: string]: unknown;
+  };
+}
+
+/** A lookup that found no answer to give: 404 or 422, with what it costs all the same. */
+export class Uitval extends InsightFout {
+  readonly credits: number;
+  constructor(soort: FoutSoort, fout: string, credits: number) {
+    super(soort, fout);
+    this.credits = credits;
+  }
+}
+
+/** The rule of what an outcome costs: the envelope of a 200 (its meta says the price), an Uitval for the rest. */
+export function antwoordVan<D>(voorziening: Voorziening, u: Uitkomst<D>): LookupEnvelope<D> {
+  const prijs = PRIJZEN[voorziening];
+  if (u.status === 404) throw new Uitval('niet_gevonden', u.fout, 0);
+  if (u.status === 422) throw new Uitval('onverwerkbaar', u.fout, u.gefactureerd === false ? 0 : prijs);
+  const meta: LookupEnvelope<D>['meta'] = { schema: SCHEMA_INZICHT, schema_versie: SCHEMA_VERSIE, voorziening, cached: false, gefactureerd_cent: u.gefactureerd ? prijs * EENHEID_CENT : 0 };
+  return { data: u.data, meta: { ...meta, bron: u.bron, ...u.extraMeta } };
+}
+
+/** REST: by the Idempotency-Key header, per voorziening; MCP: always, by a fingerprint of tool and arguments. */
+function idempotentie(ctx: AuthContext, voorziening: Voorziening, meta: Meta | undefined, input: unknown): { scope: string; sleutel: string } | undefined {
+  if (ctx.kanaal === 'mcp') return { scope: 'mcp', sleutel: sha256(`${meta?.mcp?.tool ?? voorziening}\n${canoniekeJson(input)}`) };
+  if (ctx.idempotencyKey === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY_RE.test(ctx.idempotencyKey)) {
+    throw new InsightFout('ongeldige_invoer', 'Ongeldige Idempotency-Key: gebruik 1 tot 255 zichtbare ASCII-tekens.');
+  }
+  return { scope: voorziening, sleutel: ctx.idempotencyKey };
+}
+
+const statusSoort: Record<number, FoutSoort> = { 404: 'niet_gevonden', 422: 'onverwerkbaar' };
+
+/** The charging middleware of every lookup; `.use()` it after `.input()` and before `.output()`. */
+export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) => {
+  const ctx = context as AuthContext;
+  const voorziening = meta?.voorziening;
+  if (!voorziening) throw new Error('afrekenen: de procedure noemt geen voorziening in haar meta');
+  const { db } = ctx.services;
+  const now = ctx.services.now();
+  const p = ctx.principal;
+  const prijs = PRIJZEN[voorziening];
+
+  let claimId: string | undefined;
+  let saldoBijClaim: number | undefined;
+  const idem = idempotentie(ctx, voorziening, meta, input);
+  if (idem) {
+    const c = await claim(db, { keyId: p.keyId, ...idem, verzoekHash: sha256(canoniekeJson(input)), now, accountId: p.accountId });
+    if (c.soort === 'ander_verzoek') {
+      throw new InsightFout('conflict', 'Deze Idempotency-Key is in de afgelopen 24 uur al gebruikt voor een ander verzoek.');
+    }
+    if (c.soort === 'bezig') {
+      throw new InsightFout('conflict', 'Een verzoek met deze Idempotency-Key wordt nog verwerkt; probeer het zo opnieuw.', { headers: { 'Retry-After': '1' } });
+    }
+    if (c.soort === 'herhaling') {
+      ctx.setHeader('Idempotent-Replayed', 'true');
+      meldKosten(ctx, 0, await getBalance(db, p.accountId));
+      if (c.status !== 200) {
+        throw new InsightFout(statusSoort[c.status] ?? 'onverwerkbaar', (c.antwoord as { fout: string }).fout, { headers: { 'Idempotent-Replayed': 'true' } });
+      }
+      const oud = c.antwoord as LookupEnvelope<unknown>;
+      // The stored answer passed the output check when it was first given.
+      return { ok: true as const, data: { ...oud, meta: { ...oud.meta, cached: true, gefactureerd_cent: 0 } }, marker: undefined as never };
+    }
+    claimId = c.id;
+    saldoBijClaim = c.saldo;
+  }
+
+  let klaar = false;
+  try {
+    const adres = (input as { adres: { postcode: string; huisnummer: number; toevoeging?: string | null } }).adres;
+    const basis = {
+      accountId: p.accountId,
+      keyId: p.keyId,
+      voorvoegsel: p.voorvoegsel,
+      kanaal: ctx.kanaal,
+      voorziening,
+      adres: `${adres.postcode} ${adres.huisnummer}${adres.toevoeging ? ` ${adres.toevoeging}` : ''}`,
+      now,
+      idempotencyKey: ctx.kanaal === 'rest' ? ctx.idempotencyKey : undefined,
+    };
+    const saldo = saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId));
+    const ruimte = p.maandlimiet === null ? null : await maandRuimte(db, p.keyId, now);
+    if (saldo < prijs || (ruimte !== null && ruimte < prijs)) {
+      meldKosten(ctx, 0, saldo);
+      await meldMislukt(db, basis, 402);
+      throw saldo < prijs ? onvoldoende(prijs, saldo) : maandlimietBereikt(prijs);
+    }
+
+    const r = await next();
+    let uitkomst: { status: number; credits: number; antwoord: unknown };
+    if (r.ok) {
+      const antwoord = r.data as LookupEnvelope<unknown>;
+      uitkomst = { status: 200, credits: antwoord.meta.gefactureerd_cent / EENHEID_CENT, antwoord };
+    } else if (r.error instanceof Uitval) {
+      uitkomst = { status: r.error.status, credits: r.error.credits, antwoord: { fout: r.error.message } };
+    } else {
+      // Refused input, an outage, a crash or an answer that failed its schema: nothing is charged.
+      if (!(r.error instanceof InsightFout)) await meldMislukt(db, basis, 500).catch(() => {});
+      return r;
+    }
+
+    const a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: claimId ? { id: claimId, antwoord: uitkomst.antwoord } : undefined });
+    if (a.soort !== 'ok') {
+      // Another call of the same account (or key) spent the credits between our check and our debit.
+      meldKosten(ctx, 0, a.saldo);
+      await meldMislukt(db, basis, 402);
+      throw a.soort === 'onvoldoende' ? onvoldoende(prijs, a.saldo) : maandlimietBereikt(prijs);
+    }
+    meldKosten(ctx, uitkomst.credits, a.saldo ?? saldo);
+    klaar = true;
+    return r;
+  } finally {
+    if (claimId && !klaar) await geefVrij(db, claimId);
+  }
+});
+
+function maandlimietBereikt(prijs: number): InsightFout {
+  return new InsightFout(
+    'onvoldoende_tegoed',
+    `De maandlimiet van deze sleutel is bereikt: deze opvraging kost ${prijs} credits (${prijsTekst(prijs)}) en past niet meer binnen de limiet van deze kalendermaand. Verhoog de limiet van de sleutel of wacht tot de volgende maand; het tegoed van het account is niet aangesproken.`,
+  );
+}
+
+function onvoldoende(prijs: number, saldo: number): InsightFout {
+  return new InsightFout(
+    'onvoldoende_tegoed',
+    `Onvoldoende tegoed: deze opvraging kost ${prijs} credits (${prijsTekst(prijs)}), het saldo is ${saldo} credits (${prijsTekst(saldo)}). Waardeer het account op.`,
+  );
+}

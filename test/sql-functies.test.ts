@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, dialect, type TestDatabase } from './support/db.ts';
+import { FUNCTIE_DEFINITIES_SQL, functieBronnen, functieMigratie } from '../src/db/migrate.ts';
+
+/**
+ * Issue 25: the SQL functions are source files (prisma/sql/<naam>.sql), one per function, holding the
+ * definition the migrated database has today — so the charging and rate-limit rules are read in one file,
+ * not replayed from migrations — and a new migration is generated from them.
+ */
+describe(`SQL functions as source files (${dialect})`, () => {
+  let db: TestDatabase;
+  let inDatabase: { naam: string; definitie: string }[];
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    inDatabase = await db.prisma.$queryRawUnsafe(FUNCTIE_DEFINITIES_SQL);
+  });
+  afterAll(async () => db?.close());
+
+  it('every function of the migrated database has exactly one source file, and each file is its definition of today', () => {
+    const bronnen = functieBronnen();
+    expect(inDatabase.map((f) => f.naam)).toEqual(bronnen.map((b) => b.naam));
+    for (const b of bronnen) expect(b.definitie, b.naam).toBe(inDatabase.find((f) => f.naam === b.naam)?.definitie.trim());
+  });
+
+  it('the migration generated from the sources is empty now, and holds a changed function', () => {
+    expect(functieMigratie(inDatabase)).toBe('');
+    const ouder = inDatabase.map((f) => (f.naam === 'afrekenen' ? { ...f, definitie: f.definitie.replace('p_credits > 0', 'p_credits >= 0') } : f));
+    const script = functieMigratie(ouder);
+    expect(script).toMatch(/^CREATE OR REPLACE FUNCTION public\.afrekenen\(/);
+    expect(script).not.toMatch(/afrekenen_bundel/);
+  });
+});
