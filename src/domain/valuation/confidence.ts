@@ -160,10 +160,14 @@ function erf(x: number): number {
   return x >= 0 ? y : -y;
 }
 
-/** The label of a valuation: 'hoog' exactly where its probability within 10 % is at least HOOG_AANDEEL. */
+/**
+ * The label of a valuation: 'hoog' only where its probability within 10 % is at least HOOG_AANDEEL and
+ * its score lies in the group whose measured share passed the Wilson bound: the probability is a point
+ * estimate over a bin of calibration valuations, and a bin that reached 0.90 by luck must not earn it.
+ */
 export function labelMetKans(t: LabelThresholds | null, score: number, kans: number): Betrouwbaarheid {
   if (!t) return 'laag';
-  if (kans >= HOOG_AANDEEL) return 'hoog';
   const l = labelFor(t, score);
-  return l === 'hoog' ? 'normaal' : l;
+  if (l === 'hoog') return kans >= HOOG_AANDEEL ? 'hoog' : 'normaal';
+  return l;
 }
