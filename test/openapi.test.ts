@@ -152,6 +152,10 @@ describe(`OpenAPI document and /docs (${dialect})`, () => {
     }
   });
 
+  it('its texts stand on their own: a customer reading /docs has no README', () => {
+    expect(JSON.stringify(doc)).not.toMatch(/README|\.\.\/shared/);
+  });
+
   it('the request address takes huisnummer as a string; the answer gives it as an integer', () => {
     const invoer = doc.components.schemas.AdresInvoer;
     expect(invoer.properties.postcode.type).toBe('string');
