@@ -99,5 +99,9 @@ describe(`operator CLI: import and its output (${dialect})`, { timeout: 240_000 
     expect(hulp.stdout).toMatch(/^Gebruik: insight account/);
     expect(hulp.stdout).toContain('toon deze hulp');
     expect(hulp.stdout).not.toMatch(/Usage:|Options:|Commands:|display help/);
+    // commander's placeholders in usage lines and command terms too
+    expect(hulp.stdout).toMatch(/^Gebruik: insight account \[opties\] \[commando\]$/m);
+    expect(hulp.stdout).toMatch(/^ {2}create \[opties\]/m);
+    expect(hulp.stdout).not.toMatch(/\[options\]|\[command\]/);
   });
 });

@@ -123,6 +123,39 @@ describe.skipIf(geenBrowser)(`web app for a new customer in Chromium${geenBrowse
     expect(melding).toMatch(/^Vul een/);
   });
 
+  it('the usage period reads and writes dd-mm-jjjj in an English browser, with Dutch messages for a wrong date', async () => {
+    await page.getByRole('link', { name: 'Verbruik' }).click();
+    await page.getByRole('heading', { name: 'Verbruik', level: 1 }).waitFor();
+    const van = page.locator('#f-van');
+    await expect.poll(() => page.locator('tr[data-voorziening]').count()).toBeGreaterThan(0);
+    const rijen = await page.locator('tr[data-voorziening]').count();
+    expect(await van.getAttribute('type')).toBe('text');
+    expect(await van.inputValue()).toMatch(/^\d{2}-\d{2}-\d{4}$/);
+    expect(await van.getAttribute('placeholder')).toBe('dd-mm-jjjj');
+    // A US-style date is not taken for a Dutch one: the field says how to write it, in Dutch.
+    await van.fill('11/25/2026');
+    const melding = await page.evaluate(`(() => { const i = document.getElementById('f-van'); i.form.reportValidity(); return i.validationMessage; })()`);
+    expect(melding).toBe('Vul een datum in als dd-mm-jjjj, bijvoorbeeld 25-11-2026.');
+    // The right shape but no such day: the page refuses it in Dutch and keeps the list as it was.
+    await van.fill('31-02-2026');
+    await page.getByRole('button', { name: 'Toepassen' }).click();
+    await page.getByRole('alert').getByText('Van: dat is geen bestaande datum; vul hem in als dd-mm-jjjj.').waitFor();
+    // A real Dutch date is applied: the list's period follows it (usage rows were made today).
+    const morgen = new Date(Date.now() + 86_400_000).toLocaleDateString('nl-NL', { timeZone: 'Europe/Amsterdam', day: '2-digit', month: '2-digit', year: 'numeric' });
+    await van.fill(morgen);
+    await page.locator('#f-tot').fill(morgen);
+    await page.getByRole('button', { name: 'Toepassen' }).click();
+    await expect.poll(() => page.locator('tr[data-voorziening]').count()).toBe(0);
+    const dag = (n: number) => new Date(Date.now() + n * 86_400_000).toLocaleDateString('nl-NL', { timeZone: 'Europe/Amsterdam', day: '2-digit', month: '2-digit', year: 'numeric' });
+    await van.fill(dag(-3));
+    await page.getByRole('button', { name: 'Toepassen' }).click();
+    await expect.poll(() => page.locator('tr[data-voorziening]').count()).toBe(rijen);
+    const overmorgen = dag(2);
+    await van.fill(overmorgen);
+    await page.getByRole('button', { name: 'Toepassen' }).click();
+    await page.getByRole('alert').getByText('Van ligt na Tot en met: kies een begin dat niet na het einde ligt.').waitFor();
+  });
+
   it('the overview shows the saldo.laag threshold and sets it', async () => {
     await page.getByRole('link', { name: 'Overzicht' }).click();
     await page.getByRole('heading', { name: 'Overzicht', level: 1 }).waitFor();

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, foutTekst } from '../api.ts';
 import { Bladeren } from '../Bladeren.tsx';
+import { DATUM_VORM, DatumVeld, naarIso } from '../DatumVeld.tsx';
 import { Grafiek, type DagRegel } from '../Grafiek.tsx';
 import { dagenTerug, fmtDatumTijd, fmtEuro, fmtGetal, vandaag, VOORZIENINGEN } from '../opmaak.ts';
 import { Tabel } from '../Tabel.tsx';
@@ -64,6 +65,18 @@ export function Verbruik() {
 
   function toepassen(e: Event) {
     e.preventDefault();
+    const velden = (e.currentTarget as HTMLFormElement).elements;
+    for (const [id, naam] of [['f-van', 'Van'], ['f-tot', 'Tot en met']] as const) {
+      if (!naarIso((velden.namedItem(id) as HTMLInputElement).value)) {
+        setFout(`${naam}: dat is geen bestaande datum; vul hem in als ${DATUM_VORM}.`);
+        return;
+      }
+    }
+    if (concept.van > concept.tot) {
+      setFout('Van ligt na Tot en met: kies een begin dat niet na het einde ligt.');
+      return;
+    }
+    setFout('');
     setPagina(1);
     setFilters({ ...concept });
   }
@@ -101,12 +114,12 @@ export function Verbruik() {
       <h1 tabIndex={-1}>Verbruik</h1>
       <form class="formulier filters" onSubmit={toepassen} aria-label="Filters">
         <div>
-          <label for="f-van">Van</label>
-          <input id="f-van" type="date" required value={concept.van} max={concept.tot} onInput={zet('van')} />
+          <label for="f-van">Van <span class="klein">({DATUM_VORM})</span></label>
+          <DatumVeld id="f-van" waarde={concept.van} onWijzig={(van) => setConcept({ ...concept, van })} />
         </div>
         <div>
-          <label for="f-tot">Tot en met</label>
-          <input id="f-tot" type="date" required value={concept.tot} min={concept.van} onInput={zet('tot')} />
+          <label for="f-tot">Tot en met <span class="klein">({DATUM_VORM})</span></label>
+          <DatumVeld id="f-tot" waarde={concept.tot} onWijzig={(tot) => setConcept({ ...concept, tot })} />
         </div>
         <div>
           <label for="f-voorziening">Opvraging</label>
