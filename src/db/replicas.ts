@@ -11,8 +11,11 @@
  * The lag is measured against the primary's WAL position, not as `now() - pg_last_xact_replay_timestamp()`:
  * that grows on an idle primary too, and stays small when the standby's WAL receiver has lost the
  * primary. Every round samples the primary's `pg_current_wal_lsn()`; the lag of a replica is the age of
- * the newest sample its `pg_last_wal_replay_lsn()` has reached (0 when it has reached this round's),
- * so it is exact to one check interval. A primary that cannot be sampled makes every replica's lag grow.
+ * the newest sample its `pg_last_wal_replay_lsn()` has reached, so it is exact to one check interval.
+ *
+ * The state has hysteresis (`volgendeToestand`), so a loaded machine does not make it flap: one
+ * check that times out does not take a usable replica away, and a replica that stopped serving
+ * serves again only after two checks in a row found it well within the bound.
  */
 import type { Logger } from 'pino';
 import pg from 'pg';
@@ -40,7 +43,7 @@ export interface ReplicaOpties {
   log?: Logger;
 }
 
-/** Which cluster and database a server is: a standby of the primary has the primary's. */
+/** Which cluster and database a server is: a standby of the primary has the primary's (pg_control_system() needs EXECUTE). */
 const IDENTITEIT = "(SELECT system_identifier FROM pg_control_system())::text || '/' || current_database() AS identiteit";
 
 /** `0/3000060` as a number of bytes. */
@@ -105,6 +108,46 @@ function isVerbindingsfout(e: unknown): boolean {
   return /^(08|57P|53|28)/.test(code) || code === '3D000';
 }
 
+/** What one check found about a replica. */
+export type Waarneming =
+  | { soort: 'achterstand'; ms: number }
+  /** Not answered (timeout, refused): on a loaded machine possibly a passing hiccup. */
+  | { soort: 'onbereikbaar' }
+  /** Answered, and not a standby of the primary's database: no reason to wait for a second check. */
+  | { soort: 'geen-standby' };
+
+/** Consecutive checks of one replica that failed, and that found it back within half the bound. */
+export interface Reeks {
+  fout: number;
+  goed: number;
+}
+
+/** Failed checks in a row that take a usable replica away (a failed read does it at once: meldFout). */
+export const STORING_RONDES = 2;
+/** Checks in a row within half the bound before a replica that stopped serving serves again. */
+export const HERSTEL_RONDES = 2;
+
+/** The state after a check, with hysteresis on both edges (updates `reeks`). */
+export function volgendeToestand(huidig: ReplicaToestand, reeks: Reeks, w: Waarneming, grensMs: number): ReplicaToestand {
+  if (w.soort === 'geen-standby') {
+    reeks.goed = 0;
+    return 'weg';
+  }
+  if (w.soort === 'onbereikbaar') {
+    reeks.goed = 0;
+    reeks.fout++;
+    return huidig === 'bruikbaar' && reeks.fout < STORING_RONDES ? 'bruikbaar' : 'weg';
+  }
+  reeks.fout = 0;
+  if (w.ms > grensMs) {
+    reeks.goed = 0;
+    return 'achter';
+  }
+  if (huidig === 'bruikbaar' || huidig === 'onbekend') return 'bruikbaar';
+  reeks.goed = w.ms <= grensMs / 2 ? reeks.goed + 1 : 0;
+  return reeks.goed >= HERSTEL_RONDES ? 'bruikbaar' : huidig;
+}
+
 export class Replicas {
   readonly lijst: Replica[];
   private readonly opties: ReplicaOpties;
@@ -113,6 +156,9 @@ export class Replicas {
   /** The primary's WAL position per round, oldest first, for the last 2 × maxAchterstandMs. */
   private monsters: { t: number; lsn: bigint }[] = [];
   private primairIdentiteit: string | undefined;
+  /** Why the primary's last check failed (logged once per change), null when it answered. */
+  private primairFout: string | null = null;
+  private readonly reeksen = new Map<Replica, Reeks>();
   private volgende = 0;
   private timer: NodeJS.Timeout | undefined;
   private gestopt = false;
@@ -154,7 +200,10 @@ export class Replicas {
 
   /** A read on `r` failed: if the server is gone, stop sending it reads now rather than at the next check. */
   meldFout(r: Replica, e: unknown): void {
-    if (isVerbindingsfout(e)) this.zet(r, 'weg', null, { reden: (e as Error).message });
+    if (!isVerbindingsfout(e)) return;
+    const reeks = this.reeksen.get(r);
+    if (reeks) reeks.goed = 0;
+    this.zet(r, 'weg', null, { reden: (e as Error).message });
   }
 
   /** One round: the primary's position, then every replica's. */
@@ -165,9 +214,19 @@ export class Replicas {
       this.primairIdentiteit = identiteit;
       this.monsters.push({ t: nu, lsn: lsnGetal(lsn) });
       this.monsters = this.monsters.filter((m) => m.t >= nu - 2 * this.opties.maxAchterstandMs);
-    } catch {
-      // Primary unreachable: no new sample. The service is in its outage (every charge needs the
-      // primary); the replicas keep the state of their own check below.
+      if (this.primairFout !== null) this.opties.log?.info({ vorige_reden: this.primairFout }, 'primaire database weer te controleren: replica’s kunnen weer registerlezingen krijgen');
+      this.primairFout = null;
+    } catch (e) {
+      // No new sample: every replica's lag grows until none serves. Unreachable, the service is in its
+      // outage anyway (every charge needs the primary); refused (a hardened primary without EXECUTE on
+      // pg_control_system()), it would silently run without replicas: say why, once.
+      const code = (e as { code?: string }).code;
+      const reden =
+        code === '42501'
+          ? `${(e as Error).message}: de replicacontrole leest pg_control_system() op de primaire database; geef de gebruiker van DATABASE_URL dat recht (GRANT EXECUTE ON FUNCTION pg_control_system() TO …) of laat DATABASE_REPLICA_URL weg`
+          : (e as Error).message;
+      if (reden !== this.primairFout) this.opties.log?.warn({ reden }, 'primaire database niet te controleren: geen replica krijgt registerlezingen tot dat weer lukt');
+      this.primairFout = reden;
     }
     await Promise.all(this.lijst.map((r, i) => this.controleerReplica(r, this.controles[i], nu)));
   }
@@ -177,15 +236,15 @@ export class Replicas {
     try {
       stand = await verbinding.vraag(`SELECT pg_is_in_recovery() AS herstel, pg_last_wal_replay_lsn()::text AS lsn, ${IDENTITEIT}`);
     } catch (e) {
-      this.zet(r, 'weg', null, { reden: (e as Error).message });
+      this.neem(r, { soort: 'onbereikbaar' }, null, { reden: (e as Error).message });
       return;
     }
     if (!stand.herstel || stand.lsn === null) {
-      this.zet(r, 'weg', null, { reden: 'geen standby (gepromoveerd of geen replica)' });
+      this.neem(r, { soort: 'geen-standby' }, null, { reden: 'geen standby (gepromoveerd of geen replica)' });
       return;
     }
     if (this.primairIdentiteit && stand.identiteit !== this.primairIdentiteit) {
-      this.zet(r, 'weg', null, { reden: `geen standby van DATABASE_URL: ander cluster of andere database (${stand.identiteit}, primair ${this.primairIdentiteit})` });
+      this.neem(r, { soort: 'geen-standby' }, null, { reden: `geen standby van DATABASE_URL: ander cluster of andere database (${stand.identiteit}, primair ${this.primairIdentiteit})` });
       return;
     }
     const gespeeld = lsnGetal(stand.lsn);
@@ -197,14 +256,20 @@ export class Replicas {
       // Only this round's sample (t = nu) means "caught up": when the primary's check failed, the newest
       // sample ages, and so does the lag of a replica that reached it, until it serves nothing.
       const achterstandMs = nu - bereikt.t;
-      this.zet(r, achterstandMs <= grens ? 'bruikbaar' : 'achter', achterstandMs / 1000);
+      this.neem(r, { soort: 'achterstand', ms: achterstandMs }, achterstandMs / 1000);
       return;
     }
     // Behind every sample held: at least as old as the oldest. Just after start that may still be
     // within the bound, so the state stays as it is until the samples say more.
     const minstens = nu - this.monsters[0].t;
-    if (minstens > grens) this.zet(r, 'achter', minstens / 1000);
+    if (minstens > grens) this.neem(r, { soort: 'achterstand', ms: minstens }, minstens / 1000);
     else r.achterstandS = null;
+  }
+
+  private neem(r: Replica, w: Waarneming, achterstandS: number | null, extra: Record<string, unknown> = {}): void {
+    let reeks = this.reeksen.get(r);
+    if (!reeks) this.reeksen.set(r, (reeks = { fout: 0, goed: 0 }));
+    this.zet(r, volgendeToestand(r.toestand, reeks, w, this.opties.maxAchterstandMs), achterstandS, extra);
   }
 
   /** One log line per change of state, never one per request or per check. */

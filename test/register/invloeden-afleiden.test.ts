@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { leidAdresInvloedenAf } from '../../src/domain/register/import/invloeden-na.ts';
+import { INVLOED_DREMPELS } from '../../src/domain/register/invloeden.ts';
 import { upsertBatch } from '../../src/domain/register/import/schrijver.ts';
 import { dialect, useTestDatabase } from '../support/db.ts';
 
@@ -42,6 +43,17 @@ describe(`adres_invloed only for what changed (${dialect})`, () => {
     const vierde = await leidAdresInvloedenAf(db);
     expect(vierde).toMatchObject({ berekend: 41, bijgewerkt: 41, gewijzigdeTypes: ['hoogspanning'] });
     expect(vierde.ingevoegd + vierde.bijgewerkt + vierde.ongewijzigd).toBe(82);
+
+    // A deploy that changes a threshold (or a text) in code: that type for every address again.
+    const drempel = INVLOED_DREMPELS.natura2000 as { oranjeTotM: number };
+    const oud = drempel.oranjeTotM;
+    drempel.oranjeTotM = 500;
+    try {
+      expect(await leidAdresInvloedenAf(db)).toMatchObject({ berekend: 41, gewijzigdeTypes: ['natura2000'] });
+    } finally {
+      drempel.oranjeTotM = oud;
+    }
+    expect(await leidAdresInvloedenAf(db)).toMatchObject({ berekend: 41, gewijzigdeTypes: ['natura2000'] });
 
     // On demand everything is computed again, and nothing changes.
     expect(await leidAdresInvloedenAf(db, { alles: true })).toMatchObject({ berekend: 82, ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 82 });

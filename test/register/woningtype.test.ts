@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { voerImportUit } from '../../src/domain/register/import/runner.ts';
 import { upsertBatch } from '../../src/domain/register/import/schrijver.ts';
-import { AFGELEID_BRON, Footprints, leidWoningtypenAf, segmentAfstand2 } from '../../src/domain/register/woningtype.ts';
+import { AFGELEID_BRON, Footprints, type WoningtypeRij, leidWoningtypenAf, legeStatistiek, segmentAfstand2, woningtypeRijen } from '../../src/domain/register/woningtype.ts';
 import { dialect, useTestDatabase } from '../support/db.ts';
 import { CSV_FULL, CSV_PLUS } from '../support/hulp.ts';
 import { rdNaarLonLat } from '../../src/domain/register/import/geo.ts';
@@ -137,6 +137,22 @@ describe(`house types from a sweep over strips of panden (${dialect})`, () => {
     await db.prisma.woningtype.deleteMany();
     const klein = await leidWoningtypenAf(db, { strookPagina: 3 });
     expect(klein.typen).toEqual(heel.typen);
+    expect(await typen()).toEqual(verwacht);
+    expect(await db.prisma.woonpand.count()).toBe(0);
+
+    // Two derivations at once (an import's after-step and `woningtype-afleiden`) share the work table
+    // woonpand: the second waits, so neither wipes the other's counts and both type every house.
+    // Here the second starts while the first is between two pages of addresses.
+    await db.prisma.woningtype.deleteMany();
+    const stat = legeStatistiek();
+    const eerste = woningtypeRijen(db, stat, { strookPagina: 3, adresPagina: 4 });
+    const rijen = [(await eerste.next()).value as WoningtypeRij];
+    const tweede = leidWoningtypenAf(db, { strookPagina: 3 });
+    await Promise.race([tweede, new Promise((r) => setTimeout(r, 2000))]);
+    for await (const rij of eerste) rijen.push(rij);
+    await upsertBatch(db.prisma, 'woningtype', rijen as unknown as Record<string, unknown>[]);
+    expect(stat.typen).toEqual(heel.typen);
+    expect((await tweede).typen).toEqual(heel.typen);
     expect(await typen()).toEqual(verwacht);
     expect(await db.prisma.woonpand.count()).toBe(0);
   });

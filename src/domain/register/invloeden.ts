@@ -460,6 +460,26 @@ export function bepaalIndicator(type: string, afstandM: number, binnen: boolean)
   return 'groen';
 }
 
+/** Raise when a change of code changes the distances (the thresholds and texts are covered below). */
+const REKENWIJZE = 1;
+
+/**
+ * What decides a type's rows besides its objects: the distance computation's version, the thresholds,
+ * and the colours and sentences the code makes of them. Part of the fingerprint in invloed_stand, so a
+ * deploy that changes any of them recomputes that type. Texts and colours are taken from their output
+ * for every branch, not from the source text: reformatting the code recomputes nothing.
+ */
+export function rekenregelsVan(type: string): string {
+  const d = drempelVoor(type);
+  const afstanden = [0, d.roodTotM - 1, d.roodTotM, d.oranjeTotM - 1, d.oranjeTotM, d.oranjeTotM + 1234];
+  const uitkomsten: string[] = [];
+  for (const binnen of [true, false]) {
+    for (const m of afstanden) uitkomsten.push(bepaalIndicator(type, m, binnen));
+    for (const i of ['rood', 'oranje', 'groen'] as const) uitkomsten.push(omschrijf(type, i, 1234, binnen, 'N'), omschrijf(type, i, 1234, binnen, null));
+  }
+  return JSON.stringify([REKENWIJZE, d, uitkomsten]);
+}
+
 /** Spatial index over influence features; build once, query per address. */
 export class InvloedIndex {
   private readonly perType = new Map<string, { features: Voorbereid[]; index: Flatbush; segmenten: TypeSegmenten }>();

@@ -252,6 +252,38 @@ export function footprintRd(geo: unknown): number[][][][] | null {
 // ------------------------------------------------------------------------------------------ derivation
 
 type Prisma = Database['prisma'];
+type WoningtypeDb = Pick<Database, 'prisma' | 'openRawConnection'>;
+
+/** pg_advisory_lock key of the work table `woonpand` ('woonpand' in ASCII, as a bigint). */
+const WOONPAND_SLOT = '8606219933050826340';
+const wachtrijen = new WeakMap<object, Promise<void>>();
+
+/**
+ * One derivation at a time per database: they share the work table `woonpand`, and a second one's
+ * DELETE would wipe the first one's counts halfway. PostgreSQL: a session advisory lock on a
+ * connection of its own, so a derivation in another process waits; ending that session releases it.
+ * PGlite (one process holds the data directory): a queue per database in this process.
+ */
+async function woonpandSlot(db: WoningtypeDb): Promise<() => Promise<void>> {
+  if (db.openRawConnection) {
+    const c = await db.openRawConnection();
+    try {
+      await c.query('SELECT pg_advisory_lock($1::bigint)', [WOONPAND_SLOT]);
+    } catch (e) {
+      await c.end().catch(() => {});
+      throw e;
+    }
+    return () => c.end().catch(() => {});
+  }
+  const vorige = wachtrijen.get(db.prisma) ?? Promise.resolve();
+  let vrij = () => {};
+  const klaar = new Promise<void>((r) => {
+    vrij = r;
+  });
+  wachtrijen.set(db.prisma, vorige.then(() => klaar));
+  await vorige;
+  return async () => vrij();
+}
 
 /** A longitude margin (degrees) wider than `tol` metres anywhere in the Netherlands (cos 54° > 0.58). */
 const graden = (tol: number) => (tol * 1.5) / (111_320 * 0.58) + 1e-9;
@@ -362,8 +394,24 @@ function pandType(id: string, aantal: number, enige: string | null, enigeAantal:
  * are skipped; earlier derived rows of addresses that can no longer be typed are deleted. The pand
  * facts come from the work table, joined per page, so memory does not grow with the country.
  */
-export async function* woningtypeRijen(db: Pick<Database, 'prisma'>, stat: WoningtypeStatistiek, tol = AANRAAK_TOLERANTIE_M, strookPagina = 5000): AsyncGenerator<WoningtypeRij> {
-  const prisma = db.prisma;
+export interface AfleidOpties {
+  tolerantieM?: number;
+  /** Panden per page of the sweep. */
+  strookPagina?: number;
+  /** Addresses per page of the second pass. */
+  adresPagina?: number;
+}
+
+export async function* woningtypeRijen(db: WoningtypeDb, stat: WoningtypeStatistiek, opts: AfleidOpties = {}): AsyncGenerator<WoningtypeRij> {
+  const vrij = await woonpandSlot(db);
+  try {
+    yield* afleiding(db.prisma, stat, opts.tolerantieM ?? AANRAAK_TOLERANTIE_M, opts.strookPagina ?? 5000, opts.adresPagina ?? 5000);
+  } finally {
+    await vrij();
+  }
+}
+
+async function* afleiding(prisma: Prisma, stat: WoningtypeStatistiek, tol: number, strookPagina: number, adresPagina: number): AsyncGenerator<WoningtypeRij> {
   await vulWoonpanden(prisma);
   stat.pandenMetFootprint = await telBuren(prisma, tol, strookPagina);
 
@@ -375,7 +423,7 @@ export async function* woningtypeRijen(db: Pick<Database, 'prisma'>, stat: Wonin
       `SELECT a.id, a.object_type, a.pand_id, a.gebruiksdoelen, (SELECT w.bron FROM woningtype w WHERE w.adres_id = a.id) AS wt_bron,
               k.n, k.aantal, k.enige, (SELECT e.aantal FROM woonpand e WHERE e.pand_id = k.enige) AS enige_aantal
        FROM adres a LEFT JOIN LATERAL (SELECT n, aantal, enige FROM woonpand WHERE pand_id = a.pand_id) k ON true
-       WHERE a.id > $1 ORDER BY a.id LIMIT 5000`,
+       WHERE a.id > $1 ORDER BY a.id LIMIT ${adresPagina}`,
       na,
     )) as {
       id: string;
@@ -424,7 +472,7 @@ export async function* woningtypeRijen(db: Pick<Database, 'prisma'>, stat: Wonin
     if (weg.length) {
       stat.verwijderd += Number(await prisma.$executeRawUnsafe(`DELETE FROM woningtype WHERE adres_id = ANY($1::text[]) AND bron = $2`, weg, AFGELEID_BRON));
     }
-    if (rijen.length < 5000) {
+    if (rijen.length < adresPagina) {
       await prisma.$executeRawUnsafe(`DELETE FROM woonpand`);
       return;
     }
@@ -440,7 +488,7 @@ export function legeStatistiek(): WoningtypeStatistiek {
  * Derive and write house types for every address without an imported one. Idempotent: a second run
  * reports everything as unchanged.
  */
-export async function leidWoningtypenAf(db: Pick<Database, 'prisma'>, opts: { tolerantieM?: number; batchGrootte?: number; strookPagina?: number } = {}): Promise<WoningtypeStatistiek & UpsertTelling> {
+export async function leidWoningtypenAf(db: WoningtypeDb, opts: AfleidOpties & { batchGrootte?: number } = {}): Promise<WoningtypeStatistiek & UpsertTelling> {
   const stat = legeStatistiek();
   const telling: UpsertTelling = { ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 0 };
   const grootte = opts.batchGrootte ?? 5000;
@@ -452,7 +500,7 @@ export async function leidWoningtypenAf(db: Pick<Database, 'prisma'>, opts: { to
     telling.ongewijzigd += r.ongewijzigd;
     batch = [];
   };
-  for await (const rij of woningtypeRijen(db, stat, opts.tolerantieM, opts.strookPagina)) {
+  for await (const rij of woningtypeRijen(db, stat, opts)) {
     batch.push(rij);
     if (batch.length >= grootte) await schrijf();
   }

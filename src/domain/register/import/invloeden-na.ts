@@ -3,8 +3,8 @@
  * objects), on demand (`insight import invloeden-afleiden`, which recomputes everything), and after a
  * BAG import when influence objects exist. Uses the index and thresholds of ../invloeden.ts.
  *
- * Only what changed is computed: a type whose objects differ from the fingerprint in invloed_stand is
- * recomputed for every address; for the other types only addresses without a row or whose
+ * Only what changed is computed: a type whose objects, thresholds or texts (rekenregelsVan) differ from
+ * the fingerprint in invloed_stand is recomputed for every address; for the other types only addresses without a row or whose
  * coordinates differ from the ones the row was computed for (new and moved addresses). Addresses are
  * streamed in pages of 5,000 and written with the generic upsert while the next page is computed (Node
  * computes, the database writes: both cores), so a second run changes nothing. Rows of types that no
@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { Geometry } from 'geojson';
 import type { Database } from '../../../db/client.ts';
-import { InvloedIndex } from '../invloeden.ts';
+import { InvloedIndex, rekenregelsVan } from '../invloeden.ts';
 import { upsertBatch, type UpsertResultaat } from './schrijver.ts';
 import type { ImportSoort } from './types.ts';
 
@@ -39,7 +39,7 @@ export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>, opts: {
   const vingers = new Map<string, ReturnType<typeof createHash>>();
   for (const o of objecten) {
     let h = vingers.get(o.type);
-    if (!h) vingers.set(o.type, (h = createHash('sha256')));
+    if (!h) vingers.set(o.type, (h = createHash('sha256').update(rekenregelsVan(o.type))));
     h.update(JSON.stringify([o.id, o.naam, o.bron, o.geometrie]));
   }
   const vingerafdruk = new Map([...vingers].map(([t, h]) => [t, h.digest('hex')]));
