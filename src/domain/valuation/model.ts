@@ -7,7 +7,7 @@ import { bandFor, fitBandGroups, fitCalibration, uncertaintyScore } from './cali
 import type { Calibration, CalibrationCase } from './calibration.ts';
 import { estimate, subjectAttributes } from './comparables.ts';
 import type { CodedSubject, RawEstimate, Scratch, SearchParams } from './comparables.ts';
-import { fitKansCurve, fitLabelThresholds, HOOG_BINNEN, kansFor, kansOngekalibreerd, labelFor, labelMetKans } from './confidence.ts';
+import { afwijking, fitKansCurve, fitLabelThresholds, HOOG_BINNEN, kansFor, kansOngekalibreerd, labelFor, labelMetKans } from './confidence.ts';
 import type { KansCurve, LabelThresholds } from './confidence.ts';
 import { coreFromState, coreToState, DEFAULT_CORE_OPTIONS, fitCore, scratchFor } from './core.ts';
 import type { CoreOptions, CoreState, FittedCore } from './core.ts';
@@ -228,13 +228,13 @@ function stageRows(core: FittedCore, t: SalesTable, valued: readonly { row: numb
 /** Band and label calibration from slice valuations (estimate diagnostics and final log error). */
 function bandAndLabels(cases: readonly CalibrationCase[]): BandLabels {
   const scaled = fitCalibration(cases);
-  const labels = fitLabelThresholds(cases.map((c) => ({ score: uncertaintyScore(scaled, c.estimate), fout: Math.abs(Math.exp(-c.logFout) - 1) })));
+  const labels = fitLabelThresholds(cases.map((c) => ({ score: uncertaintyScore(scaled, c.estimate), fout: afwijking(c.logFout) })));
   const cal = fitBandGroups(scaled, cases, (score) => labelFor(labels, score));
   const kans = fitKansCurve(
     cases.map((c) => {
       const score = uncertaintyScore(cal, c.estimate);
       const [lo, hi] = bandFor(cal, score, labelFor(labels, score));
-      return { breedte: hi - lo, binnen: Math.abs(Math.exp(-c.logFout) - 1) <= HOOG_BINNEN + 1e-9 };
+      return { breedte: hi - lo, binnen: afwijking(c.logFout) <= HOOG_BINNEN + 1e-9 };
     }),
   );
   return { cal, labels, kans };
