@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Marktwaarde (indicatief, geen taxatie)
-         * @description Geschatte marktwaarde in hele euro met een bandbreedte (min, max: een 80%-interval, gekalibreerd op gemeten fouten) en een betrouwbaarheidslabel (hoog: kans_binnen_10_procent is minstens 0,90 en vergelijkbare waarderingen lagen gemeten in minstens 90 % van de gevallen binnen 10 % van de verkoopprijs; laag: vergelijkbare waarderingen lagen in minder dan 75 % van de gevallen binnen 20 %; normaal: daartussen). Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. Kost 18 credits (€ 0,90). Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht.
+         * @description Geschatte marktwaarde in hele euro met een bandbreedte (min, max: een 80%-interval, gekalibreerd op gemeten fouten) en een betrouwbaarheidslabel (hoog: kans_binnen_10_procent is minstens 0,90 en bij vergelijkbare waarderingen lag de verkoopprijs gemeten in minstens 90 % van de gevallen binnen 10 % van de waarde; laag: bij vergelijkbare waarderingen lag de verkoopprijs in minder dan 75 % van de gevallen binnen 20 %; normaal: daartussen). Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. Kost 18 credits (€ 0,90). Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht.
          */
         post: operations["inzicht-waarde"];
         delete?: never;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatDatasets } from '../../src/cli/commands/backtest.ts';
 import { optionalColumns, plainSales, runDatasets } from '../../src/domain/valuation/backtest/index.ts';
+import { demoVerkopen } from '../../src/domain/register/demo/verkopen.ts';
+import { formatSalesCsv, parseSalesCsv } from '../../src/domain/valuation/backtest/sales-csv.ts';
 import { syntheticSales } from './synthetic.ts';
 
 describe('backtest over several datasets', () => {
@@ -30,4 +32,13 @@ describe('backtest over several datasets', () => {
     expect(tabel).toMatch(/^kaal\s+referentieleerder \(GBDT, kale kolommen\)/m);
     expect(tabel).toMatch(/Kans binnen 10% per deciel/);
   }, 300_000);
+});
+
+describe('one SaleRecord mapping for the demo and a sales file', () => {
+  it("the demo's sales written as a sales file and read back are the same records", async () => {
+    const demo = await demoVerkopen();
+    const gelezen = await parseSalesCsv(formatSalesCsv(demo));
+    expect(gelezen.geweigerd).toEqual([]);
+    expect(gelezen.verkopen).toStrictEqual(demo);
+  }, 120_000);
 });

@@ -3,6 +3,7 @@ import { bandFor, conformalQuantile, fitBandGroups, fitCalibration, uncertaintyS
 import type { CalibrationCase } from '../../src/domain/valuation/calibration.ts';
 import type { RawEstimate } from '../../src/domain/valuation/comparables.ts';
 import { fitLabelThresholds, labelFor, wilsonLower } from '../../src/domain/valuation/confidence.ts';
+import { kansDecielen } from '../../src/domain/valuation/backtest/metrics.ts';
 import { randomSource } from './synthetic.ts';
 
 function raw(spreiding: number): RawEstimate {
@@ -102,5 +103,25 @@ describe('confidence labels', () => {
     const c = Array.from({ length: 500 }, (_, i) => ({ score: i, fout: i % 4 === 0 ? 0.15 : 0.05 })); // 75 % within 10 %
     expect(fitLabelThresholds(c).hoog).toBe(-Infinity);
     expect(labelFor(null, 0)).toBe('laag');
+  });
+});
+
+describe('the direction of "within 10 %"', () => {
+  // kans_binnen_10_procent promises the price within 10 % of the estimate: |price / estimate − 1|.
+  // A price 10.5 % above the estimate is outside (its |estimate / price − 1| is 9.5 %: inside the other way round);
+  // a price 9.5 % below is inside (10.5 % the other way round).
+  const boven = Math.log(1.105);
+  const onder = Math.log(0.905);
+
+  it('the band groups measure their shares in that direction', () => {
+    const at = (logFout: number) => fitCalibration(Array.from({ length: 300 }, () => ({ estimate: raw(0.05), logFout })), { minScaleCases: 1000 }).buckets[0].pe10;
+    expect(at(boven)).toBe(0);
+    expect(at(onder)).toBe(1);
+  });
+
+  it('the backtest reliability table counts in that direction', () => {
+    const rij = (prijs: number) => ({ id: String(prijs), datum: '2024-01-01', prijs, woningtype: null, uitkomst: { soort: 'waarde' as const, marktwaarde: 100_000, min: 80_000, max: 120_000, betrouwbaarheid: 'normaal' as const, nComps: 10, nEff: 8, spreiding: 0.1, kansBinnen10: 0.5, wozGebruikt: false } });
+    expect(kansDecielen([rij(110_500)])[0].waargenomen).toBe(0);
+    expect(kansDecielen([rij(90_500)])[0].waargenomen).toBe(1);
   });
 });

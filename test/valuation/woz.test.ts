@@ -49,7 +49,7 @@ describe('WOZ sales-ratio estimate', () => {
     expect(e.wozSpreiding).toBeLessThan(0.01);
   });
 
-  it('leans on an informative WOZ value, and only on one dated before the peildatum', () => {
+  it('leans on an informative WOZ value, and only on one known at the peildatum (a year before it, as in production)', () => {
     // The WOZ value knows each dwelling's own deviation (a component of its price the comparables cannot see).
     const { normal } = randomSource(3);
     const base = syntheticSales({ n: 5000, seed: 8, towns: 1, trend: 0, months: 48 }).sales;
@@ -60,17 +60,17 @@ describe('WOZ sales-ratio estimate', () => {
     const subject = { lat: s.lat, lon: s.lon, oppervlakte: s.oppervlakte!, perceel: s.perceel, bouwjaar: s.bouwjaar, woningtype: s.woningtype, uitsluiten: [s.id] };
     const peil = '2023-06-01';
     const zonder = model.waardeer(subject, peil) as Waardering;
-    const voor = model.waardeer({ ...subject, woz: [{ waarde: 250_000, peildatum: '2023-05-31' }] }, peil) as Waardering;
+    const voor = model.waardeer({ ...subject, woz: [{ waarde: 250_000, peildatum: '2022-06-01' }] }, peil) as Waardering;
     expect(zonder.wozGebruikt).toBe(false);
     expect(voor.wozGebruikt).toBe(true);
     expect(voor.marktwaarde).not.toBe(zonder.marktwaarde);
-    // A WOZ value dated on or after the peildatum is never used, whatever it says.
-    for (const peildatum of [peil, '2024-01-01']) {
+    // A WOZ value dated less than a year before the peildatum (or after it) is never used, whatever it says.
+    for (const peildatum of ['2022-06-02', '2023-05-31', peil, '2024-01-01']) {
       const na = model.waardeer({ ...subject, woz: [{ waarde: 900_000, peildatum }] }, peil) as Waardering;
       expect(na).toEqual(zonder);
     }
-    // Of a series, the newest before the peildatum.
-    const reeks = model.waardeer({ ...subject, woz: [{ waarde: 900_000, peildatum: '2024-01-01' }, { waarde: 250_000, peildatum: '2023-05-31' }, { waarde: 100_000, peildatum: '2021-01-01' }] }, peil);
+    // Of a series, the newest known at the peildatum.
+    const reeks = model.waardeer({ ...subject, woz: [{ waarde: 900_000, peildatum: '2023-01-01' }, { waarde: 250_000, peildatum: '2022-06-01' }, { waarde: 100_000, peildatum: '2021-01-01' }] }, peil);
     expect(reeks).toEqual(voor);
   }, 300_000);
 
@@ -92,10 +92,12 @@ describe('WOZ sales-ratio estimate', () => {
     expect(b.predictions.map((p) => p.uitkomst)).not.toEqual(a.predictions.map((p) => p.uitkomst));
   }, 300_000);
 
-  it('a sale keeps no WOZ value dated on or after it; the file refuses one', async () => {
+  it('a sale keeps only a WOZ value known at it (production\'s one-year rule); the file refuses one dated on or after it', async () => {
     const [s] = syntheticSales({ n: 1, seed: 1, towns: 1 }).sales;
-    const t = buildSalesTable([{ ...s, woz: { waarde: 200_000, peildatum: s.datum } }]);
-    expect(t.wozLog).toBeNull();
+    const dag = (d: number) => new Date((dayNumber(s.datum) + d) * 86_400_000).toISOString().slice(0, 10);
+    for (const peildatum of [s.datum, dag(-1), dag(-300)]) expect(buildSalesTable([{ ...s, woz: { waarde: 200_000, peildatum } }]).wozLog).toBeNull();
+    const jaarEerder = `${Number(s.datum.slice(0, 4)) - 1}${s.datum.slice(4)}`;
+    expect(buildSalesTable([{ ...s, woz: { waarde: 200_000, peildatum: jaarEerder } }]).wozLog?.[0]).toBeCloseTo(Math.log(200_000));
     const csv = 'id,transactiedatum,koopsom,oppervlakte,lat,lon,woz,woz_peildatum\na,2024-03-01,300000,100,52.1,5.1,250000,2024-03-01\nb,2024-03-01,300000,100,52.1,5.1,250000,2023-01-01\nc,2024-03-01,300000,100,52.1,5.1,250000,\n';
     const gelezen = await parseSalesCsv(Readable.from([csv]));
     expect(gelezen.verkopen.map((v) => [v.id, v.woz])).toEqual([['b', { waarde: 250_000, peildatum: '2023-01-01' }]]);

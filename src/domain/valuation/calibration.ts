@@ -16,6 +16,7 @@
  *    than MIN_GROEP cases uses the pooled quantiles.
  */
 import type { RawEstimate } from './comparables.ts';
+import { afwijking } from './confidence.ts';
 import { solveSpd } from './linalg.ts';
 
 /** One calibration valuation: the raw estimate and what the dwelling really sold for. */
@@ -125,7 +126,7 @@ export function fitCalibration(cases: readonly CalibrationCase[], opts: { dekkin
   for (let b = 0; b < k; b++) {
     const part = scored.slice(Math.floor((b * scored.length) / k), Math.floor(((b + 1) * scored.length) / k));
     const errs = part.map((p) => p.f).sort((u, v) => u - v);
-    const within = (lim: number) => part.filter((p) => Math.abs(Math.exp(-p.f) - 1) <= lim).length / part.length;
+    const within = (lim: number) => part.filter((p) => afwijking(p.f) <= lim + 1e-9).length / part.length;
     buckets.push({
       score: part[part.length >> 1].s,
       totScore: part[part.length - 1].s,

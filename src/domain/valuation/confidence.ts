@@ -4,8 +4,8 @@
  * The calibration valuations (recent sales the fitted model had not seen; see calibration.ts) are
  * sorted by their uncertainty score. Two thresholds on that score split them into three groups:
  *
- *   hoog    the lowest-score group that, as a group, was at least 90 % of the time within 10 %
- *           of the sale price — judged on a one-sided lower confidence bound (Wilson, z = 1) over at
+ *   hoog    the lowest-score group whose sale prices, as a group, were at least 90 % of the time
+ *           within 10 % of the estimate — judged on a one-sided lower confidence bound (Wilson, z = 1) over at
  *           least 50 valuations, so a lucky handful cannot earn the label. If no such group exists
  *           (data too noisy), the model never says 'hoog'.
  *   laag    valuations whose score lies where calibration valuations of similar score (a moving
@@ -20,6 +20,15 @@
 import type { Betrouwbaarheid } from './types.ts';
 
 export const HOOG_BINNEN = 0.1;
+
+/**
+ * How far a sale price lies from its estimate, |price / estimate − 1|, from log(price) − log(estimate):
+ * the direction `kans_binnen_10_procent` promises (the price within 10 % of `marktwaarde`), used by
+ * every share within 10 or 20 % the calibration measures, so what is fitted is what is promised.
+ */
+export function afwijking(logFout: number): number {
+  return Math.abs(Math.expm1(logFout));
+}
 export const HOOG_AANDEEL = 0.9;
 export const LAAG_BINNEN = 0.2;
 export const LAAG_AANDEEL = 0.75;
@@ -41,7 +50,7 @@ export function wilsonLower(successes: number, n: number, z = Z): number {
   return (p + z2 / (2 * n) - z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n);
 }
 
-/** Thresholds from calibration valuations: their scores and relative errors (|estimate / price - 1|). */
+/** Thresholds from calibration valuations: their scores and deviations (see afwijking). */
 export function fitLabelThresholds(cases: readonly { score: number; fout: number }[]): LabelThresholds {
   const s = [...cases].sort((a, b) => a.score - b.score);
   let hoog = -Infinity;

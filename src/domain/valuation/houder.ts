@@ -51,12 +51,21 @@ async function startBouw(db: Db): Promise<{ aantal: number; bouwen: Promise<Valu
   return { aantal: verkopen.length, bouwen };
 }
 
-/**
- * `wachtOpEerste` (default true): a request before the first build waits for it. The server sets it
- * to false: it listens at once and a valuation answers 503 until the model is there (/readyz says when).
- */
-export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number; now?: () => number; wachtOpEerste?: boolean } = {}): ModelHouder {
+export interface HouderOpties {
+  /** Least time between two vintage checks (default 30 s). */
+  controleMs?: number;
+  now?: () => number;
+  /** Default true: a request before the first build waits for it. The server sets it to false: it listens at once and a valuation answers 503 until the model is there (/readyz says when). */
+  wachtOpEerste?: boolean;
+  /** Wait before retrying a failed first build (default 5 s), doubled per failure up to `maxOpnieuwMs` (default 5 min). */
+  opnieuwMs?: number;
+  maxOpnieuwMs?: number;
+}
+
+export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): ModelHouder {
   const controleMs = opts.controleMs ?? 30_000;
+  const opnieuwMs = opts.opnieuwMs ?? 5_000;
+  const maxOpnieuwMs = opts.maxOpnieuwMs ?? 300_000;
   const wachtOpEerste = opts.wachtOpEerste ?? true;
   const now = opts.now ?? Date.now;
   let huidig: Promise<ValuationModel> | null = null;
@@ -65,6 +74,9 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
   let bouwt: Promise<ValuationModel> | null = null;
   let staat: ModelStaat | null = null;
   let volgendeStaat: ModelStaat | null = null;
+  let gebouwd = false;
+  let mislukt = 0;
+  let opnieuw: NodeJS.Timeout | null = null;
 
   async function bouw(): Promise<ValuationModel> {
     const v = await vintage(db);
@@ -85,8 +97,28 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
     p.then((m) => {
       huidig = Promise.resolve(m);
       staat = volgendeStaat;
-    }).catch((err) => log.error({ err }, 'waardemodel bouwen mislukt'));
+      gebouwd = true;
+      mislukt = 0;
+    }).catch((err) => {
+      log.error({ err }, 'waardemodel bouwen mislukt');
+      if (!gebouwd) planOpnieuw();
+    });
     return p;
+  }
+
+  /**
+   * Without a model /readyz stays 503, and behind a load balancer no valuation arrives to start
+   * another build: so a failed first build is retried on its own, with backoff.
+   */
+  function planOpnieuw(): void {
+    if (opnieuw) return;
+    const ms = Math.min(maxOpnieuwMs, opnieuwMs * 2 ** mislukt++);
+    log.warn({ pogingen: mislukt, opnieuwOverMs: ms }, 'waardemodel: eerste bouw mislukt, nieuwe poging gepland');
+    opnieuw = setTimeout(() => {
+      opnieuw = null;
+      if (!gebouwd) herbouw().catch(() => {});
+    }, ms);
+    opnieuw.unref();
   }
 
   /** Compare the vintage in the background; a changed one starts a rebuild. Never awaited by a request. */
@@ -106,9 +138,14 @@ export function maakModelHouder(db: Db, log: Logger, opts: { controleMs?: number
         throw new WaardemodelNietGereed();
       }
       if (!huidig) {
-        huidig = herbouw();
+        const p = herbouw();
+        huidig = p;
+        // A failed first build is not kept as the answer: the next request (or the retry) builds again.
+        p.catch(() => {
+          if (huidig === p) huidig = null;
+        });
         laatsteControle = now();
-        return huidig;
+        return p;
       }
       if (now() - laatsteControle >= controleMs) controleer();
       return huidig;

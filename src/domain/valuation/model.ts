@@ -7,7 +7,7 @@ import { bandFor, fitBandGroups, fitCalibration, uncertaintyScore } from './cali
 import type { Calibration, CalibrationCase } from './calibration.ts';
 import { estimate, subjectAttributes } from './comparables.ts';
 import type { CodedSubject, RawEstimate, Scratch, SearchParams } from './comparables.ts';
-import { fitKansCurve, fitLabelThresholds, HOOG_BINNEN, kansFor, kansOngekalibreerd, labelFor, labelMetKans } from './confidence.ts';
+import { afwijking, fitKansCurve, fitLabelThresholds, HOOG_BINNEN, kansFor, kansOngekalibreerd, labelFor, labelMetKans } from './confidence.ts';
 import type { KansCurve, LabelThresholds } from './confidence.ts';
 import { coreFromState, coreToState, DEFAULT_CORE_OPTIONS, fitCore, scratchFor } from './core.ts';
 import type { CoreOptions, CoreState, FittedCore } from './core.ts';
@@ -18,6 +18,7 @@ import { indexPoints, logIndexAt } from './price-index.ts';
 import { buildSalesTable, labelCode, SEGMENT_APARTMENT, SEGMENT_HOUSE, segmentOf, woningtypeCode, writeKenmerken } from './sales-table.ts';
 import type { SalesTable } from './sales-table.ts';
 import { KENMERKEN } from './types.ts';
+import { wozBekendOp } from './woz.ts';
 import type { ModelInfo, PriceIndexPoint, SaleRecord, Subject, ValuationModel, Waardering, Weigering } from './types.ts';
 
 /** Model version reported in `meta`; bump when the method (not the data) changes. */
@@ -102,18 +103,7 @@ function deflatedWoz(core: FittedCore, x: number, y: number, logWoz: number, woz
   return logWoz - logIndexAt(core.curves[core.curveAt(x, y)], monthPosition(wozDay));
 }
 
-/** The newest WOZ value of a series dated strictly before `peilDay` (null: none). */
-function wozVoor(series: Subject['woz'], peilDay: number): { log: number; day: number } | null {
-  let best: { log: number; day: number } | null = null;
-  for (const w of series ?? []) {
-    if (!(w.waarde > 0)) continue;
-    const day = dayNumber(w.peildatum);
-    if (day < peilDay && (!best || day > best.day)) best = { log: Math.log(w.waarde), day };
-  }
-  return best;
-}
-
-function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -1, peilDay = 0): CodedSubject {
+function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -1, peildatum = ''): CodedSubject {
   if (row >= 0) {
     const seg = t.segment[row];
     const wozLog = t.wozLog ? t.wozLog[row] : NaN;
@@ -137,7 +127,7 @@ function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -
   const bouwjaar = subj.bouwjaar != null && subj.bouwjaar > 1000 ? subj.bouwjaar : NaN;
   const x = subj.lon * t.projection.kx;
   const y = subj.lat * t.projection.ky;
-  const woz = core.wozRatio ? wozVoor(subj.woz, peilDay) : null;
+  const woz = core.wozRatio ? wozBekendOp(subj.woz, peildatum) : null;
   return {
     ...subjectAttributes(core.effects[seg], Math.log(subj.oppervlakte), perceel, bouwjaar, type, labelCode(subj.energielabel)),
     x,
@@ -146,7 +136,7 @@ function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -
     exclude: subj.uitsluiten?.length ? new Set(subj.uitsluiten) : null,
     excludeObject: subj.uitsluitenWoning ? (t.objectIndex.get(subj.uitsluitenWoning) ?? -1) : -1,
     kenmerken: t.kenmerken ? subjectKenmerken(subj) : null,
-    wozDeflated: woz ? deflatedWoz(core, x, y, woz.log, woz.day) : NaN,
+    wozDeflated: woz ? deflatedWoz(core, x, y, Math.log(woz.waarde), dayNumber(woz.peildatum)) : NaN,
   };
 }
 
@@ -238,13 +228,13 @@ function stageRows(core: FittedCore, t: SalesTable, valued: readonly { row: numb
 /** Band and label calibration from slice valuations (estimate diagnostics and final log error). */
 function bandAndLabels(cases: readonly CalibrationCase[]): BandLabels {
   const scaled = fitCalibration(cases);
-  const labels = fitLabelThresholds(cases.map((c) => ({ score: uncertaintyScore(scaled, c.estimate), fout: Math.abs(Math.exp(-c.logFout) - 1) })));
+  const labels = fitLabelThresholds(cases.map((c) => ({ score: uncertaintyScore(scaled, c.estimate), fout: afwijking(c.logFout) })));
   const cal = fitBandGroups(scaled, cases, (score) => labelFor(labels, score));
   const kans = fitKansCurve(
     cases.map((c) => {
       const score = uncertaintyScore(cal, c.estimate);
       const [lo, hi] = bandFor(cal, score, labelFor(labels, score));
-      return { breedte: hi - lo, binnen: Math.abs(Math.exp(-c.logFout) - 1) <= HOOG_BINNEN + 1e-9 };
+      return { breedte: hi - lo, binnen: afwijking(c.logFout) <= HOOG_BINNEN + 1e-9 };
     }),
   );
   return { cal, labels, kans };
@@ -438,7 +428,7 @@ export function modelFromState(state: ModelState): FittedModel {
 
   function waardeer(subject: Subject, peildatum: string): Waardering | Weigering {
     const peilDay = dayNumber(peildatum);
-    const coded = codeSubject(core, subject, table, -1, peilDay);
+    const coded = codeSubject(core, subject, table, -1, peildatum);
     const raw = estimate(core, coded, peilDay, sc);
     const reden = refusal(raw, options.search);
     if (reden) return { soort: 'te_weinig', reden, nComps: raw.nComps, nEff: Math.round(raw.nEff * 10) / 10 };

@@ -6,6 +6,7 @@ import { WONINGTYPEN } from '../begrippen.ts';
 import { dayNumber } from './dates.ts';
 import { KENMERKEN } from './types.ts';
 import type { SaleRecord } from './types.ts';
+import { wozBekend } from './woz.ts';
 
 /** Market segments that never serve as each other's comparables. */
 export const SEGMENT_HOUSE = 0;
@@ -148,14 +149,11 @@ export function buildSalesTable(sales: readonly SaleRecord[], projection?: Proje
     t.y[j] = s.lat * proj.ky;
     if (t.kenmerken && s.kenmerken) writeKenmerken(s.kenmerken, t.kenmerken, j * KENMERKEN.length);
     const woz = s.woz;
-    if (woz && woz.waarde > 0) {
-      const wozDay = dayNumber(woz.peildatum);
-      if (wozDay < t.day[j]) {
-        t.wozLog ??= new Float64Array(n).fill(NaN);
-        t.wozDay ??= new Int32Array(n);
-        t.wozLog[j] = Math.log(woz.waarde);
-        t.wozDay[j] = wozDay;
-      }
+    if (woz && woz.waarde > 0 && wozBekend(woz.peildatum, s.datum)) {
+      t.wozLog ??= new Float64Array(n).fill(NaN);
+      t.wozDay ??= new Int32Array(n);
+      t.wozLog[j] = Math.log(woz.waarde);
+      t.wozDay[j] = dayNumber(woz.peildatum);
     }
   }
   return t;

@@ -30,8 +30,8 @@ export interface SaleRecord {
   /** Optional further attributes (see KENMERKEN); absent or null = unknown. */
   kenmerken?: Kenmerken | null;
   /**
-   * The dwelling's WOZ value in force at the sale: the one with the latest peildatum strictly before
-   * the sale date (a later one is never used). Absent or null = none held.
+   * The dwelling's WOZ value known at the sale: the newest with a peildatum at least a year before
+   * it (woz.ts; a younger one is ignored). Absent or null = none held.
    */
   woz?: WozWaarde | null;
 }
@@ -80,7 +80,7 @@ export interface Subject {
   uitsluitenWoning?: string | null;
   /** Further attributes (see KENMERKEN), when known. */
   kenmerken?: Kenmerken | null;
-  /** The dwelling's held WOZ series (any order); only values dated strictly before the peildatum are used. */
+  /** The dwelling's held WOZ series (any order); only the newest known at the peildatum is used (woz.ts). */
   woz?: readonly WozWaarde[] | null;
 }
 

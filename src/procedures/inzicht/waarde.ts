@@ -30,7 +30,7 @@ export const waarde = maakLookup({
   samenvatting: 'Marktwaarde (indicatief, geen taxatie)',
   beschrijving:
     'Geschatte marktwaarde in hele euro met een bandbreedte (min, max: een 80%-interval, gekalibreerd op gemeten fouten) en een betrouwbaarheidslabel ' +
-    '(hoog: kans_binnen_10_procent is minstens 0,90 en vergelijkbare waarderingen lagen gemeten in minstens 90 % van de gevallen binnen 10 % van de verkoopprijs; laag: vergelijkbare waarderingen lagen in minder dan 75 % van de gevallen binnen 20 %; normaal: daartussen). Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. ' +
+    '(hoog: kans_binnen_10_procent is minstens 0,90 en bij vergelijkbare waarderingen lag de verkoopprijs gemeten in minstens 90 % van de gevallen binnen 10 % van de waarde; laag: bij vergelijkbare waarderingen lag de verkoopprijs in minder dan 75 % van de gevallen binnen 20 %; normaal: daartussen). Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. ' +
     'Kost {prijs}. Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht.',
   extraInvoer: {
     peildatum: peildatumSchema,

@@ -4,6 +4,7 @@
  * (see valuation/woz.ts).
  */
 import type { SaleRecord, WozWaarde } from '../../valuation/types.ts';
+import { saleRecord } from '../../valuation/sale-record.ts';
 import { wozBekendOp } from '../../valuation/woz.ts';
 import { generateDemoDataset } from './genereer.ts';
 
@@ -17,20 +18,8 @@ export async function demoVerkopen(seed = 1): Promise<SaleRecord[]> {
     wozVan.set(w.adres_id, list);
   }
   return ds.verkoop.map((v) => {
-    const datum = v.transactiedatum.toISOString().slice(0, 10);
-    return {
-      id: v.id,
-      objectId: v.adres_id,
-      datum,
-      prijs: v.koopsom,
-      oppervlakte: v.oppervlakte,
-      perceel: v.perceel,
-      bouwjaar: v.bouwjaar,
-      woningtype: v.woningtype,
-      energielabel: v.energielabel,
-      lat: v.lat!,
-      lon: v.lon!,
-      woz: v.adres_id ? wozBekendOp(wozVan.get(v.adres_id), datum) : null,
-    };
+    const r = saleRecord(v, v.adres_id);
+    const woz = v.adres_id ? wozBekendOp(wozVan.get(v.adres_id), r.datum) : null;
+    return woz ? { ...r, woz } : r;
   });
 }

@@ -10,6 +10,7 @@
  * - Hit rate: valued / (valued + refused).
  * - Band coverage: share of valued sales whose price lies within [min, max] (target 80 %).
  */
+import { afwijking, HOOG_BINNEN } from '../confidence.ts';
 import type { Betrouwbaarheid, Waardering, Weigering } from '../types.ts';
 
 /** One predicted sale of the backtest. */
@@ -84,7 +85,8 @@ export function kansDecielen(valued: readonly (BacktestPrediction & { uitkomst: 
   for (let d = 0; d < 10 && sorted.length; d++) {
     const sub = sorted.slice(Math.floor((d * sorted.length) / 10), Math.floor(((d + 1) * sorted.length) / 10));
     if (sub.length === 0) continue;
-    const binnen = sub.filter((r) => Math.abs(r.uitkomst.marktwaarde / r.prijs - 1) <= 0.1 + 1e-9).length;
+    // The field's direction: the price within 10 % of the estimate (see afwijking).
+    const binnen = sub.filter((r) => afwijking(Math.log(r.prijs / r.uitkomst.marktwaarde)) <= HOOG_BINNEN + 1e-9).length;
     out.push({ deciel: d + 1, n: sub.length, voorspeld: sub.reduce((a, r) => a + r.uitkomst.kansBinnen10, 0) / sub.length, waargenomen: binnen / sub.length });
   }
   return out;

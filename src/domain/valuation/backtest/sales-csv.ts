@@ -6,6 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { parseVerkopenVoorBacktest } from '../../register/parsers/verkopen.ts';
+import { saleRecord } from '../sale-record.ts';
 import { KENMERKEN } from '../types.ts';
 import type { SaleRecord } from '../types.ts';
 
@@ -31,21 +32,7 @@ export async function parseSalesCsv(input: string | NodeJS.ReadableStream): Prom
       continue;
     }
     const v = r.verkoop;
-    verkopen.push({
-      id: v.id,
-      datum: v.transactiedatum.toISOString().slice(0, 10),
-      prijs: v.koopsom,
-      oppervlakte: v.oppervlakte,
-      perceel: v.perceel,
-      bouwjaar: v.bouwjaar,
-      woningtype: v.woningtype,
-      energielabel: v.energielabel,
-      lat: v.lat!,
-      lon: v.lon!,
-      objectId: v.objectId,
-      ...(v.kenmerken ? { kenmerken: v.kenmerken } : {}),
-      ...(v.woz ? { woz: v.woz } : {}),
-    });
+    verkopen.push(saleRecord(v, v.objectId, v));
   }
   return { verkopen, geweigerd };
 }
