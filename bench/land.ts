@@ -25,6 +25,7 @@ import { applyMigrations } from '../src/db/migrate.ts';
 import { createAccount } from '../src/domain/billing/tegoed.ts';
 import { createKey } from '../src/domain/keys/sleutels.ts';
 import { voerImportUit } from '../src/domain/register/import/runner.ts';
+import geheugen from '../bin/import-geheugen.json' with { type: 'json' };
 import { benchDatabase } from './bench-database.ts';
 import { type LandBestanden, maakLand } from './land-data.ts';
 
@@ -38,6 +39,12 @@ const { values: arg } = parseArgs({
     url: { type: 'string', default: '' },
     datadir: { type: 'string', default: '' },
     duur: { type: 'string', default: '10' },
+    /** Run only these steps (comma-separated) on the database at --url, then stop (no serve). */
+    stappen: { type: 'string' },
+    /** Keep the bench database afterwards (prints its URL). */
+    bewaar: { type: 'boolean', default: false },
+    /** Write a V8 CPU profile per step to this directory (node --cpu-prof). */
+    profiel: { type: 'string' },
   },
 });
 
@@ -116,7 +123,10 @@ interface StapMeting {
 
 function kind(args: string[], env: Record<string, string> = {}): Promise<{ uit: string; code: number | null }> {
   return new Promise((resolve) => {
-    const c = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', fileURLToPath(import.meta.url), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const prof = arg.profiel ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(arg.profiel)}`] : [];
+    // The V8 flags `insight import` uses for this kind (bin/insight.js).
+    const vlaggen = args[0] === '--stap' && geheugen.soorten.includes(args[1]) ? geheugen.vlaggen : [];
+    const c = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', ...prof, ...vlaggen, fileURLToPath(import.meta.url), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let uit = '';
     c.stdout.on('data', (b: Buffer) => (uit += b.toString()));
     c.on('exit', (code) => resolve({ uit, code }));
@@ -198,7 +208,9 @@ async function main(): Promise<void> {
     postmaster = Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
     await c.end();
   }
-  const bench = await benchDatabase(dbSoort, admin, 'insight-land');
+  // --stappen with --url/--datadir: only those steps, on an existing bench database (kept).
+  const bestaand = Boolean(arg.stappen && (arg.url || arg.datadir));
+  const bench = bestaand ? { url: arg.url, dataDir: arg.datadir, weg: async () => {} } : await benchDatabase(dbSoort, admin, 'insight-land');
   const { url, dataDir } = bench;
   const dbGrootte = async (): Promise<number> => {
     if (dbSoort === 'pglite') return Math.round(duSync(dataDir) / 1024 / 1024);
@@ -221,6 +233,13 @@ async function main(): Promise<void> {
     // A BAG refresh: the same extract again (nothing changes, influences only for new/moved addresses).
     ['bag-xml', land.bag],
   ];
+  const gekozen = arg.stappen?.split(',');
+  if (gekozen) {
+    const bekend = new Map(stappen);
+    const onbekend = gekozen.filter((g) => !bekend.has(g));
+    if (onbekend.length) throw new Error(`Onbekende stap(pen): ${onbekend.join(', ')}`);
+    stappen.splice(0, stappen.length, ...gekozen.map((g): [string, string | null] => [g, bekend.get(g)!]));
+  }
   const metingen: StapMeting[] = [];
   let serve: Record<string, unknown> = {};
   const lastBij: number[] = [];
@@ -249,6 +268,10 @@ async function main(): Promise<void> {
       });
     }
 
+    if (gekozen) {
+      for (const m of metingen) console.log(JSON.stringify(m));
+      return;
+    }
     // Serve: an account, a key and addresses to ask for first (PGlite: before the server holds the data directory).
     const k = await kind(['--stap', 'klant', '--url', url, '--datadir', dataDir]);
     const { key, adressen } = JSON.parse(k.uit.trim().split('\n').pop()!) as { key: string; adressen: { postcode: string; huisnummer: number; toevoeging: string | null }[] };
@@ -294,7 +317,8 @@ async function main(): Promise<void> {
       await new Promise((r) => server.once('exit', r));
     }
   } finally {
-    await bench.weg();
+    if (arg.bewaar) console.error(`database bewaard: ${url || dataDir}`);
+    else await bench.weg();
   }
 
   const p = (s: string | number, n: number) => String(s).padStart(n);

@@ -1,21 +1,10 @@
 /**
- * PostgreSQL streaming replicas for register reads (DATABASE_REPLICA_URL; docs/replicas.md). Each
- * replica has a pool of its own and a state kept by a background check, never by a request:
- *
- * - `bruikbaar`: a standby that has replayed what the primary had written at most `maxAchterstandMs` ago;
- * - `achter`: reachable, but further behind than that;
- * - `weg`: unreachable, or not (or no longer) a standby of the primary's database (promoted, it would
- *   diverge; another cluster or database, it holds other data);
- * - `onbekend`: not yet known (just started); like the two above, it serves nothing.
- *
- * The lag is measured against the primary's WAL position, not as `now() - pg_last_xact_replay_timestamp()`:
- * that grows on an idle primary too, and stays small when the standby's WAL receiver has lost the
- * primary. Every round samples the primary's `pg_current_wal_lsn()`; the lag of a replica is the age of
- * the newest sample its `pg_last_wal_replay_lsn()` has reached, so it is exact to one check interval.
- *
- * The state has hysteresis (`volgendeToestand`), so a loaded machine does not make it flap: one
- * check that times out does not take a usable replica away, and a replica that stopped serving
- * serves again only after two checks in a row found it well within the bound.
+ * PostgreSQL streaming replicas for register reads (DATABASE_REPLICA_URL; docs/replicas.md has the
+ * states). Each replica has a pool of its own and a state kept by a background check, never by a
+ * request. The lag is measured against the primary's WAL position, not as `now() -
+ * pg_last_xact_replay_timestamp()`, which grows on an idle primary and stays small when the standby
+ * has lost the primary: a replica's lag is the age of the newest primary sample it has replayed.
+ * The state has hysteresis (`volgendeToestand`), so a loaded machine does not make it flap.
  */
 import type { Logger } from 'pino';
 import pg from 'pg';
@@ -28,17 +17,14 @@ export interface Replica {
   naam: string;
   pool: pg.Pool;
   toestand: ReplicaToestand;
-  /** Seconds behind the primary at the last check; null when unknown. */
   achterstandS: number | null;
 }
 
 export interface ReplicaOpties {
   urls: string[];
-  /** Pool settings the replicas share with the primary's (timeouts, client class). */
   poolConfig: Omit<pg.PoolConfig, 'connectionString'>;
-  /** A replica further behind than this serves nothing until it has caught up. */
   maxAchterstandMs: number;
-  /** Time between two checks. A check not answered within this (at least 2 s) counts its replica as gone. */
+  /** Also the timeout of a check (at least 2 s). */
   controleMs: number;
   log?: Logger;
 }
@@ -46,7 +32,6 @@ export interface ReplicaOpties {
 /** Which cluster and database a server is: a standby of the primary has the primary's (pg_control_system() needs EXECUTE). */
 const IDENTITEIT = "(SELECT system_identifier FROM pg_control_system())::text || '/' || current_database() AS identiteit";
 
-/** `0/3000060` as a number of bytes. */
 function lsnGetal(lsn: string): bigint {
   const [hoog, laag] = lsn.split('/');
   return (BigInt(`0x${hoog}`) << 32n) + BigInt(`0x${laag}`);
@@ -88,7 +73,7 @@ class Controleverbinding {
     }
   }
 
-  /** End the connection; `voorgoed`: a round still running opens no new one (the database is closing). */
+  /** `voorgoed`: a round still running opens no new one. */
   sluit(voorgoed = false): void {
     this.gesloten ||= voorgoed;
     this.client?.end().catch(() => {});
@@ -96,27 +81,19 @@ class Controleverbinding {
   }
 }
 
-/**
- * A failure that says the server cannot serve reads now (no SQLSTATE, connection class 08, shutdown
- * 57P0x, out of connections or resources 53, refused login 28, database gone 3D000), not that one
- * statement failed. Until the next check says otherwise, reads go elsewhere instead of paying for a
- * failed attempt each.
- */
+/** A failure that says the server cannot serve reads now (connection, shutdown, resources, login), not that one statement failed. */
 function isVerbindingsfout(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
   return /^(08|57P|53|28)/.test(code) || code === '3D000';
 }
 
-/** What one check found about a replica. */
 export type Waarneming =
   | { soort: 'achterstand'; ms: number }
-  /** Not answered (timeout, refused): on a loaded machine possibly a passing hiccup. */
+  /** On a loaded machine possibly a passing hiccup. */
   | { soort: 'onbereikbaar' }
-  /** Answered, and not a standby of the primary's database: no reason to wait for a second check. */
   | { soort: 'geen-standby' };
 
-/** Consecutive checks of one replica that failed, and that found it back within half the bound. */
 export interface Reeks {
   fout: number;
   goed: number;
@@ -127,7 +104,6 @@ export const STORING_RONDES = 2;
 /** Checks in a row within half the bound before a replica that stopped serving serves again. */
 export const HERSTEL_RONDES = 2;
 
-/** The state after a check, with hysteresis on both edges (updates `reeks`). */
 export function volgendeToestand(huidig: ReplicaToestand, reeks: Reeks, w: Waarneming, grensMs: number): ReplicaToestand {
   if (w.soort === 'geen-standby') {
     reeks.goed = 0;
@@ -156,7 +132,7 @@ export class Replicas {
   /** The primary's WAL position per round, oldest first, for the last 2 × maxAchterstandMs. */
   private monsters: { t: number; lsn: bigint }[] = [];
   private primairIdentiteit: string | undefined;
-  /** Why the primary's last check failed (logged once per change), null when it answered. */
+  /** Logged once per change. */
   private primairFout: string | null = null;
   private readonly reeksen = new Map<Replica, Reeks>();
   private volgende = 0;
@@ -176,7 +152,6 @@ export class Replicas {
     this.controles = opties.urls.map((url) => new Controleverbinding(url, timeoutMs));
   }
 
-  /** The first round now, then one every controleMs (each after the previous one ended). */
   start(): Promise<void> {
     const ronde = async () => {
       await this.controleer();
@@ -185,7 +160,6 @@ export class Replicas {
     return ronde();
   }
 
-  /** A usable replica for the next read, in turn; undefined: read from the primary. */
   kies(): Replica | undefined {
     const n = this.lijst.length;
     for (let i = 0; i < n; i++) {
@@ -206,7 +180,6 @@ export class Replicas {
     this.zet(r, 'weg', null, { reden: (e as Error).message });
   }
 
-  /** One round: the primary's position, then every replica's. */
   async controleer(): Promise<void> {
     const nu = Date.now();
     try {
@@ -253,14 +226,12 @@ export class Replicas {
     for (let i = this.monsters.length - 1; i >= 0 && !bereikt; i--) if (this.monsters[i].lsn <= gespeeld) bereikt = this.monsters[i];
     const grens = this.opties.maxAchterstandMs;
     if (bereikt) {
-      // Only this round's sample (t = nu) means "caught up": when the primary's check failed, the newest
-      // sample ages, and so does the lag of a replica that reached it, until it serves nothing.
+      // When the primary's check failed the newest sample ages, and with it this lag.
       const achterstandMs = nu - bereikt.t;
       this.neem(r, { soort: 'achterstand', ms: achterstandMs }, achterstandMs / 1000);
       return;
     }
-    // Behind every sample held: at least as old as the oldest. Just after start that may still be
-    // within the bound, so the state stays as it is until the samples say more.
+    // Behind every sample held; just after start that may still be within the bound.
     const minstens = nu - this.monsters[0].t;
     if (minstens > grens) this.neem(r, { soort: 'achterstand', ms: minstens }, minstens / 1000);
     else r.achterstandS = null;
@@ -272,7 +243,6 @@ export class Replicas {
     this.zet(r, volgendeToestand(r.toestand, reeks, w, this.opties.maxAchterstandMs), achterstandS, extra);
   }
 
-  /** One log line per change of state, never one per request or per check. */
   private zet(r: Replica, toestand: ReplicaToestand, achterstandS: number | null, extra: Record<string, unknown> = {}): void {
     if (this.gestopt) return;
     r.achterstandS = achterstandS;

@@ -28,7 +28,6 @@ export function toonToevoeging(a: Pick<AdresRij, 'huisletter' | 'toevoeging'>): 
   return tekst === '' ? null : tekst;
 }
 
-/** `Straat 12A-2, 1234 AB Plaats` */
 export function weergave(a: AdresRij): string {
   const nummer = huisnummerTekst(a);
   return `${a.straat} ${nummer}, ${a.postcode.slice(0, 4)} ${a.postcode.slice(4)} ${a.woonplaats}`;
@@ -48,7 +47,6 @@ function structuur(v: string): { huisletter: string | null; toevoeging: string |
   return { huisletter: null, toevoeging: schoon(s) };
 }
 
-/** The house number as written: `12`, `12A`, `12-2`, `12A-2`. */
 export function huisnummerTekst(a: Pick<AdresRij, 'huisnummer' | 'huisletter' | 'toevoeging'>): string {
   return `${a.huisnummer}${a.huisletter ?? ''}${a.toevoeging ? `-${a.toevoeging}` : ''}`;
 }
@@ -62,13 +60,8 @@ export type AdresUitkomst<R extends AdresKandidaat = Adres> =
   | { soort: 'dubbelzinnig'; opties: string[] };
 
 /**
- * A reader of the addresses at a postcode and number for the lookups in flight, read together
- * (src/db/bundel.ts): one statement at a time, and what arrives meanwhile goes next as one statement.
- * A lone lookup goes at once. Under a customer's batch job this turns one round trip per lookup into
- * one per handful; the statement's fixed cost was a large part of a lookup's time in Node and in
- * PostgreSQL (npm run bench:profiel). Read from a replica when one is usable (registerRijen).
- * `kolommen` selects from `adres a` and whatever `joins` adds; rows come per request in the order of
- * `adresKandidaten`.
+ * The addresses at a postcode and number for the lookups in flight, read together (src/db/bundel.ts):
+ * a statement's fixed cost was a large part of a lookup's time. From a replica when one is usable.
  */
 export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (rij: Record<string, unknown>) => R = (r) => r as R) {
   const tekst = `SELECT v.n::int AS n, ${kolommen}

@@ -98,15 +98,10 @@ export function drempelVoor(type: string): InvloedDrempel {
   return INVLOED_DREMPELS[type] ?? { ...STANDAARD_DREMPEL, naam: `${type}-gebied` };
 }
 
-/** The core set (the vocabulary's), for callers of this module. */
 export { KERN_INVLOED_TYPES };
 
-/** Earth radius of turf's spherical model, metres. */
 export const AARDSTRAAL_M = 6_371_008.8;
 
-// ------------------------------------------------------------------------------------------ inputs and outputs
-
-/** An influence object (an invloed_object row fits). */
 export interface InvloedFeature {
   id: string;
   type: string;
@@ -116,13 +111,11 @@ export interface InvloedFeature {
 }
 
 export interface AdresPunt {
-  /** adres.id */
   id: string;
   lat: number | null;
   lon: number | null;
 }
 
-/** An adres_invloed row, by column name. */
 export interface AdresInvloedRij {
   adres_id: string;
   type: string;
@@ -143,8 +136,6 @@ export interface Beoordeling {
   omschrijving: string;
   bron: string;
 }
-
-// ------------------------------------------------------------------------------------------ prepared geometry
 
 interface Segmenten {
   n: number;
@@ -428,15 +419,12 @@ export interface Dichtstbij {
   binnen: boolean;
 }
 
-// ------------------------------------------------------------------------------------------ index
-
 const nl = new Intl.NumberFormat('nl-NL', { maximumFractionDigits: 0 });
 
 function metNaam(naam: string | null | undefined): string {
   return naam ? ` ‘${naam}’` : '';
 }
 
-/** Dutch sentence for one result. */
 export function omschrijf(type: string, indicator: Indicator, afstandM: number, binnen: boolean, naam: string | null | undefined): string {
   const d = drempelVoor(type);
   const m = `${nl.format(afstandM)} m`;
@@ -451,7 +439,6 @@ export function omschrijf(type: string, indicator: Indicator, afstandM: number, 
   return `Het adres ligt op ${m} van ${d.naam}${metNaam(naam)} (binnen ${grens} m).`;
 }
 
-/** Indicator for a type at a whole-metre distance. */
 export function bepaalIndicator(type: string, afstandM: number, binnen: boolean): Indicator {
   const d = drempelVoor(type);
   if (binnen && d.binnen) return d.binnen;
@@ -480,7 +467,6 @@ export function rekenregelsVan(type: string): string {
   return JSON.stringify([REKENWIJZE, d, uitkomsten]);
 }
 
-/** Spatial index over influence features; build once, query per address. */
 export class InvloedIndex {
   private readonly perType = new Map<string, { features: Voorbereid[]; index: Flatbush; segmenten: TypeSegmenten }>();
 
@@ -500,7 +486,6 @@ export class InvloedIndex {
     }
   }
 
-  /** Types that have at least one feature. */
   get types(): string[] {
     return [...this.perType.keys()].sort();
   }
@@ -509,7 +494,6 @@ export class InvloedIndex {
   dichtstbij(type: string, lon: number, lat: number): Dichtstbij | null {
     const t = this.perType.get(type);
     if (!t) return null;
-    // Containment first: polygons whose box holds the point.
     for (const i of t.index.search(lon, lat, lon, lat)) {
       const v = t.features[i];
       if (v.vlak && bevat(v, t.segmenten, lon, lat, t.segmenten.index)) return { feature: v.f, afstand: 0, binnen: true };
@@ -523,7 +507,6 @@ export class InvloedIndex {
     return { feature: beste.f, afstand: binnen ? 0 : afstand, binnen };
   }
 
-  /** Judgement for one address and type, or null when the type has no features. */
   beoordeel(type: string, lon: number, lat: number): Beoordeling | null {
     const d = this.dichtstbij(type, lon, lat);
     if (!d) return null;
@@ -547,10 +530,6 @@ export interface InvloedOpties {
   types?: readonly string[];
 }
 
-/**
- * adres_invloed rows for every address (with coordinates) and type: indicator, whole metres to the
- * nearest object (0 inside a polygon), Dutch omschrijving, bron of the nearest object.
- */
 export function computeInvloeden(features: readonly InvloedFeature[], addresses: readonly AdresPunt[], opts: InvloedOpties = {}): AdresInvloedRij[] {
   const index = new InvloedIndex(features);
   const types = (opts.types ?? index.types).filter((t) => index.types.includes(t));

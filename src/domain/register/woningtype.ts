@@ -41,19 +41,13 @@ export interface WoningtypeRij {
 }
 
 export interface WoningtypeStatistiek {
-  /** Derived rows per type. */
   typen: Partial<Record<Woningtype, number>>;
-  /** Residential addresses that could not be typed (no pand, or no footprint and not an appartement). */
   onbepaald: number;
   /** Addresses that already have an imported (non-derived) house type: left alone. */
   geimporteerdBehouden: number;
-  /** Residential panden with a footprint that were compared. */
   pandenMetFootprint: number;
-  /** Earlier derived rows removed because the address can no longer be typed. */
   verwijderd: number;
 }
-
-// ------------------------------------------------------------------------------------------ geometry
 
 class Groeiend {
   buf: Float64Array;
@@ -80,7 +74,6 @@ export class Footprints {
   readonly pandRing = new Groeiend(1 << 12); // ring index of each pand (+ sentinel)
   readonly box = new Groeiend(1 << 12); // minX, minY, maxX, maxY per pand
 
-  /** Add a pand with rings of [x, y] in metres (first ring of each polygon = exterior). */
   voegToe(id: string, polygonen: number[][][][]): void {
     this.pandRing.push(this.ringStart.n);
     let minX = Infinity;
@@ -119,10 +112,7 @@ export class Footprints {
     }
   }
 
-  /**
-   * For every pand: the other panden within `tol` metres. Returns the count per pand and, for panden
-   * with exactly one neighbour, that neighbour's index.
-   */
+  /** Per pand the number of others within `tol` metres, and the one neighbour of those with one. */
   buren(tol: number): { aantal: Int32Array; enige: Int32Array } {
     const n = this.ids.length;
     const aantal = new Int32Array(n);
@@ -215,7 +205,6 @@ function orient(ax: number, ay: number, bx: number, by: number, cx: number, cy: 
   return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
 }
 
-/** Squared distance between segments ab and cd (0 when they cross). */
 export function segmentAfstand2(ax: number, ay: number, bx: number, by: number, cx: number, cy: number, dx: number, dy: number): number {
   const o1 = orient(ax, ay, bx, by, cx, cy);
   const o2 = orient(ax, ay, bx, by, dx, dy);
@@ -230,7 +219,6 @@ export function segmentAfstand2(ax: number, ay: number, bx: number, by: number, 
   );
 }
 
-/** GeoJSON (WGS84) Polygon/MultiPolygon -> rings in RD metres; null when unusable. */
 export function footprintRd(geo: unknown): number[][][][] | null {
   const g = geo as { type?: string; coordinates?: unknown } | null;
   if (!g || typeof g !== 'object') return null;
@@ -249,12 +237,10 @@ export function footprintRd(geo: unknown): number[][][][] | null {
   return uit.length ? uit : null;
 }
 
-// ------------------------------------------------------------------------------------------ derivation
-
 type Prisma = Database['prisma'];
 type WoningtypeDb = Pick<Database, 'prisma' | 'openRawConnection'>;
 
-/** pg_advisory_lock key of the work table `woonpand` ('woonpand' in ASCII, as a bigint). */
+/** 'woonpand' in ASCII, as a bigint. */
 const WOONPAND_SLOT = '8606219933050826340';
 const wachtrijen = new WeakMap<object, Promise<void>>();
 
@@ -288,10 +274,7 @@ async function woonpandSlot(db: WoningtypeDb): Promise<() => Promise<void>> {
 /** A longitude margin (degrees) wider than `tol` metres anywhere in the Netherlands (cos 54° > 0.58). */
 const graden = (tol: number) => (tol * 1.5) / (111_320 * 0.58) + 1e-9;
 
-/**
- * Fill the work table `woonpand`: every residential pand (a verblijfsobject with woonfunctie in it)
- * with its number of residential objects and the longitude range of its footprint, in one statement.
- */
+/** Every residential pand into `woonpand`, with its number of homes and its footprint's longitude range. */
 async function vulWoonpanden(prisma: Prisma): Promise<void> {
   await prisma.$executeRawUnsafe(`DELETE FROM woonpand`);
   await prisma.$executeRawUnsafe(
@@ -335,13 +318,19 @@ async function telBuren(prisma: Prisma, tol: number, pagina: number): Promise<nu
   let metFootprint = 0;
   const schrijf = async (klaar: Strookpand[]) => {
     if (!klaar.length) return;
-    await prisma.$executeRawUnsafe(
-      `UPDATE woonpand w SET aantal = u.aantal, enige = u.enige
-       FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, aantal, enige) WHERE w.pand_id = u.id`,
-      klaar.map((p) => p.id),
-      klaar.map((p) => p.aantal),
-      klaar.map((p) => p.enige),
-    );
+    // Knowing the array's length, the planner would hash the whole work table for every page (a
+    // sequential scan per page: quadratic in the country); one primary-key probe per pand is linear.
+    await prisma.$transaction([
+      prisma.$executeRawUnsafe(`SET LOCAL enable_hashjoin = off`),
+      prisma.$executeRawUnsafe(`SET LOCAL enable_mergejoin = off`),
+      prisma.$executeRawUnsafe(
+        `UPDATE woonpand w SET aantal = u.aantal, enige = u.enige
+         FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, aantal, enige) WHERE w.pand_id = u.id`,
+        klaar.map((p) => p.id),
+        klaar.map((p) => p.aantal),
+        klaar.map((p) => p.enige),
+      ),
+    ]);
   };
   for (;;) {
     const rijen = (await prisma.$queryRawUnsafe(
@@ -396,9 +385,7 @@ function pandType(id: string, aantal: number, enige: string | null, enigeAantal:
  */
 export interface AfleidOpties {
   tolerantieM?: number;
-  /** Panden per page of the sweep. */
   strookPagina?: number;
-  /** Addresses per page of the second pass. */
   adresPagina?: number;
 }
 
@@ -484,10 +471,6 @@ export function legeStatistiek(): WoningtypeStatistiek {
   return { typen: {}, onbepaald: 0, geimporteerdBehouden: 0, pandenMetFootprint: 0, verwijderd: 0 };
 }
 
-/**
- * Derive and write house types for every address without an imported one. Idempotent: a second run
- * reports everything as unchanged.
- */
 export async function leidWoningtypenAf(db: WoningtypeDb, opts: AfleidOpties & { batchGrootte?: number } = {}): Promise<WoningtypeStatistiek & UpsertTelling> {
   const stat = legeStatistiek();
   const telling: UpsertTelling = { ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 0 };

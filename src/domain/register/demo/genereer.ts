@@ -20,7 +20,6 @@ import type { AdresRij as RegisterAdresRij } from '../adressen.ts';
 
 export type { Woningtype };
 
-/** adres row by column name (the API's address fields, then the rest). */
 export interface AdresRij extends RegisterAdresRij {
   gemeente: string | null;
   gemeente_code: string | null;
@@ -58,13 +57,11 @@ export interface WoningtypeRij {
   bron: string;
 }
 
-/** Arrays per table (@@map name), rows by column name. */
 export interface DemoDataset {
   adres: AdresRij[];
   pand: PandRij[];
   woningtype: WoningtypeRij[];
   energielabel: EnergielabelRij[];
-  /** Per address newest peildatum first. */
   woz_waarde: WozRij[];
   invloed_object: InvloedObjectRij[];
   adres_invloed: AdresInvloedRij[];
@@ -78,7 +75,6 @@ export interface DemoOpties {
 }
 
 export const DEMO_BRON_DATUM = new Date(Date.UTC(2026, 10, 1));
-/** First and last day of the synthetic sales. */
 export const VERKOOP_VANAF = new Date(Date.UTC(2020, 8, 1));
 export const VERKOOP_TOT_EN_MET = new Date(Date.UTC(2026, 7, 31));
 /** WOZ peildata, newest first (WOZ years 2026 .. 2021). */
@@ -93,8 +89,6 @@ function wgs(x: number, y: number): [number, number] {
   return [r7(lon), r7(lat)];
 }
 
-// ------------------------------------------------------------------------------------------ layout
-
 interface Eenheid {
   huisnummer: number;
   huisletter: string | null;
@@ -103,7 +97,6 @@ interface Eenheid {
   gebruiksdoelen: string[];
   oppervlakte: number;
   perceel: number | null;
-  /** local position (m) */
   lx: number;
   ly: number;
 }
@@ -139,7 +132,6 @@ function bouwjaarVoor(rng: Rng, b: BuurtDef): number {
   return rng.geheel(a, z);
 }
 
-/** Living area of a ground-bound home. */
 function oppGrondgebonden(rng: Rng, type: Woningtype, bouwjaar: number, villapark: boolean): number {
   let basis: number;
   if (type === 'vrijstaand') basis = villapark ? 195 : 165;
@@ -346,7 +338,6 @@ function planStraatzijde(rng: Rng, b: BuurtDef, straat: string, yStraat: number,
       panden.push({ ...r, bouwjaar, eigenPostcode: false, eenheden });
       x += breedte;
     } else {
-      // bedrijf
       const groot = b.code === '0403';
       const w = groot ? rng.tussen(25, 80) : rng.tussen(10, 25);
       breedte = w;
@@ -381,8 +372,6 @@ function planStraatzijde(rng: Rng, b: BuurtDef, straat: string, yStraat: number,
   }
   return { straat, panden };
 }
-
-// ------------------------------------------------------------------------------------------ energy labels
 
 const KLASSEN = ENERGIELABELS;
 
@@ -425,8 +414,6 @@ function dag(rng: Rng, van: Date, tot: Date): Date {
   return new Date(Math.floor(rng.tussen(a, b + 1)) * 86_400_000);
 }
 
-// ------------------------------------------------------------------------------------------ influence objects
-
 function ring(midden: [number, number], straal: number, harm: [number, number, number][], ccw: boolean): Position[] {
   const n = 72;
   const punten: Position[] = [];
@@ -467,8 +454,6 @@ export function demoInvloedObjecten(): InvloedObjectRij[] {
     };
   });
 }
-
-// ------------------------------------------------------------------------------------------ generator
 
 interface Model {
   adres: AdresRij;
@@ -593,7 +578,6 @@ export async function generateDemoDataset(seed = 1, opts: DemoOpties = {}): Prom
     }
   };
 
-  // The town.
   for (const b of BUURTEN) {
     const hoek = (opzet.tussen(-4, 4) * Math.PI) / 180;
     const n = Math.floor(b.hoogte / b.straatAfstand);
@@ -665,7 +649,6 @@ export async function generateDemoDataset(seed = 1, opts: DemoOpties = {}): Prom
     a[r.type as 'natura2000' | 'hoogspanning'] = r.afstand_m ?? Infinity;
   }
 
-  // House types, energy labels.
   const woningtypen: WoningtypeRij[] = [];
   const energielabels: EnergielabelRij[] = [];
   const labelTot = new Date(Date.UTC(2026, 9, 31));

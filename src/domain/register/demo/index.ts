@@ -16,7 +16,6 @@ export type { DemoAdres, DemoGeval } from './adressen.ts';
 export { DEMO_BRON, BUURTEN, GEHUCHT, GEMEENTE, CENTRUM_RD, INVLOED_DEFS } from './opzet.ts';
 export { DEMO_PRIJSMODEL, INDEX_EXTRAPOLATIE, leesDemoPrijsindex } from './prijsmodel.ts';
 
-/** SHA-256 over all tables in a canonical JSON form (dates as ISO strings). */
 export function demoHash(ds: DemoDataset): string {
   const h = createHash('sha256');
   for (const tabel of Object.keys(ds).sort() as (keyof DemoDataset)[]) {

@@ -59,7 +59,6 @@ export const DEMO_PRIJSMODEL = {
     hoekwoning: 200,
     tussenwoning: 150,
   } as Record<string, number>,
-  /** [first year, last year, log effect] */
   bouwjaar: [
     [0, 1905, 0.04],
     [1906, 1930, 0.06],
@@ -83,9 +82,7 @@ export const DEMO_PRIJSMODEL = {
     F: -0.06,
     G: -0.08,
   } as Record<string, number>,
-  /** Within 100 m of an overhead high-voltage line. */
   hoogspanningBinnen100m: -0.04,
-  /** Inside or within 250 m of a Natura 2000 area. */
   natuurBinnen250m: 0.03,
 };
 

@@ -8,7 +8,6 @@ import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 
 type Generator = ReturnType<typeof xoroshiro128plus>;
 
-/** 32-bit FNV-1a of a text. */
 function fnv1a(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
@@ -26,12 +25,10 @@ export class Rng {
     this.g = xoroshiro128plus(seed | 0);
   }
 
-  /** Uniform in [0, 1). */
   next(): number {
     return uniformFloat64(this.g);
   }
 
-  /** Uniform in [a, b). */
   tussen(a: number, b: number): number {
     return a + (b - a) * this.next();
   }
@@ -45,7 +42,6 @@ export class Rng {
     return this.next() < p;
   }
 
-  /** Standard normal (Box-Muller). */
   normaal(): number {
     if (this.reserve !== null) {
       const r = this.reserve;
@@ -77,7 +73,6 @@ export class Rng {
   }
 }
 
-/** An independent stream for one part of the generator. */
 export function stroom(seed: number, naam: string): Rng {
   return new Rng((Math.imul(seed | 0, 0x9e3779b1) ^ fnv1a(naam)) | 0);
 }

@@ -52,7 +52,6 @@ const OBJECT_ELEMENT: Record<string, ObjectSoort> = {
   Standplaats: 'STA',
 };
 
-/** Statuses whose object no longer (or never) exists. */
 const NIET_ACTUEEL = new Set([
   'naamgeving ingetrokken',
   'woonplaats ingetrokken',
@@ -64,8 +63,6 @@ const NIET_ACTUEEL = new Set([
   'verblijfsobject ten onrechte opgevoerd',
   'plaats ingetrokken',
 ]);
-
-// ------------------------------------------------------------------------------------------ file names
 
 type Rol = ObjectSoort | 'GEM' | 'LEV' | 'OVERSLAAN' | 'ONBEKEND';
 
@@ -118,8 +115,6 @@ async function controleer(bron: Bron): Promise<void> {
   }
 }
 
-// ------------------------------------------------------------------------------------------ staging
-
 const SCHEMA = `
 CREATE TABLE wpl (id TEXT PRIMARY KEY, naam TEXT, begin TEXT, vk INTEGER) WITHOUT ROWID;
 CREATE TABLE gem (wpl TEXT PRIMARY KEY, gem TEXT, begin TEXT, definitief INTEGER) WITHOUT ROWID;
@@ -164,7 +159,6 @@ class Staging {
     };
   }
 
-  /** Group inserts in transactions of ~10,000 rows. */
   tel(): void {
     if (this.#inTx === 0) this.db.exec('BEGIN');
     if (++this.#inTx >= 10_000) {
@@ -182,13 +176,10 @@ class Staging {
     try {
       this.db.close();
     } catch {
-      // already closed
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
-
-// ------------------------------------------------------------------------------------------ XML
 
 interface BagObject {
   soort: ObjectSoort;
@@ -239,10 +230,6 @@ interface XmlUitkomst {
   gemeenten: Map<string, string>;
 }
 
-/**
- * Parse one XML file, calling `object` for every BAG object, `gemWpl` for every
- * GemeenteWoonplaatsRelatie, and collecting StandTechnischeDatum and gemeente names.
- */
 async function parseXml(
   stroom: Readable,
   bestand: string,
@@ -380,8 +367,6 @@ async function parseXml(
     throw new Error(`XML-fout in ${bestand}: ${m}. Het extract is onvolledig of beschadigd; er is niets geschreven.`);
   }
 }
-
-// ------------------------------------------------------------------------------------------ kind
 
 const huidig = (o: { begin: string | null; eind: string | null }, peil: string) =>
   o.begin !== null && o.begin.slice(0, 10) <= peil && (o.eind === null || o.eind.slice(0, 10) > peil);

@@ -1,13 +1,8 @@
 /**
- * An import kind that reads files with one of the parsers in ../parsers/: each parser module exports
- * its kind built here (`energielabelsSoort`, ...), and soorten.ts lists them. A parser is an async
- * generator `(input) => { ok: true, tabel, rij [, adres] } | { ok: false, regel, reden }`.
- * Rows with `adres` get their adres_id resolved here (resolveAdresIds from parsers/gedeeld.ts); a row
- * whose table needs adres_id (woz_waarde, energielabel) is refused when the address is unknown or
- * ambiguous, a verkoop keeps adres_id null. `voorwaarden` decides per table which of two rows with the
- * same key wins (energy labels: the newest registration). Rows without `regel` are reported by record
- * number. The parser's header check (on its first record) runs in `controleer`, so a file of another
- * kind is refused before anything is recorded.
+ * An import kind that reads files with one of the parsers in ../parsers/. Rows with `adres` get their
+ * adres_id resolved here; a row whose table needs it (woz_waarde, energielabel) is refused when the
+ * address is unknown or ambiguous, a verkoop keeps it null. The parser's header check (its first
+ * record) runs in `controleer`, so a file of another kind is refused before anything is recorded.
  */
 import type { Readable } from 'node:stream';
 import { resolveAdresIds } from '../parsers/gedeeld.ts';
@@ -21,7 +16,6 @@ export type ParserRecord = (Omit<RijRecord, 'rij'> & { rij: object }) | FoutReco
 export interface BestandSoortDef {
   naam: string;
   omschrijving: string;
-  /** What the input must be, in Dutch. */
   verwacht: string;
   tabellen: TabelNaam[];
   parse: (input: NodeJS.ReadableStream) => AsyncIterable<ParserRecord>;
@@ -73,11 +67,9 @@ export function bestandSoort(def: BestandSoortDef): ImportSoort {
       }
     },
     async *lees(bron) {
-      // One file: the parser reads it. A zip or folder: each file in it (not hidden ones).
       const meer = bron!.soort !== 'bestand';
       for await (const b of bestanden(bron!, { filter: (i) => i.isZip || !/(^|\/)(\.|__MACOSX)/.test(i.naam) })) {
         for await (const r of parse((await b.open()) as Readable)) {
-          // A parser's row interface is a plain record keyed by column name: the row the writer takes.
           yield (r.ok || !meer ? r : { ...r, reden: `${b.naam}: ${r.reden}` }) as ImportRecord;
         }
       }

@@ -1,12 +1,8 @@
 /**
- * The input of an import: one file, a folder, or a zip (whose entries may be zips again, as in the
- * national LVBAG extract). Everything is read as streams; the bytes read so far are counted for the
- * progress bar. A nested zip is copied to a temporary file first (yauzl needs random access to read
- * the central directory), processed, and removed again, so disk use is at most one inner zip.
- *
- * Progress is measured in bytes of the outermost level: a plain file's size, a folder's total size,
- * or the sum of the uncompressed sizes of a zip's entries. Inside a nested zip each entry's bytes are
- * scaled so that finishing the inner zip adds exactly its outer entry's size.
+ * The input of an import: one file, a folder, or a zip whose entries may be zips again (the national
+ * LVBAG extract), read as streams. A nested zip is copied to a temporary file first (yauzl needs
+ * random access to its central directory) and removed when done: disk use is at most one inner zip.
+ * Progress counts bytes of the outermost level, an inner zip's entries scaled to its outer size.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -20,29 +16,23 @@ import yauzl from 'yauzl';
 export interface BronItem {
   /** Path relative to the source, nested zips included: "extract.zip/9999NUM.zip/9999NUM-000001.xml". */
   naam: string;
-  /** Bare file name of the entry. */
   basis: string;
-  /** Uncompressed size in bytes. */
   grootte: number;
   isZip: boolean;
 }
 
 export interface Bron {
-  /** Absolute path as given. */
   pad: string;
   soort: 'bestand' | 'map' | 'zip';
   /** Total bytes for progress (see the module comment). */
   totaalBytes: number;
-  /** Bytes read so far, in the same unit. */
   gelezenBytes: number;
-  /** The first bytes of a plain file (empty for a folder or zip). */
   kop: Buffer;
 }
 
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 const ZIP_LEEG = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
 
-/** Friendly Dutch errors for a path that cannot be read. */
 export async function openBron(pad: string): Promise<Bron> {
   const abs = path.resolve(pad);
   let st: Awaited<ReturnType<typeof stat>>;
@@ -94,8 +84,6 @@ async function lijstMap(dir: string, prefix = ''): Promise<{ rel: string; abs: s
   return uit;
 }
 
-// ------------------------------------------------------------------------------------------ zip
-
 function openZip(pad: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>
     yauzl.open(pad, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true }, (err, zip) => {
@@ -129,9 +117,7 @@ function zipStream(zip: yauzl.ZipFile, e: yauzl.Entry): Promise<Readable> {
 
 const isZipNaam = (n: string) => /\.zip$/i.test(n);
 
-// ------------------------------------------------------------------------------------------ walking
-
-/** One readable item during a walk. `open()` may be called once. */
+/** `open()` may be called once. */
 export interface BronBestand extends BronItem {
   open(): Promise<Readable>;
 }
@@ -139,11 +125,9 @@ export interface BronBestand extends BronItem {
 export interface WandelOpties {
   /** Which items (files and nested zips) to visit; nested zips that are skipped are not extracted. */
   filter?: (item: BronItem) => boolean;
-  /** Order of the items of one level (default: by name). */
   volgorde?: (a: BronItem, b: BronItem) => number;
 }
 
-/** Counts bytes passing through into the source's progress (scaled for nested levels). */
 function teller(bron: Bron, schaal: number): Transform {
   return new Transform({
     transform(chunk: Buffer, _enc, cb) {
@@ -197,7 +181,6 @@ async function* zipBestanden(
   try {
     const entries = await zipEntries(zip);
     const totaal = entries.reduce((s, e) => s + e.uncompressedSize, 0);
-    // Top level: bytes are the unit. Nested: scale so the whole inner zip adds its outer size.
     const schaal = buitenGrootte === null ? 1 : totaal > 0 ? buitenGrootte / totaal : 0;
     if (buitenGrootte !== null && totaal === 0) bron.gelezenBytes += buitenGrootte;
     const items = entries.map((e) => {
@@ -234,7 +217,6 @@ async function* zipBestanden(
   }
 }
 
-/** List the items of a source without reading their content (nested zips are listed, not entered). */
 export async function lijstItems(bron: Bron): Promise<BronItem[]> {
   if (bron.soort === 'bestand') {
     const basis = path.basename(bron.pad);
@@ -256,7 +238,6 @@ export async function lijstItems(bron: Bron): Promise<BronItem[]> {
   }
 }
 
-/** Read at most n bytes from the start of a stream and destroy it. */
 export async function leesBegin(s: Readable, n: number): Promise<Buffer> {
   const delen: Buffer[] = [];
   let len = 0;
@@ -272,8 +253,6 @@ export async function leesBegin(s: Readable, n: number): Promise<Buffer> {
   }
   return Buffer.concat(delen).subarray(0, n);
 }
-
-// ------------------------------------------------------------------------------------------ sha256
 
 /**
  * SHA-256 of the input: of the file's bytes (a zip included), or for a folder of the sorted list of
@@ -314,7 +293,6 @@ export async function kopVanEerste(
   }
 }
 
-/** What the first bytes of a file look like, in Dutch, for "wrong kind" errors. */
 export function beschrijfKop(kop: Buffer): { soort: 'zip' | 'gzip' | 'sqlite' | 'xml' | 'json' | 'tekst' | 'binair' | 'leeg'; tekst: string } {
   if (kop.length === 0) return { soort: 'leeg', tekst: 'een leeg bestand' };
   if (kop[0] === 0x50 && kop[1] === 0x4b) return { soort: 'zip', tekst: 'een zip-bestand' };
@@ -332,7 +310,6 @@ export function beschrijfKop(kop: Buffer): { soort: 'zip' | 'gzip' | 'sqlite' | 
   return { soort: 'tekst', tekst: 'een tekst- of CSV-bestand' };
 }
 
-/** A hint for a CSV header that belongs to another import kind. */
 export function andereSoortHint(kopregel: string): string {
   const k = kopregel.toLowerCase();
   if (k.includes('pand_postcode') || k.includes('pand_energieklasse')) return ' Het lijkt een EP-Online-energielabelbestand: gebruik `insight import energielabels`.';

@@ -1,13 +1,8 @@
 /**
- * Streaming CSV for the importers. Lines without a double quote (nearly every line of the NLExtract
- * and CBS exports) are split directly on the delimiter, which is exact for unquoted CSV and ~7x
- * faster than csv-parse on this data (1.3 vs 9 µs per 23-field line); a record with quotes, which may
- * span lines, is collected until its quotes balance and then parsed with csv-parse. A quote that is
- * never closed is reported for its line and parsing resumes on the next line (csv-parse's streaming
- * parser would give up on the rest of the file).
- *
- * Records come out in arrays (one per chunk read) with their 1-based line number (the first line of
- * a multi-line record); empty lines are skipped.
+ * Streaming CSV for the NLExtract and CBS importers. Lines without a double quote are split directly
+ * on the delimiter (exact for unquoted CSV, and several times faster than csv-parse); a quoted record,
+ * which may span lines, is collected until its quotes balance and parsed with csv-parse. An unclosed
+ * quote is reported for its line and parsing resumes on the next (csv-parse's stream would give up).
  */
 import type { Readable } from 'node:stream';
 import { parse as parseSync } from 'csv-parse/sync';

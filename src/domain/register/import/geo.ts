@@ -19,7 +19,6 @@ const rdNaarWgs = proj4('EPSG:28992', 'EPSG:4326');
 const GRAAD = 1e7;
 const rond = (v: number, f: number) => Math.round(v * f) / f;
 
-/** [lon, lat] of an RD point, rounded to ~1 cm. */
 export function rdNaarLonLat(x: number, y: number): [number, number] {
   const [lon, lat] = rdNaarWgs.forward([x, y]);
   return [rond(lon, GRAAD), rond(lat, GRAAD)];
@@ -86,7 +85,6 @@ export function ringZwaartepunt(ring: readonly Position[]): { oppervlak: number;
   return { oppervlak: a, x: x0 + cx / (6 * a), y: y0 + cy / (6 * a) };
 }
 
-/** Centroid of polygons (outer rings minus holes), in the coordinates given. */
 export function zwaartepunt(polygonen: readonly (readonly Position[][])[]): { x: number; y: number } | null {
   let som = 0;
   let sx = 0;
@@ -108,13 +106,10 @@ export function zwaartepunt(polygonen: readonly (readonly Position[][])[]): { x:
   return { x: z.x, y: z.y };
 }
 
-/** RD polygons -> GeoJSON (WGS84) Polygon or MultiPolygon. */
 export function rdPolygonenNaarGeoJson(polygonen: readonly (readonly Position[][])[]): Polygon | MultiPolygon {
   const omgezet = polygonen.map((p) => p.map((ring) => ring.map(([x, y]) => rdNaarLonLat(x, y))));
   return omgezet.length === 1 ? { type: 'Polygon', coordinates: omgezet[0] } : { type: 'MultiPolygon', coordinates: omgezet };
 }
-
-// ------------------------------------------------------------------------------------------ GeoPackage
 
 export type GpkgGeometrie =
   | { type: 'punt'; x: number; y: number }

@@ -1,19 +1,13 @@
 /**
  * Loading an empty table on PostgreSQL: its secondary indexes are dropped before the rows go in and
- * built again afterwards, as PostgreSQL's "Populating a Database" advises. Building an index once
- * from all rows (a sort) costs a fraction of maintaining it row by row: for 1,000,000 adres rows the
- * two secondary indexes cost ~3.5 s of backend CPU row by row and ~1.5 s built afterwards. Only
- * non-unique indexes that back no constraint are dropped, and only from tables that hold no row at
- * the start, so a running service never loses an index it was using; the primary keys stay (the
- * upserts need them).
+ * built once afterwards ("Populating a Database"; a fraction of the cost, bench/README.md). Only
+ * non-unique indexes backing no constraint, only of tables empty at the start, so a running service
+ * never loses an index it was using.
  *
- * Each dropped index is recorded in `uitgestelde_index` in the transaction that drops it. The import
- * builds them again when it ends, whether it succeeded or failed. Should the process die first, the
- * next import or `insight serve`/`migrate` start finds the rows and builds the indexes. An import
- * holds a session advisory lock while indexes are deferred, so a second process never rebuilds (or
- * drops) them under a running import; a second import at the same time simply defers nothing.
- *
- * PGlite imports keep their indexes: PGlite has one connection and its target is met without this.
+ * Each dropped index is recorded in `uitgestelde_index` in the transaction that drops it and built
+ * again when the import ends, failed or not; after a crash the next import or start builds it. A
+ * session advisory lock keeps a second process from rebuilding or dropping them meanwhile. PGlite
+ * keeps its indexes (one connection).
  */
 import type pg from 'pg';
 import type { Database } from '../../../db/client.ts';
@@ -24,18 +18,14 @@ import { q } from './upsert-sql.ts';
 const SLOT = '7301202611';
 
 export interface IndexUitstel {
-  /** The indexes dropped, by table. */
   readonly uitgesteld: { tabel: string; naam: string }[];
-  /** Build the deferred indexes (idempotent), update the planner statistics, release the lock. */
   herbouw(): Promise<{ naam: string; seconden: number }[]>;
 }
 
-/** Take the lock for this session, unless another session holds it. */
 async function neemSlot(c: pg.Client): Promise<boolean> {
   return (await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [SLOT])).rows[0].ok;
 }
 
-/** Build every index recorded in uitgestelde_index (the caller holds the lock). */
 async function bouwOpgeslagen(c: pg.Client): Promise<{ naam: string; seconden: number }[]> {
   const { rows } = await c.query<{ naam: string; tabel: string; definitie: string }>('SELECT naam, tabel, definitie FROM uitgestelde_index ORDER BY naam');
   const uit: { naam: string; seconden: number }[] = [];
@@ -77,7 +67,6 @@ export async function stelIndexenUit(db: Pick<Database, 'openRawConnection' | 'p
   let vrijgeven = true;
   try {
     if (!(await neemSlot(c))) return null;
-    // Left behind by an import that died: build them first (the table may hold rows by now).
     await bouwOpgeslagen(c);
     const uitgesteld: { tabel: string; naam: string }[] = [];
     await c.query('BEGIN');

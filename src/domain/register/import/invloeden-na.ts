@@ -1,14 +1,11 @@
 /**
- * adres_invloed from invloed_object: after an `invloeden` import (the parser writes only the
- * objects), on demand (`insight import invloeden-afleiden`, which recomputes everything), and after a
- * BAG import when influence objects exist. Uses the index and thresholds of ../invloeden.ts.
+ * adres_invloed from invloed_object: after an `invloeden` import, on demand (`insight import
+ * invloeden-afleiden`: everything) and after a BAG import when influence objects exist.
  *
- * Only what changed is computed: a type whose objects, thresholds or texts (rekenregelsVan) differ from
- * the fingerprint in invloed_stand is recomputed for every address; for the other types only addresses without a row or whose
- * coordinates differ from the ones the row was computed for (new and moved addresses). Addresses are
- * streamed in pages of 5,000 and written with the generic upsert while the next page is computed (Node
- * computes, the database writes: both cores), so a second run changes nothing. Rows of types that no
- * longer have any object are removed.
+ * Only what changed is computed: a type whose objects or rules (rekenregelsVan) differ from its
+ * fingerprint in invloed_stand for every address; otherwise only new and moved addresses (other
+ * coordinates than the row was computed for). A page is written while the next is computed (Node
+ * computes, the database writes: both cores).
  */
 import { createHash } from 'node:crypto';
 import type { Geometry } from 'geojson';
@@ -24,7 +21,6 @@ export interface InvloedTelling {
   bijgewerkt: number;
   ongewijzigd: number;
   verwijderd: number;
-  /** Addresses with coordinates. */
   adressen: number;
   /** Address × type pairs computed (the rest were up to date). */
   berekend: number;
@@ -53,7 +49,6 @@ export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>, opts: {
   for (const type of types) {
     const alles = opts.alles || stand.get(type) !== vingerafdruk.get(type);
     if (alles) telling.gewijzigdeTypes.push(type);
-    // New or moved addresses only, unless the type's objects changed.
     const sql = alles
       ? `SELECT id, lat, lon FROM adres WHERE id > $1 AND lat IS NOT NULL AND lon IS NOT NULL ORDER BY id LIMIT ${PAGINA}`
       : `SELECT a.id, a.lat, a.lon FROM adres a LEFT JOIN adres_invloed ai ON ai.adres_id = a.id AND ai.type = $2
@@ -93,7 +88,6 @@ export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>, opts: {
   return telling;
 }
 
-/** After-step for BAG imports: only when influence objects exist. */
 export async function invloedenNaBag(db: Database): Promise<Record<string, unknown>> {
   if ((await db.prisma.invloedObject.count()) === 0) return {};
   return { adresInvloed: await leidAdresInvloedenAf(db) };

@@ -1,15 +1,9 @@
 /**
- * The bulk path on PostgreSQL: a batch statement's rows go in with COPY FROM STDIN (text format) into
- * a temporary staging table of the same column types, and from there into the real table with the
- * same idempotent INSERT ... ON CONFLICT as on the JSON path (upsert-sql.ts). PostgreSQL parses
- * COPY text far more cheaply than it unpacks a jsonb parameter: measured on PostgreSQL 15 for
- * 1,000,000 adres rows in 10,000-row transactions, backend CPU 15.8 s instead of 20.9 s for fresh
- * inserts and 8.4 s instead of 11.8 s for a re-import that changes nothing.
- *
- * A staging table lives in the connection's temporary schema, one per table and column set,
- * `ON COMMIT DELETE ROWS` (empty again after every batch); temporary tables write no WAL. COPY needs
- * a plain `pg` connection (`pg-copy-streams`): no Prisma driver adapter offers it. PGlite keeps the
- * JSON path (its target is met with it, and it has no socket to stream into).
+ * The bulk path on PostgreSQL: rows go in with COPY FROM STDIN (text format) into a temporary staging
+ * table (per table and column set, `ON COMMIT DELETE ROWS`, no WAL), then into the real table with the
+ * idempotent upsert of upsert-sql.ts. COPY text is far cheaper for PostgreSQL to parse than a jsonb
+ * parameter (bench/README.md). It needs a plain `pg` connection (`pg-copy-streams`); PGlite keeps the
+ * JSON path.
  */
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -21,7 +15,6 @@ const BIJZONDER = /[\\\t\n\r]/;
 const BIJZONDER_ALLE = /[\\\t\n\r]/g;
 const ESCAPE: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
-/** A text value as a COPY text field. */
 export function kopieVeld(s: string): string {
   return BIJZONDER.test(s) ? s.replace(BIJZONDER_ALLE, (c) => ESCAPE[c]) : s;
 }
@@ -32,7 +25,6 @@ interface StagingPlan {
   typen: KolomType[];
   maak: string;
   kopie: string;
-  /** COPY straight into the real table (rows whose keys it does not hold yet). */
   direct: string;
 }
 
@@ -63,9 +55,8 @@ function stagingPlan(tabel: TabelNaam, masker: number): StagingPlan {
 const zoekSqlCache = new Map<TabelNaam, string>();
 
 /**
- * Which of a list of keys the table holds. The keys go as one JSON parameter (an array of keys, or
- * of key arrays for composite keys: JSON.stringify is far cheaper in Node than array literals) and
- * come back as text in the form normaliseerRij gives them (dates as jjjj-mm-dd).
+ * Which of a list of keys the table holds. The keys go as one JSON parameter (JSON.stringify is far
+ * cheaper in Node than array literals) and come back in normaliseerRij's text form.
  */
 function zoekSql(tabel: TabelNaam): string {
   let sql = zoekSqlCache.get(tabel);
@@ -90,13 +81,8 @@ type Encoder = (items: readonly BatchItem[]) => string;
 const encoders = new WeakMap<object, Encoder>();
 
 /**
- * The rows as COPY text: one line per row, fields separated by tabs, NULL as \N. Values are already
- * normalised (numbers, 'jjjj-mm-dd' dates, string arrays, objects for jsonb).
- *
- * One encoder is generated per column list (the names come from TABELLEN, never from input): it
- * reads each column as a fixed property, so V8 sees one object shape per site instead of a lookup
- * by variable name, and knows each column's type without a switch per value. Measured on 100,000
- * adres rows, text and its conversion to bytes: ~2.5 µs per row instead of ~4 µs for a generic loop.
+ * The rows as COPY text. One encoder is generated per column list (names from TABELLEN, never from
+ * input): fixed property reads give V8 one object shape per site and no type switch per value.
  */
 export function kopieTekst(plan: Pick<StagingPlan, 'kolommen' | 'typen'>, items: readonly BatchItem[]): string {
   let enc = encoders.get(plan);
@@ -137,35 +123,25 @@ function maakEncoder(kolommen: readonly string[], typen: readonly KolomType[]): 
 export interface DirectOpties {
   gedeeld: ReadonlyMap<TabelNaam, ReadonlySet<string>>;
   /**
-   * Tables whose keys are looked up before the COPY (shared by the batches of one import). A table
-   * not in it is copied into without looking: as long as its batches hold only new keys (a first
-   * load), the lookup would find nothing. A batch whose COPY then meets an existing key fails as a
-   * unique violation, is redone through ON CONFLICT, and puts its table here; a lookup that finds
-   * no existing key takes it out again.
+   * Tables whose keys are looked up before the COPY. Not looking pays while batches hold only new keys
+   * (a first load); a COPY that meets an existing key fails, is redone through ON CONFLICT and puts
+   * its table here; a lookup that finds none takes it out again.
    */
   zoeken: Set<TabelNaam>;
 }
 
 /**
- * One plain PostgreSQL connection of the bulk writer, with the staging tables it has made. Used by
- * one batch transaction at a time.
- *
- * Rows whose keys the table does not hold yet are copied straight into the table when the batch is
- * started with DirectOpties: COPY inserts in bulk (heap pages filled at once, one WAL record per
- * page), which costs PostgreSQL about half of the INSERT ... SELECT from staging (1,000,000 adres
- * rows: 8.3 instead of 15.8 s backend CPU). Which keys exist is asked first (one indexed lookup per
- * key) once a batch of the table met existing keys (DirectOpties.zoeken). Keys shared with another batch in flight always take the ON CONFLICT path: that one waits
- * for the other transaction's row instead of failing. Should another writer insert one of the keys
- * between the lookup and the COPY, the COPY fails with a unique violation and the caller redoes
- * the batch without DirectOpties.
+ * One plain connection of the bulk writer (one batch transaction at a time). With DirectOpties, rows
+ * whose keys the table does not hold are copied straight into it (bulk heap inserts: about half the
+ * PostgreSQL CPU of going through staging). Keys shared with a batch in flight take the ON CONFLICT
+ * path, which waits for the other transaction's row instead of failing; a key another writer
+ * inserted after the lookup fails the COPY, and the caller redoes the batch without DirectOpties.
  */
 export class KopieVerbinding {
   readonly #client: pg.Client;
-  /** Staging tables that exist on this connection (committed, or made in the open transaction). */
+  /** Staging tables on this connection, those made in the open transaction (gone on rollback), those filled in it. */
   readonly #staging = new Set<string>();
-  /** ... of which made in the open transaction (gone again if it rolls back). */
   readonly #nieuw = new Set<string>();
-  /** Staging tables filled in the open transaction (to be emptied before they are filled again). */
   readonly #gevuld = new Set<string>();
   /** Set when the connection failed: it is then not used again. */
   fout: Error | null = null;
@@ -178,16 +154,12 @@ export class KopieVerbinding {
     });
   }
 
-  /** A bulk connection on a new plain connection (which it ends in sluit()). */
   static async open(client: pg.Client): Promise<KopieVerbinding> {
     const v = new KopieVerbinding(client);
     try {
-      // The key lookup names up to a batch of keys at once. Without fresh statistics (a table that
-      // is being loaded has none) the planner then prefers a (parallel) scan of the whole table,
-      // which grows with every batch; looked up through the primary key it costs ~1 µs per key.
-      // This connection serves only the bulk writer, whose statements have no better plan than
-      // through the key index (the staging tables are read whole either way). A disabled plan type
-      // only gets a huge cost, which would make every statement look worth JIT compiling: no JIT.
+      // Without statistics (a table being loaded has none) the planner would scan the whole table for
+      // the key lookup, growing with every batch. This connection's statements have no better plan
+      // than the key index. A disabled plan type only gets a huge cost, which would invite JIT: no JIT.
       await client.query('SET enable_seqscan = off; SET max_parallel_workers_per_gather = 0; SET jit = off');
     } catch (e) {
       await v.sluit();
@@ -252,7 +224,6 @@ export class KopieVerbinding {
     return { nieuw, bestaand };
   }
 
-  /** Write one statement's rows: new keys by COPY into the table (when allowed), the rest through staging. */
   readonly uitvoerder: Uitvoerder = async (tabel, masker, voorwaarde, alle) => {
     const plan = stagingPlan(tabel, masker);
     let items = alle;
@@ -274,7 +245,6 @@ export class KopieVerbinding {
       this.#staging.add(plan.naam);
       this.#nieuw.add(plan.naam);
     } else if (this.#gevuld.has(plan.naam)) {
-      // A second statement for the same columns in one batch (a key repeated with other values).
       await this.#client.query(`TRUNCATE ${q(plan.naam)}`);
     }
     this.#gevuld.add(plan.naam);

@@ -1,22 +1,11 @@
 /**
  * Writing rows: `upsertBatch` (one idempotent INSERT ... ON CONFLICT per table and column set, see
- * upsert-sql.ts) and `BatchSchrijver`, the import pipeline's buffer that groups rows into batches,
- * writes each batch in one transaction and, when a batch fails in the database, retries its rows one
- * by one so that every row is either fully written or rejected with the database's reason.
- *
- * Two ways in. On PostgreSQL the pipeline uses COPY into staging tables over plain connections of
- * its own (kopie.ts), the cheapest for the server to parse. On PGlite, and for small writes through
- * Prisma (`upsertBatch`), a batch is one parameter, a JSON array of row arrays in column order,
- * unpacked with `jsonb_array_elements($1::jsonb) AS e` and `(e->>i)::type` per column. Measured in
- * PostgreSQL backend CPU per adres row (fresh inserts, three indexes): JSON objects via
- * json_populate_recordset or json_to_recordset ~19 µs, one `unnest($n::type[])` per column about the
- * same, json (not jsonb) arrays 45 µs, jsonb arrays ~16 µs, COPY into staging ~12 µs; and one string
- * parameter is much cheaper to pass than 26 arrays.
- *
- * On PGlite the pipeline sends its batches through the Prisma driver adapter of the open database
- * (`db.adapterFactory.connect()`) rather than through `prisma.$queryRawUnsafe`: for a 2 MB JSON
- * parameter the client costs 20-45 ms of Node CPU per 5,000-row batch, the adapter 2-4 ms, and Node
- * CPU is what limits a 2-core machine.
+ * upsert-sql.ts) and `BatchSchrijver`, the import pipeline's buffer: batches of rows, one transaction
+ * each, and a failed batch retried row by row so every row is either written or refused with the
+ * database's reason. On PostgreSQL the pipeline writes by COPY over connections of its own
+ * (kopie.ts); on PGlite, and for small writes, a batch is one jsonb parameter (a JSON array of row
+ * arrays), sent through the driver adapter rather than the Prisma client, whose handling of a large
+ * parameter cost ten times the Node CPU (bench/README.md).
  */
 import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
 import type { Database } from '../../../db/client.ts';
@@ -37,35 +26,22 @@ export interface UpsertTelling {
 }
 
 export interface UpsertOpties {
-  /**
-   * Sort rows by key within a statement (default true). Needed only when another transaction may
-   * write some of the same rows at the same time (then both lock them in the same order).
-   */
+  /** Sort rows by key (default true): two transactions writing the same rows then lock them in one order. */
   sorteer?: boolean;
-  /**
-   * Extra SQL condition (after the IS DISTINCT FROM test) on the DO UPDATE; may refer to the table by
-   * its name and to the incoming row as `excluded`. E.g. "a newer registration wins".
-   */
+  /** Extra condition on the DO UPDATE (table by name, incoming row as `excluded`), e.g. "a newer registration wins". */
   voorwaarde?: string;
-  /**
-   * The caller already knows that every key occurs only once among the rows (the batch writer
-   * builds a key map per batch anyway): then there are no repeats to look for.
-   */
+  /** Every key occurs once among the rows (the caller knows): no repeats to look for. */
   sleutelsUniek?: boolean;
 }
 
 export interface UpsertResultaat extends UpsertTelling {
-  /** Rows refused before the database saw them (index into the input, Dutch reason). */
   afgewezen: { index: number; reden: string }[];
 }
 
 /**
- * The statement's parameter: a JSON array of row arrays in column order (no key names to send and
- * parse; nulls as null, text[] as an array literal). Floats go as JSON strings: jsonb stores a JSON
- * number as numeric, so `(e->>i)::float8` on a number costs numeric_in, numeric_out and float8in,
- * on a string only float8in. Measured on PostgreSQL 15: 10,000 rows of five numeric columns 21-27 ms
- * as numbers, 11 ms as strings; in the 1M-row bench floats as strings cut PostgreSQL CPU by ~12%.
- * Integers stay numbers: as strings they cost more Node CPU than they saved in PostgreSQL.
+ * The statement's parameter: a JSON array of row arrays in column order. Floats go as JSON strings
+ * (a jsonb number is numeric, so casting it to float8 costs two extra conversions); integers stay
+ * numbers, which was cheaper overall (bench/README.md).
  */
 function parameter(tabel: TabelNaam, masker: number, items: readonly BatchItem[]): string {
   const defs = kolommenVan(tabel, masker);
@@ -86,12 +62,9 @@ function parameter(tabel: TabelNaam, masker: number, items: readonly BatchItem[]
 }
 
 /**
- * Do two normalised rows of one table (same column mask) carry the same values? Compared value by
- * value rather than by JSON.stringify of both rows: the NLExtract CSV repeats its pand row for every
- * address in that pand, so this runs for about half of all rows, and serialising two objects per
- * call was a measurable share of the import's Node CPU. Arrays and objects (text[], jsonb) fall back
- * to their JSON text; undefined and null are the same to the database (both mean NULL or absent
- * under the same mask).
+ * Do two normalised rows of one table carry the same values? Value by value, not by JSON.stringify:
+ * the NLExtract CSV repeats its pand row per address, so this runs for half of all rows. undefined and
+ * null mean the same to the database.
  */
 export function zelfdeRij(a: NormaalRij, b: NormaalRij): boolean {
   for (const k in a) {
@@ -106,10 +79,9 @@ export function zelfdeRij(a: NormaalRij, b: NormaalRij): boolean {
 }
 
 /**
- * Split the rows of one table into statements: per column set, and per "generation" when a key occurs
- * more than once (PostgreSQL refuses to update one row twice in one INSERT), so later rows win as if
- * written one by one. Identical repeats are dropped (they count as unchanged). Within a statement
- * rows are sorted by key, so concurrent batches lock rows in the same order (no deadlocks).
+ * The statements for one table's rows: per column set, and per "generation" of a repeated key
+ * (PostgreSQL refuses to update one row twice in one INSERT), so later rows win as if written one by
+ * one. Rows sorted by key, so concurrent batches lock in the same order.
  */
 export function planStatements(items: readonly BatchItem[], sorteer = true, sleutelsUniek = false): { masker: number; items: BatchItem[] }[] {
   const perMasker = new Map<number, BatchItem[]>();
@@ -127,7 +99,6 @@ export function planStatements(items: readonly BatchItem[], sorteer = true, sleu
     }
     const generaties: BatchItem[][] = [[]];
     const eerste = new Map<string, BatchItem>();
-    // Only for keys seen more than once: their generation and their latest row.
     let herhaald: Map<string, { gen: number; rij: NormaalRij }> | null = null;
     for (const it of lijst) {
       const e = eerste.get(it.sleutel);
@@ -153,7 +124,6 @@ export function planStatements(items: readonly BatchItem[], sorteer = true, sleu
   return uit;
 }
 
-/** An Uitvoerder (JSON path) on a PrismaClient or interactive-transaction client. */
 export function prismaUitvoerder(client: SqlClient): Uitvoerder {
   return async (tabel, masker, voorwaarde, items) => {
     const res = (await client.$queryRawUnsafe(upsertSql(tabel, masker, voorwaarde), parameter(tabel, masker, items))) as {
@@ -166,7 +136,6 @@ export function prismaUitvoerder(client: SqlClient): Uitvoerder {
 
 const TEKST_ARG = { scalarType: 'string', arity: 'scalar' } as const;
 
-/** An Uitvoerder (JSON path) on a driver-adapter transaction. */
 export function adapterUitvoerder(tx: Pick<Transaction, 'queryRaw'>): Uitvoerder {
   return async (tabel, masker, voorwaarde, items) => {
     const res = await tx.queryRaw({ sql: upsertSql(tabel, masker, voorwaarde), args: [parameter(tabel, masker, items)], argTypes: [TEKST_ARG] });
@@ -176,7 +145,6 @@ export function adapterUitvoerder(tx: Pick<Transaction, 'queryRaw'>): Uitvoerder
   };
 }
 
-/** Write normalised rows of one table (within the caller's transaction). */
 export async function schrijfItems(uitvoer: Uitvoerder, tabel: TabelNaam, items: readonly BatchItem[], opts: UpsertOpties = {}): Promise<UpsertTelling> {
   let ingevoegd = 0;
   let bijgewerkt = 0;
@@ -209,7 +177,6 @@ function isDeadlock(e: unknown): boolean {
   return code === '40P01' || c?.originalCode === '40P01' || c?.code === '40P01' || /deadlock/i.test(e instanceof Error ? e.message : '');
 }
 
-/** Normalise rows for `tabel`; invalid ones are returned separately (index, Dutch reason). */
 export function maakItems(tabel: TabelNaam, rijen: readonly Rij[]): { items: BatchItem[]; afgewezen: { index: number; reden: string }[] } {
   const items: BatchItem[] = [];
   const afgewezen: { index: number; reden: string }[] = [];
@@ -222,13 +189,9 @@ export function maakItems(tabel: TabelNaam, rijen: readonly Rij[]): { items: Bat
 }
 
 /**
- * The generic writer for every register table (adres, pand, woz_waarde, energielabel, woningtype,
- * invloed_object, adres_invloed, verkoop, prijsindex). Rows are keyed by column (@map) name; values
- * may be strings, numbers, Dates (for DATE columns), arrays (text[]) and objects (jsonb). Invalid
- * rows are skipped and returned in `afgewezen`; the valid ones are written in one transaction
- * (or in the caller's, when given a transaction client). `db` may be the Database, its PrismaClient
- * or an interactive-transaction client. Writing the same rows twice reports them
- * as `ongewijzigd` and changes nothing (bijgewerkt_op included).
+ * The generic writer for every register table, rows keyed by column (@map) name. Invalid rows are
+ * returned in `afgewezen`; the rest is written in one transaction (or the caller's). Writing the same
+ * rows twice changes nothing (bijgewerkt_op included) and reports them as `ongewijzigd`.
  */
 export async function upsertBatch(
   dbOfClient: SqlClient | Pick<Database, 'prisma'>,
@@ -246,27 +209,20 @@ export async function upsertBatch(
   return { ...telling, afgewezen };
 }
 
-// ------------------------------------------------------------------------------------------ pipeline
-
 export interface BatchUitkomst {
   perTabel: Map<TabelNaam, UpsertTelling>;
-  /** Rows the database refused (after a per-row retry). */
   geweigerd: { regel: number; reden: string }[];
 }
 
 export interface BatchSchrijverOpties {
-  /** Rows per transaction. */
   batchGrootte: number;
   /** Transactions in flight at once (PostgreSQL: 2 uses both cores; PGlite: 1). */
   parallel: number;
   voorwaarden?: Partial<Record<TabelNaam, string>>;
-  /** Called after each batch is committed. */
   naBatch: (u: BatchUitkomst) => void;
-  /** Extra statement at the start of every batch transaction (e.g. SET LOCAL ...). */
   txStart?: string;
 }
 
-/** One batch transaction, whichever way its rows go in. */
 interface TxKanaal {
   uitvoer: Uitvoerder;
   commit(): Promise<void>;
@@ -275,11 +231,9 @@ interface TxKanaal {
 
 interface InVlucht {
   klaar: Promise<void>;
-  /** The batch's rows by table. */
   perTabel: Map<TabelNaam, TabelDeel>;
 }
 
-/** Index of the first item whose key is >= `sleutel` (items sorted by key). */
 function ondergrens(items: readonly BatchItem[], sleutel: string): number {
   let lo = 0;
   let hi = items.length;
@@ -292,15 +246,12 @@ function ondergrens(items: readonly BatchItem[], sleutel: string): number {
 }
 
 /**
- * One table's rows of a batch, with what the check between batches in flight needs. Most files list
- * their rows in key order (the BAG and NLExtract exports, our generated files), so a batch's keys are
- * usually strictly ascending: then they are unique and sorted, two batches can share keys only where
- * their key ranges overlap, and that overlap is found by walking both in order. Only for keys in no
- * order are key maps built (once, lazily).
+ * One table's rows of a batch. Most files list rows in key order, so a batch's keys are usually
+ * ascending: then they are unique, and the keys two batches share are found by walking both key
+ * ranges in order. Only keys in no order get a key map (lazily).
  */
 export class TabelDeel {
   readonly items: BatchItem[] = [];
-  /** Every key greater than the one before it. */
   stijgend = true;
   min = '';
   max = '';
@@ -320,7 +271,6 @@ export class TabelDeel {
     this.items.push(it);
   }
 
-  /** Key -> the last row with that key. */
   kaart(): Map<string, BatchItem> {
     if (!this.#kaart) {
       this.#kaart = new Map();
@@ -335,11 +285,7 @@ export class TabelDeel {
     return this.#kaart !== null && this.#kaart.size === this.items.length;
   }
 
-  /**
-   * Which keys this batch shares with `ander` (same table): `gedeeld` when any (each is added to
-   * `sleutels` when given), `botst` when a shared key has another column set or other values here
-   * than there.
-   */
+  /** Keys shared with `ander` (added to `sleutels`); `botst` when one of them has other values there. */
   vergelijk(ander: TabelDeel, sleutels?: Set<string>): { gedeeld: boolean; botst: boolean } {
     let gedeeld = false;
     let botst = false;
@@ -392,7 +338,6 @@ export class BatchSchrijver {
   readonly #db: Database;
   readonly #opts: BatchSchrijverOpties;
   #adapter: Promise<SqlDriverAdapter> | null = null;
-  /** PostgreSQL: the COPY connections, and those not in use by a batch. */
   #verbindingen: KopieVerbinding[] = [];
   #vrij: KopieVerbinding[] = [];
   #buffer: BatchItem[] = [];
@@ -412,14 +357,12 @@ export class BatchSchrijver {
     return this.#buffer.length >= this.#opts.batchGrootte ? this.#spoel() : undefined;
   }
 
-  /** Drop what is buffered (the run failed) and wait for the batches in flight. */
   async afbreken(): Promise<void> {
     this.#buffer = [];
     await Promise.all(this.#inVlucht.map((v) => v.klaar));
     await this.#losKoppelen();
   }
 
-  /** Write what is buffered and wait for every batch in flight. */
   async sluit(): Promise<void> {
     try {
       if (this.#buffer.length) await this.#spoel();
@@ -440,10 +383,7 @@ export class BatchSchrijver {
     await Promise.all(v.map((x) => x.sluit()));
   }
 
-  /**
-   * Start one batch transaction: on PostgreSQL on a free COPY connection (a new one when none is
-   * free: at most `parallel` exist, one per batch in flight), on PGlite through the driver adapter.
-   */
+  /** One batch transaction: on PostgreSQL on a free COPY connection (at most `parallel`), on PGlite through the adapter. */
   async #beginTx(direct: DirectOpties | null): Promise<TxKanaal> {
     const txStart = this.#opts.txStart;
     const open = this.#db.openRawConnection;
@@ -521,9 +461,8 @@ export class BatchSchrijver {
       d.voegToe(b);
     }
     // Wait for any batch in flight that writes one of these keys with other values (identical rows
-    // may be written concurrently: the outcome does not depend on the order), then for a free slot.
-    // Only this method starts batches, so the set in flight can only shrink while we wait. Tables
-    // that share rows with a batch in flight are written in key order (both lock them in that order).
+    // may go concurrently: the order does not matter), then for a free slot. Tables sharing rows
+    // with a batch in flight are written in key order (both lock them in that order).
     const gedeeld = new Set<TabelNaam>();
     const gedeeldeSleutels = new Map<TabelNaam, Set<string>>();
     const botsend = this.#inVlucht.filter((v) => {
@@ -540,7 +479,6 @@ export class BatchSchrijver {
       return botst;
     });
     if (botsend.length) await Promise.all(botsend.map((v) => v.klaar));
-    // Tables whose keys are known to be unique within the batch need no search for repeats.
     const uniek = new Set<TabelNaam>();
     for (const [tabel, d] of perTabel) if (d.uniek) uniek.add(tabel);
     while (this.#inVlucht.length >= this.#opts.parallel) await Promise.race(this.#inVlucht.map((v) => v.klaar));
@@ -591,13 +529,10 @@ export class BatchSchrijver {
       try {
         return { perTabel: await this.#schrijfTx(batch, sorteer, uniek, direct), geweigerd: [] };
       } catch (e) {
-        // Two batches in flight that lock the same (identical) rows in another order can deadlock;
-        // PostgreSQL then aborts one of them. A key copied straight into its table that another
-        // writer inserted meanwhile fails as a unique violation. Once more, in key order and all
-        // through ON CONFLICT.
+        // A deadlock between batches locking identical rows, or a COPY meeting a key another writer
+        // inserted meanwhile: once more, in key order and all through ON CONFLICT.
         if (!isDeadlock(e) && !isUniekSchending(e)) throw e;
         if (isUniekSchending(e)) {
-          // From now on look the keys up first: in the table named by the error, else in all of them.
           const tabel = (e as { table?: string }).table;
           for (const it of batch) if (!tabel || it.tabel === tabel) this.#zoeken.add(it.tabel);
         }

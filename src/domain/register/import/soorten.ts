@@ -22,12 +22,10 @@ const SOORTEN: ReadonlyMap<string, ImportSoort> = new Map(
   [bagXml, bagCsv, bagGpkg, woningtypeAfleiden, invloedenAfleiden, energielabelsSoort, prijsindexSoort, wozSoort, verkopenSoort, invloedenSoort].map((s) => [s.naam, s]),
 );
 
-/** Every kind with its description (for --help). */
 export function soortenOverzicht(): { naam: string; omschrijving: string }[] {
   return [...SOORTEN.values()].map((s) => ({ naam: s.naam, omschrijving: s.omschrijving }));
 }
 
-/** All kinds, by name. */
 export function laadSoorten(): Promise<ReadonlyMap<string, ImportSoort>> {
   return Promise.resolve(SOORTEN);
 }

@@ -248,12 +248,8 @@ function zetWaarde(c: KolomDef, v: unknown): unknown {
 }
 
 /**
- * Check and convert one row, in place (the importers hand over fresh objects). Columns absent from
- * `rij` (or undefined) stay absent: the writer then leaves them as they are on update, NULL on
- * insert; every NOT NULL column must be present. Values are converted to what the database gets
- * (Dates -> 'jjjj-mm-dd', numeric strings -> numbers). An unknown column throws
- * `OnbekendeKolomFout` (a bug in the importer, not a data error). Also returns a bit mask of the
- * columns present (rows with the same mask share one statement) and the primary key as one string.
+ * Check and convert one row, in place. Absent columns stay absent (left as they are on update). Also
+ * returns the mask of the columns present (rows with one mask share a statement) and the key.
  */
 export function normaliseerRij(tabel: TabelNaam, rij: Rij): Normalisatie {
   const def = TABELLEN[tabel];
@@ -303,7 +299,6 @@ export function normaliseerRij(tabel: TabelNaam, rij: Rij): Normalisatie {
 
 const kolommenCache = new Map<string, readonly KolomDef[]>();
 
-/** The columns of a mask, in table order. */
 export function kolommenVan(tabel: TabelNaam, masker: number): readonly KolomDef[] {
   const sleutel = `${tabel}|${masker}`;
   let k = kolommenCache.get(sleutel);

@@ -1,26 +1,16 @@
 /**
- * The one idempotent upsert statement of the importers, for both ways rows reach PostgreSQL: a jsonb
- * parameter (PGlite, and small writes through Prisma) or a staging table filled by COPY (the bulk
- * path on PostgreSQL, kopie.ts). Rows that did not change are not touched:
- *
- *   INSERT ... ON CONFLICT (pk) DO UPDATE SET c = EXCLUDED.c, ..., bijgewerkt_op = now()
- *   WHERE (t.c, ...) IS DISTINCT FROM (EXCLUDED.c, ...)
- *   RETURNING (xmax = 0) AS ingevoegd          -- xmax = 0: the row was inserted, not updated
- *
- * Columns a row does not carry are left out of the statement, so a source that lacks a column (the
+ * The one idempotent upsert of the importers (from a jsonb parameter or a COPY-filled staging table):
+ * `ON CONFLICT DO UPDATE ... WHERE (t.c, ...) IS DISTINCT FROM (EXCLUDED.c, ...)`, so unchanged rows
+ * are not touched. Columns a row does not carry are left out, so a source that lacks one (the
  * NLExtract CSV has no pand geometry) does not wipe what another source wrote there.
  */
 import { type KolomType, type NormaalRij, type TabelNaam, TABELLEN, kolommenVan } from './tabellen.ts';
 
-/** A normalised row ready for the database. */
 export interface BatchItem {
   tabel: TabelNaam;
   rij: NormaalRij;
-  /** Bit mask of the columns present (see normaliseerRij). */
   masker: number;
-  /** Primary key as one string. */
   sleutel: string;
-  /** Source line (for the report when the database refuses the row). */
   regel: number;
 }
 
@@ -36,16 +26,13 @@ export const q = (naam: string) => `"${naam.replace(/"/g, '""')}"`;
 
 const sqlCache = new Map<string, string>();
 
-/** The PostgreSQL type of each column type. */
 export const PG_TYPE: Record<KolomType, string> = { text: 'text', int: 'int4', float: 'float8', date: 'date', json: 'jsonb', 'text[]': 'text[]' };
 
-/** Element i of a row array, as the column's type. */
 function cast(type: KolomType, i: number): string {
   if (type === 'json') return `nullif(e->${i}, 'null'::jsonb)`;
   return type === 'text' ? `(e->>${i})` : `(e->>${i})::${PG_TYPE[type]}`;
 }
 
-/** A text[] value as a PostgreSQL array literal ({"a","b"}). */
 export function arrayLiteral(a: readonly string[]): string {
   let s = '{';
   for (let i = 0; i < a.length; i++) {

@@ -1,8 +1,6 @@
 /**
- * Progress of an import. On a terminal: a cli-progress bar with rows/s and an ETA computed from the
- * bytes read. Otherwise (a pipe, a log file, CI): one plain line every few seconds. The runner calls
- * `start` and `stop`; the bar pulls the current state from a getter, so the parser never waits for
- * output. With --json the CLI sends all of this to stderr, leaving stdout for the final JSON.
+ * Progress of an import: a bar with rows/s and an ETA on a terminal, a plain line every few seconds
+ * elsewhere. The bar pulls the state from a getter, so the parser never waits for output.
  */
 import cliProgress from 'cli-progress';
 
@@ -10,13 +8,11 @@ export interface VoortgangStand {
   fase: string;
   gelezenBytes: number;
   totaalBytes: number;
-  /** Source records read. */
   rijen: number;
 }
 
 export interface Voortgang {
   start(stand: () => VoortgangStand): void;
-  /** Stop; `gelukt` false when the run failed. */
   stop(gelukt?: boolean): void;
 }
 
@@ -36,15 +32,12 @@ function duur(s: number): string {
 }
 
 export interface VoortgangOpties {
-  /** Where to write (stdout, or stderr with --json). */
   stroom: NodeJS.WriteStream;
   /** Seconds between plain lines (not on a terminal). */
   interval?: number;
-  /** Label in front of the line, e.g. "bag-csv". */
   label: string;
 }
 
-/** A bar on a TTY, plain lines elsewhere. */
 export function maakVoortgang(opts: VoortgangOpties): Voortgang {
   return opts.stroom.isTTY ? balkVoortgang(opts) : regelVoortgang(opts);
 }

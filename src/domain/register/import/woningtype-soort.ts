@@ -7,10 +7,7 @@ import { leidWoningtypenAf, legeStatistiek, woningtypeRijen } from '../woningtyp
 import { invloedenNaBag } from './invloeden-na.ts';
 import type { ImportRecord, ImportSoort } from './types.ts';
 
-/**
- * After bag-xml / bag-gpkg: derive and write house types (reported under `woningtype`), then the
- * influence rows of the addresses when influence objects exist (under `adresInvloed`).
- */
+/** After bag-xml / bag-gpkg: house types, then the influence rows when influence objects exist. */
 export async function woningtypeNa(db: Database): Promise<Record<string, unknown>> {
   return { woningtype: await leidWoningtypenAf(db), ...(await invloedenNaBag(db)) };
 }

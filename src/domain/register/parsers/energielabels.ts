@@ -1,32 +1,12 @@
 /**
- * EP-Online open-data energy labels (RVO), the CSV "totaalbestand" (v2), streamed row by row.
+ * EP-Online open-data energy labels (RVO), the CSV "totaalbestand" (v2), streamed row by row; the
+ * columns read are in docs/import-formaten.md.
  *
- * Format assumed (EP-Online v2 CSV, see docs/import-formaten.md):
- *  - ';'-separated (',' is detected too), UTF-8, optional BOM, no quoting needed;
- *  - optionally a few metadata lines before the header (newer downloads start with e.g.
- *    `PublicatieDatum;01-09-2026` and `LaatstVerwerkteMutatievolgnummer;123`); the header is the
- *    first line (within the first 10) that has a `Pand_postcode` column;
- *  - dates `yyyymmdd` (yyyy-mm-dd is accepted too), decimals with ',' or '.';
- *  - columns used (case-insensitive): Pand_postcode, Pand_huisnummer, Pand_registratiedatum,
- *    Pand_energieklasse (required); Pand_huisletter + Pand_huisnummertoevoeging (newer files) or
- *    Pand_huisnummer_toev (older files, letter and addition combined); Meting_geldig_tot,
- *    Pand_opnametype, Pand_energieindex (newer) or Pand_energieprestatieindex (older),
- *    Pand_bagverblijfsobjectid (optional). Other columns (Pand_opnamedatum, Pand_gebouwklasse,
- *    Pand_energielabel_is_prive, EP2 figures, ...) are read past and not stored. Labels of
- *    utility buildings (Pand_gebouwklasse U) are kept: the address may be non-residential.
- *
- * One row per registration. An address can have several; the newest valid one must win. Rows of
- * one address can be far apart in a big file, so the choice is made in the upsert itself, with
- * `ENERGIELABEL_UPSERT_VOORWAARDE` (SQL) — and, for two rows of one address in the same INSERT
- * batch (PostgreSQL refuses to update a row twice in one statement), with `energielabelWint` /
- * `behoudNieuwsteEnergielabels` (the same order in JS). The order is a strict total order on the
- * stored columns, so the end result does not depend on the order of the rows in the file:
- *   1. later registratiedatum wins;
- *   2. then later geldig_tot (missing = oldest);
- *   3. then lower energie_index (missing loses);
- *   4. then the label text that sorts last bytewise ('G' > 'C' > 'A+' > 'A'): on a full tie the
- *      more conservative label is kept;
- *   5. then opnametype, then bron (bytewise, last wins).
+ * One row per registration; an address can have several, far apart in a big file, and the newest
+ * must win. So the choice is made in the upsert itself (`ENERGIELABEL_UPSERT_VOORWAARDE`) and, for
+ * two rows of one address in one batch, by the same order in JS (`energielabelWint`). The order is
+ * total on the stored columns (docs/import-formaten.md), so the result does not depend on the order
+ * of the rows in the file.
  */
 import {
   type AdresSleutel,
@@ -61,16 +41,10 @@ const VERPLICHT = ['pand_postcode', 'pand_huisnummer', 'pand_registratiedatum', 
 
 const KLASSE = /^(A\+{0,5}|[B-G])$/;
 
-/**
- * SQL condition for `INSERT INTO energielabel (...) VALUES ... ON CONFLICT (adres_id) DO UPDATE SET
- * label = excluded.label, registratiedatum = excluded.registratiedatum, geldig_tot = excluded.geldig_tot,
- * opnametype = excluded.opnametype, energie_index = excluded.energie_index, bron = excluded.bron
- * WHERE <this>`: true only when the incoming row comes later in the order described above.
- */
+/** The DO UPDATE condition of the energielabel upsert: the incoming row comes later in the order. */
 export const ENERGIELABEL_UPSERT_VOORWAARDE = `(COALESCE(excluded.registratiedatum, DATE '0001-01-01'), COALESCE(excluded.geldig_tot, DATE '0001-01-01'), -COALESCE(excluded.energie_index, 'Infinity'::float8), COALESCE(excluded.label, '') COLLATE "C", COALESCE(excluded.opnametype, '') COLLATE "C", excluded.bron COLLATE "C")
  > (COALESCE(energielabel.registratiedatum, DATE '0001-01-01'), COALESCE(energielabel.geldig_tot, DATE '0001-01-01'), -COALESCE(energielabel.energie_index, 'Infinity'::float8), COALESCE(energielabel.label, '') COLLATE "C", COALESCE(energielabel.opnametype, '') COLLATE "C", energielabel.bron COLLATE "C")`;
 
-/** The full upsert statement with `$VALUES` standing for the multi-row VALUES list (6 columns). */
 export const ENERGIELABEL_UPSERT_SQL = `INSERT INTO energielabel (adres_id, label, registratiedatum, geldig_tot, opnametype, energie_index, bron)
 VALUES $VALUES
 ON CONFLICT (adres_id) DO UPDATE SET label = excluded.label, registratiedatum = excluded.registratiedatum,
@@ -91,7 +65,6 @@ export function energielabelVolgorde(a: EnergielabelRij, b: EnergielabelRij): nu
   return cmpTekst(a.label ?? '', b.label ?? '') || cmpTekst(a.opnametype ?? '', b.opnametype ?? '') || cmpTekst(a.bron, b.bron);
 }
 
-/** True when registration `a` replaces `b`. */
 export function energielabelWint(a: EnergielabelRij, b: EnergielabelRij): boolean {
   return energielabelVolgorde(a, b) > 0;
 }
@@ -108,7 +81,6 @@ export function behoudNieuwsteEnergielabels<T extends { rij: EnergielabelRij }>(
   return [...beste.values()];
 }
 
-/** '01-09-2026' or '20260901' -> '2026-09-01' (for the bron text), else null. */
 function publicatieDatum(v: string | null): string | null {
   if (!v) return null;
   let m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(v);
@@ -227,7 +199,6 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
   if (!kolommen) throw new Error(`Geen kopregel gevonden: dit is geen ${VERWACHT}.`);
 }
 
-/** `insight import energielabels`: this parser as an import kind (registered in import/soorten.ts). */
 export const energielabelsSoort = bestandSoort({
   naam: 'energielabels', omschrijving: 'EP-Online energielabels (open-data CSV)', verwacht: 'een EP-Online-energielabelbestand (CSV, los of gezipt)', tabellen: ['energielabel'], parse: (input) => parseEnergielabels(input),
   voorwaarden: { energielabel: ENERGIELABEL_UPSERT_VOORWAARDE },

@@ -1,11 +1,7 @@
 /**
- * Shared pieces of the register-data parsers: the result type every parser yields, a streaming CSV
- * reader on top of csv-parse (delimiter detection, line numbers, malformed records reported instead
- * of thrown), value normalisers (postcode, huisnummer, dates, numbers) and the address resolver
- * that maps postcode + huisnummer + huisletter + toevoeging to adres.id.
- *
- * Rows (`rij`) are keyed by the database column names (the @map names in prisma/schema.prisma).
- * Dates are JS Dates at 00:00 UTC (the DATE columns hold no time or zone).
+ * Shared pieces of the register-data parsers: the records they yield (rows keyed by the database
+ * column names; dates as JS Dates at 00:00 UTC), a streaming CSV reader, value normalisers and the
+ * address resolver.
  */
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
@@ -13,13 +9,9 @@ import type { Geometry } from 'geojson';
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
 import { datumKolom, datumUtc, geldigePostcode, schoneToevoeging, toevoegingSleutel } from '../../begrippen.ts';
 
-// ------------------------------------------------------------------------------------------ results
-
 export interface ParseOk<T extends string, R> {
   ok: true;
-  /** Target table, its @@map name. */
   tabel: T;
-  /** The row by database column names. */
   rij: R;
   /** Source line, so a row refused later (unknown address) is reported by its line, not its record number. */
   regel?: number;
@@ -29,7 +21,6 @@ export interface ParseFout {
   ok: false;
   /** 1-based line number in the file (for GeoJSON: the line where the feature starts). */
   regel: number;
-  /** Dutch, for the import report. */
   reden: string;
 }
 
@@ -52,7 +43,6 @@ export interface AdresSleutel {
   verblijfsobjectId: string | null;
 }
 
-/** Rows of the register tables, by column (@map) name. */
 export interface EnergielabelRij {
   /** Filled by the framework from `adres` (null as yielded by the parser). */
   adres_id: string | null;
@@ -106,12 +96,9 @@ export interface InvloedObjectRij {
   bron: string;
 }
 
-/** Success variant for rows that still need their address resolved. */
 export interface ParseOkMetAdres<T extends string, R> extends ParseOk<T, R> {
   adres: AdresSleutel;
 }
-
-// ------------------------------------------------------------------------------------------ CSV
 
 export type CsvScheiding = ';' | ',' | 'auto';
 
@@ -119,7 +106,6 @@ export type CsvItem = { soort: 'rij'; velden: string[]; regel: number } | { soor
 
 const KOP_MAX_BYTES = 64 * 1024;
 
-/** Throws a Dutch error when the first bytes are clearly not a text/CSV file. */
 export function controleerTekstbestand(kop: Buffer, verwacht: string): void {
   if (kop.length >= 4 && kop[0] === 0x50 && kop[1] === 0x4b && kop[2] === 0x03 && kop[3] === 0x04) {
     throw new Error(`Dit is een zip-bestand, geen ${verwacht}. Pak het archief eerst uit en importeer het bestand dat erin zit.`);
@@ -147,13 +133,9 @@ export function detecteerScheiding(eersteRegel: string): ';' | ',' {
 }
 
 /**
- * Stream the records of a CSV file with their (1-based) line numbers. The first chunk(s), up to the
- * first newline, are peeked to refuse binary files and to detect the delimiter; then the whole input
- * is piped through csv-parse, so memory stays constant whatever the file size. Records that
- * csv-parse cannot read (an unclosed quote) come out as `fout` items instead of ending the stream.
- *
- * The line number of a record is the line on which it ends (equal to its only line for the usual
- * one-line records).
+ * The records of a CSV file with the line each ends on. The first line is peeked to refuse binary
+ * files and detect the delimiter; records csv-parse cannot read come out as `fout` items instead of
+ * ending the stream.
  */
 export async function* leesCsv(input: NodeJS.ReadableStream, opts: { scheiding: CsvScheiding; verwacht: string }): AsyncGenerator<CsvItem> {
   const it = input[Symbol.asyncIterator]();
@@ -161,7 +143,6 @@ export async function* leesCsv(input: NodeJS.ReadableStream, opts: { scheiding: 
   try {
     yield* leesCsvVan(it, opts, (r) => (bron = r));
   } finally {
-    // Stopped early (wrong header, consumer broke off) or done: release the input either way.
     (bron as Readable | null)?.destroy();
     await it.return?.();
   }
@@ -239,7 +220,6 @@ async function* leesCsvVan(
   while (fouten.length) yield fouten.shift()!;
 }
 
-/** Map of lower-cased, trimmed header names to column index. */
 export function kolomIndex(kop: readonly string[]): Map<string, number> {
   const m = new Map<string, number>();
   kop.forEach((naam, i) => {
@@ -249,7 +229,6 @@ export function kolomIndex(kop: readonly string[]): Map<string, number> {
   return m;
 }
 
-/** A trimmed field or null when empty/absent. */
 export function veld(velden: readonly string[], i: number | undefined): string | null {
   if (i === undefined) return null;
   const v = velden[i];
@@ -258,16 +237,12 @@ export function veld(velden: readonly string[], i: number | undefined): string |
   return t === '' ? null : t;
 }
 
-// ------------------------------------------------------------------------------------------ values
-
-/** Whole number 1..99999 or null. */
 export function leesHuisnummer(v: string | null): number | null {
   if (!v || !/^\d{1,5}$/.test(v)) return null;
   const n = Number.parseInt(v, 10);
   return n >= 1 ? n : null;
 }
 
-/** The vocabulary's normalisers and date helpers, for the parsers that import them from here. */
 export { datumKolom, datumUtc, geldigePostcode, schoneToevoeging, toevoegingSleutel };
 
 /** 'yyyymmdd' (EP-Online) -> Date, also accepting 'yyyy-mm-dd'. */
@@ -278,7 +253,6 @@ export function leesDatumCompact(v: string | null): Date | null {
   return m ? datumUtc(+m[1], +m[2], +m[3]) : null;
 }
 
-/** 'yyyy-mm-dd' (Y-m-d) -> Date. */
 export function leesDatumIso(v: string | null): Date | null {
   if (!v) return null;
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
@@ -301,8 +275,6 @@ export function leesGeheelGetal(v: string | null): number | null {
   return Number.isSafeInteger(n) && n <= 2_147_483_647 ? n : null;
 }
 
-
-// ------------------------------------------------------------------------------------------ address resolution
 
 type AdresClient = Pick<PrismaClient, '$queryRawUnsafe'>;
 
@@ -350,10 +322,7 @@ export function kiesAdres(sleutel: AdresSleutel, kandidaten: readonly Kandidaat[
   return { adresId: null, reden: meerduidig ? 'meerduidig' : 'onbekend' };
 }
 
-/**
- * Batch resolver: one query for all keys (postcode + huisnummer pairs), results in input order.
- * Works on a PrismaClient or a transaction client. Use batches of up to a few thousand keys.
- */
+/** Batch resolver: results in input order, one statement per 1,000 postcode + huisnummer pairs. */
 export async function resolveAdresIds(prisma: AdresClient, sleutels: readonly AdresSleutel[]): Promise<AdresResolutie[]> {
   const paren = new Map<string, { postcode: string; huisnummer: number }>();
   for (const s of sleutels) paren.set(`${s.postcode}|${s.huisnummer}`, { postcode: s.postcode, huisnummer: s.huisnummer });
@@ -381,12 +350,7 @@ export async function resolveAdresIds(prisma: AdresClient, sleutels: readonly Ad
   return sleutels.map((s) => kiesAdres(s, perPaar.get(`${s.postcode}|${s.huisnummer}`) ?? []));
 }
 
-/**
- * adres.id for one address, or null when unknown or ambiguous (see `kiesAdres` for the rules).
- * `huisletter` and `toevoeging` are taken as the separate BAG fields; when they do not match exactly
- * the concatenation is tried, so toevoeging 'A' still finds 12A when that is the only candidate.
- * For many rows use `resolveAdresIds` (one query per batch).
- */
+/** adres.id for one address (separate BAG fields), or null when unknown or ambiguous (`kiesAdres`). */
 export async function resolveAdresId(
   prisma: AdresClient,
   postcode: string,

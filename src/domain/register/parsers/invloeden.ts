@@ -28,9 +28,7 @@ export type { InvloedObjectRij } from './gedeeld.ts';
 export type InvloedResultaat = ParseOk<'invloed_object', InvloedObjectRij> | ParseFout;
 
 export interface InvloedOpties {
-  /** bron column; default properties.bron, else 'GeoJSON-import'. */
   bron?: string;
-  /** Largest accepted single feature, in characters (default 256 MiB). */
   maxFeatureTekens?: number;
 }
 
@@ -45,8 +43,6 @@ const TOEGESTAAN: Record<string, readonly string[]> = {
   hoogspanning: ['LineString', 'MultiLineString'],
 };
 const OVERIG_TOEGESTAAN = ['Polygon', 'MultiPolygon', 'LineString', 'MultiLineString', 'Point', 'MultiPoint'];
-
-// ------------------------------------------------------------------------------------------ streaming scanner
 
 interface RuweFeature {
   tekst: string;
@@ -242,8 +238,6 @@ class FeatureScanner {
   }
 }
 
-// ------------------------------------------------------------------------------------------ validation
-
 function isRd(crs: unknown): boolean {
   const naam = (crs as { properties?: { name?: unknown } } | null)?.properties?.name;
   return typeof naam === 'string' && /(EPSG:+28992|EPSG::28992)\b/i.test(naam.replace('urn:ogc:def:crs:', ''));
@@ -316,7 +310,6 @@ function veiligeId(v: string): string {
   return v.replace(/[^0-9A-Za-z._:-]+/g, '_').slice(0, 120);
 }
 
-/** Validate one parsed feature into an invloed_object row (throws a Dutch reason). */
 export function featureNaarRij(f: unknown, opts: { bron?: string; omzetter?: Omzetter } = {}): InvloedObjectRij {
   if (!f || typeof f !== 'object' || (f as { type?: unknown }).type !== 'Feature') throw new Error('element is geen GeoJSON Feature');
   const feat = f as { id?: unknown; properties?: Record<string, unknown> | null; geometry?: { type?: unknown; coordinates?: unknown } | null };
@@ -343,8 +336,6 @@ export function featureNaarRij(f: unknown, opts: { bron?: string; omzetter?: Omz
   const bron = opts.bron ?? (typeof props.bron === 'string' && props.bron.trim() ? props.bron.trim() : 'GeoJSON-import');
   return { id, type, naam, geometrie, bron };
 }
-
-// ------------------------------------------------------------------------------------------ parser
 
 export async function* parseInvloeden(input: NodeJS.ReadableStream, opts: InvloedOpties = {}): AsyncGenerator<InvloedResultaat> {
   const scanner = new FeatureScanner(opts.maxFeatureTekens ?? 256 * 1024 * 1024);
@@ -387,7 +378,6 @@ export async function* parseInvloeden(input: NodeJS.ReadableStream, opts: Invloe
   scanner.einde();
 }
 
-/** `insight import invloeden`: this parser as an import kind (registered in import/soorten.ts). */
 export const invloedenSoort = bestandSoort({
   naam: 'invloeden', omschrijving: 'omgevingsinvloeden (Natura 2000, hoogspanning, ...)', verwacht: 'een bestand met invloedobjecten', tabellen: ['invloed_object', 'adres_invloed'], parse: (input) => parseInvloeden(input),
   // The parser writes the objects; the rows per address are derived from them afterwards.

@@ -1,18 +1,8 @@
 /**
- * CBS StatLine CSV of the price index of existing owner-occupied homes (PBK), streamed.
- *
- * The StatLine "UntypedDataSet"/"TypedDataSet" CSV download: UTF-8 with BOM, ';'-separated, every
- * field double-quoted, values left-padded with spaces, header `"ID";"Perioden";"<measure>_1";...`
- * (regional tables add `"RegioS"`). Supported tables:
- *  - 83906NED  Bestaande koopwoningen; verkoopprijzen, prijsindex 2015=100 (measure
- *              PrijsindexBestaandeKoopwoningen_1), national;
- *  - 85773NED  the successor, 2020=100 (measure PrijsindexVerkoopprijzen_1), national;
- *  - 85792NED  regional (RegioS column, measure PrijsindexVerkoopprijzen_1).
- * The table is recognised from the columns (or given with `opts.tabel`, e.g. from the file name
- * with `tabelUitBestandsnaam`). Periods: only monthly rows `jjjjMMmm` are kept (-> periode = the
- * first of the month); yearly `jjjjJJ00` and quarterly `jjjjKWkk` rows are skipped silently.
- * Regions: national tables -> 'NL'; regional codes are trimmed ('PV20  ' -> 'PV20'), NL01 -> 'NL'.
- * A missing value ('.', '', 'x') is reported as a refused row.
+ * CBS StatLine CSV of the price index of existing owner-occupied homes (83906NED, its successor
+ * 85773NED, the regional 85792NED), streamed; the table is recognised from the columns. Only monthly
+ * rows are kept (yearly and quarterly rows are skipped silently); a missing value ('.', '', 'x') is a
+ * refused row. docs/import-formaten.md has the details.
  */
 import { type ParseFout, type ParseOk, type PrijsindexRij, datumUtc, kolomIndex, leesCsv, leesGetal, veld } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
@@ -24,7 +14,6 @@ export type PrijsindexResultaat = ParseOk<'prijsindex', PrijsindexRij> | ParseFo
 export interface PrijsindexOpties {
   /** CBS table id, e.g. '83906NED'; default: recognised from the header. */
   tabel?: string;
-  /** bron column; default 'CBS StatLine <tabel>'. */
   bron?: string;
 }
 
@@ -106,7 +95,6 @@ export async function* parsePrijsindex(input: NodeJS.ReadableStream, opts: Prijs
   if (!kop) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
 
-/** `insight import prijsindex`: this parser as an import kind (registered in import/soorten.ts). */
 export const prijsindexSoort = bestandSoort({
   naam: 'prijsindex', omschrijving: 'CBS prijsindex bestaande koopwoningen (StatLine CSV)', verwacht: 'een CBS StatLine-CSV van de prijsindex bestaande koopwoningen', tabellen: ['prijsindex'], parse: (input) => parsePrijsindex(input),
 });

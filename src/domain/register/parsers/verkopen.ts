@@ -1,26 +1,9 @@
 /**
- * Sales (transactions) in our own documented CSV format (docs/import-formaten.md), streamed:
- *
- *   postcode;huisnummer;toevoeging;transactiedatum;koopsom[;oppervlakte;perceel;bouwjaar;woningtype;energielabel;lat;lon]
- *
- * ';' or ',' (detected from the header), header row required, column order free, names
- * case-insensitive; the optional columns may be left out of the header or left empty per row.
- * `toevoeging` holds huisletter and/or toevoeging combined ('A', '2', 'A-2'). transactiedatum is
- * Y-m-d, koopsom whole euros, oppervlakte/perceel whole m2, lat/lon WGS84 decimal degrees with a
- * '.' (with ',' as delimiter a decimal comma would split the field).
- *
- * The row id is derived from postcode, huisnummer, toevoeging, transactiedatum and koopsom, so
- * importing the same file twice updates instead of duplicating. adres_id stays null in `rij`; the
- * framework may fill it from `adres` (a sale whose address is unknown is still a usable comparable
- * when it has lat/lon).
- *
- * The same file is what `insight backtest` reads (parseVerkopenVoorBacktest: same header, same row
- * checks), with two optional extra columns `id` (sale id) and `object_id` (dwelling id shared by
- * repeat sales; default postcode + huisnummer + toevoeging) and the optional attribute columns of
- * KENMERKEN (`kwaliteit`, `staat`, ...; the import ignores them). There postcode and huisnummer may be
- * empty, lat/lon are required and may lie outside the Netherlands (foreign test data), numbers
- * may have decimals (koopsom and bouwjaar are rounded) and an area of 0 means unknown. `datum` and `prijs` are read as the old names of
- * transactiedatum and koopsom.
+ * Sales in our own CSV format (docs/import-formaten.md has the columns and rules), streamed. The row
+ * id is derived from postcode, huisnummer, toevoeging, transactiedatum and koopsom, so a second import
+ * of the same file updates instead of duplicating. adres_id may stay null: a sale whose address is
+ * unknown is still a usable comparable when it has lat/lon. `insight backtest` reads the same file
+ * (parseVerkopenVoorBacktest), with its own optional columns and laxer rules for foreign test data.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -49,7 +32,6 @@ export type { VerkoopRij } from './gedeeld.ts';
 export type VerkoopResultaat = ParseOkMetAdres<'verkoop', VerkoopRij> | ParseFout;
 
 export interface VerkoopOpties {
-  /** bron column; default 'verkopen-import'. */
   bron?: string;
 }
 
@@ -77,7 +59,7 @@ export function verkoopId(postcode: string, huisnummer: number, toevoeging: stri
   return `vk-${h.slice(0, 24)}`;
 }
 
-/** Old column names (the former backtest format) and the names they stand for. */
+/** Old column names (the former backtest format). */
 const ALIAS: Record<string, string> = { datum: 'transactiedatum', prijs: 'koopsom' };
 
 /** One validated sale row as both entry points read it; `postcode`/`huisnummer` null only for a backtest. */
@@ -132,7 +114,6 @@ function leesWoz(get: (naam: string) => string | null, transactiedatum: Date): W
 
 type Modus = 'import' | 'backtest';
 
-/** Header of a sales file: the column index, or throws naming what is missing. */
 function leesKop(velden: readonly string[], modus: Modus): Map<string, number> {
   const kop = kolomIndex(velden);
   for (const [oud, nieuw] of Object.entries(ALIAS)) if (kop.has(oud) && !kop.has(nieuw)) kop.set(nieuw, kop.get(oud)!);
@@ -236,7 +217,6 @@ export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: Verkoop
   if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
 
-/** A sale of a backtest file, or a refused line. */
 export type BacktestVerkoop = { ok: true; regel: number; verkoop: VerkoopVelden & { id: string } } | ParseFout;
 
 /**
@@ -267,7 +247,6 @@ export async function* parseVerkopenVoorBacktest(input: NodeJS.ReadableStream): 
   if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
 
-/** `insight import verkopen`: this parser as an import kind (registered in import/soorten.ts). */
 export const verkopenSoort = bestandSoort({
   naam: 'verkopen', omschrijving: 'verkooptransacties (CSV)', verwacht: 'een verkopenbestand (CSV)', tabellen: ['verkoop'], parse: (input) => parseVerkopen(input),
 });

@@ -1,15 +1,6 @@
 /**
- * WOZ values in our own documented CSV format (docs/import-formaten.md), streamed:
- *
- *   postcode;huisnummer;toevoeging;peildatum;waarde
- *   1234AB;12;;2025-01-01;345000
- *   1234AB;12;A;2025-01-01;298000
- *
- * ';' or ',' (detected from the header), header row required, column order free, names
- * case-insensitive. `toevoeging` is optional and holds huisletter and/or toevoeging combined as
- * written on the letterbox ('A', '2', 'A-2'); a separate optional `huisletter` column may be
- * given instead, then `toevoeging` is the BAG huisnummertoevoeging only. peildatum is Y-m-d,
- * waarde whole euros (digits only). Rows go to woz_waarde once the framework has resolved `adres`.
+ * WOZ values in our own CSV format (docs/import-formaten.md), streamed. Rows go to woz_waarde once
+ * the framework has resolved `adres`.
  */
 import {
   type AdresSleutel,
@@ -32,7 +23,6 @@ export type { WozRij } from './gedeeld.ts';
 export type WozResultaat = ParseOkMetAdres<'woz_waarde', WozRij> | ParseFout;
 
 export interface WozOpties {
-  /** bron column; default 'WOZ-import'. */
   bron?: string;
 }
 
@@ -101,7 +91,6 @@ export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = 
   if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
 
-/** `insight import woz`: this parser as an import kind (registered in import/soorten.ts). */
 export const wozSoort = bestandSoort({
   naam: 'woz', omschrijving: 'WOZ-waarden (CSV)', verwacht: 'een WOZ-bestand (CSV)', tabellen: ['woz_waarde'], parse: (input) => parseWoz(input),
 });
