@@ -5,6 +5,8 @@
  * idempotency (replay / 409), the balance (402 before any work), the lookup, then one settlement —
  * debit, ledger row, usage record, webhook event and the stored answer commit together
  * (domain/billing/afrekenen.ts) — and the cost on the call's `uitslag` for the gateway to render.
+ * A test key (`pct_test_`) takes the same path at price 0: it is refused on a real address (404 before
+ * any work), its answer and webhook event say `test: true`, and its usage row costs 0 with no ledger row.
  */
 import type { AuthContext } from './context.ts';
 import { InsightFout, type FoutSoort } from './errors.ts';
@@ -16,6 +18,7 @@ import { EENHEID_CENT, getBalance } from '../domain/billing/tegoed.ts';
 import { meldMislukt, rekenAf } from '../domain/billing/afrekenen.ts';
 import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256 } from '../domain/idempotentie/idempotentie.ts';
 import { maandRuimte } from '../domain/keys/sleutels.ts';
+import { BUITEN_DEMO_FOUT, isDemoPostcode } from '../domain/keys/testsleutel.ts';
 
 export interface Bron {
   naam: string;
@@ -82,7 +85,8 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
   const { db } = ctx.services;
   const now = ctx.services.now();
   const p = ctx.principal;
-  const prijs = PRIJZEN[voorziening];
+  const test = p.modus === 'test';
+  const prijs = test ? 0 : PRIJZEN[voorziening];
 
   let claimId: string | undefined;
   let saldoBijClaim: number | undefined;
@@ -121,7 +125,15 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
       adres: `${adres.postcode} ${adres.huisnummer}${adres.toevoeging ? ` ${adres.toevoeging}` : ''}`,
       now,
       idempotencyKey: ctx.kanaal === 'rest' ? ctx.idempotencyKey : undefined,
+      test,
     };
+    if (test && !isDemoPostcode(adres.postcode)) {
+      const antwoord = { fout: BUITEN_DEMO_FOUT };
+      const a = await rekenAf(db, { ...basis, status: 404, credits: 0, idempotentie: claimId ? { id: claimId, antwoord } : undefined });
+      meldKosten(ctx, 0, a.saldo ?? saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId)));
+      klaar = true;
+      throw new Uitval('niet_gevonden', BUITEN_DEMO_FOUT, 0);
+    }
     const saldo = saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId));
     const ruimte = p.maandlimiet === null ? null : await maandRuimte(db, p.keyId, now);
     if (saldo < prijs || (ruimte !== null && ruimte < prijs)) {
@@ -134,9 +146,10 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     let uitkomst: { status: number; credits: number; antwoord: unknown };
     if (r.ok) {
       const antwoord = r.data as LookupEnvelope<unknown>;
+      if (test) antwoord.meta = { ...antwoord.meta, gefactureerd_cent: 0, test: true };
       uitkomst = { status: 200, credits: antwoord.meta.gefactureerd_cent / EENHEID_CENT, antwoord };
     } else if (r.error instanceof Uitval) {
-      uitkomst = { status: r.error.status, credits: r.error.credits, antwoord: { fout: r.error.message } };
+      uitkomst = { status: r.error.status, credits: test ? 0 : r.error.credits, antwoord: { fout: r.error.message } };
     } else {
       // Refused input, an outage, a crash or an answer that failed its schema: nothing is charged.
       if (!(r.error instanceof InsightFout)) await meldMislukt(db, basis, 500).catch(() => {});

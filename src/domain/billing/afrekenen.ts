@@ -29,6 +29,8 @@ export interface Afrekening {
   idempotentie?: { id: string; antwoord: unknown };
   /** REST: the Idempotency-Key the caller sent, reported in the webhook payload. */
   idempotencyKey?: string;
+  /** A test key's call: the event says so (`test: true`), and it charges 0. */
+  test?: boolean;
   now: Date;
 }
 
@@ -43,6 +45,7 @@ function eventData(a: Omit<Afrekening, 'idempotentie'>, verzoekId: string) {
     gefactureerd_cent: a.credits * EENHEID_CENT,
     sleutel_voorvoegsel: a.voorvoegsel,
     ...(a.idempotencyKey !== undefined ? { idempotency_key: a.idempotencyKey } : {}),
+    ...(a.test ? { test: true } : {}),
   };
 }
 

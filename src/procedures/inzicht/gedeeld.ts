@@ -73,6 +73,7 @@ export function inzichtMetaSchema(voorziening: string) {
     cached: z.boolean().describe('Of het antwoord een bewaard eerder antwoord is (idempotente herhaling).'),
     gefactureerd_cent: z.int().describe('Voor deze aanroep in rekening gebracht, in centen.'),
     bron: bronSchema.optional(),
+    test: z.literal(true).optional().describe('Alleen bij een testsleutel (pct_test_...): een antwoord uit de synthetische demoplaats, niet in rekening gebracht (gefactureerd_cent 0).'),
   }).catchall(z.unknown());
 }
 
