@@ -2287,7 +2287,7 @@ export interface operations {
                 "application/json": {
                     /** @description https-URL van de ontvanger. */
                     url: string;
-                    events: ("inzicht.voltooid" | "inzicht.mislukt" | "saldo.laag" | "sleutel.verloopt")[];
+                    events: ("inzicht.voltooid" | "inzicht.mislukt" | "saldo.laag" | "sleutel.verloopt" | "sleutel.limiet_bereikt")[];
                     omschrijving?: string | null;
                 };
             };
@@ -2738,7 +2738,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("inzicht.voltooid" | "inzicht.mislukt" | "saldo.laag" | "sleutel.verloopt")[];
+                    events?: ("inzicht.voltooid" | "inzicht.mislukt" | "saldo.laag" | "sleutel.verloopt" | "sleutel.limiet_bereikt")[];
                     omschrijving?: string | null;
                     /**
                      * @description 'true' zet de webhook aan, 'false' uit.

@@ -18,6 +18,7 @@ import { EENHEID_CENT, getBalance } from '../domain/billing/tegoed.ts';
 import { meldMislukt, rekenAf } from '../domain/billing/afrekenen.ts';
 import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256 } from '../domain/idempotentie/idempotentie.ts';
 import { maandRuimte } from '../domain/keys/sleutels.ts';
+import { meldLimietBereikt } from '../domain/webhooks/gebeurtenissen.ts';
 import { BUITEN_DEMO_FOUT, isDemoPostcode } from '../domain/keys/testsleutel.ts';
 
 export interface Bron {
@@ -139,7 +140,9 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     if (saldo < prijs || (ruimte !== null && ruimte < prijs)) {
       meldKosten(ctx, 0, saldo);
       await meldMislukt(db, basis, 402);
-      throw saldo < prijs ? onvoldoende(prijs, saldo) : maandlimietBereikt(prijs);
+      if (saldo < prijs) throw onvoldoende(prijs, saldo);
+      await meldLimietBereikt(db, p.keyId, now);
+      throw maandlimietBereikt(prijs);
     }
 
     const r = await next();
@@ -161,7 +164,9 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
       // Another call of the same account (or key) spent the credits between our check and our debit.
       meldKosten(ctx, 0, a.saldo);
       await meldMislukt(db, basis, 402);
-      throw a.soort === 'onvoldoende' ? onvoldoende(prijs, a.saldo) : maandlimietBereikt(prijs);
+      if (a.soort === 'onvoldoende') throw onvoldoende(prijs, a.saldo);
+      await meldLimietBereikt(db, p.keyId, now);
+      throw maandlimietBereikt(prijs);
     }
     meldKosten(ctx, uitkomst.credits, a.saldo ?? saldo);
     klaar = true;

@@ -8,8 +8,8 @@ import { sqlRijen, type Db } from '../../db/client.ts';
 import { waarnemers } from '../../db/waarnemers.ts';
 import { buitenVerzoek } from '../../logging.ts';
 
-export type GebeurtenisType = 'inzicht.voltooid' | 'inzicht.mislukt' | 'saldo.laag' | 'sleutel.verloopt';
-export const GEBEURTENIS_TYPES: GebeurtenisType[] = ['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag', 'sleutel.verloopt'];
+export type GebeurtenisType = 'inzicht.voltooid' | 'inzicht.mislukt' | 'saldo.laag' | 'sleutel.verloopt' | 'sleutel.limiet_bereikt';
+export const GEBEURTENIS_TYPES: GebeurtenisType[] = ['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag', 'sleutel.verloopt', 'sleutel.limiet_bereikt'];
 
 /** Random bytes drawn 4 KB at a time (one system call per 256 ids instead of one per id; two ids per charge). */
 const voorraad = Buffer.alloc(4096);
@@ -40,6 +40,17 @@ export async function schrijfGebeurtenis(
   ]);
   if (r.geschreven) meldNieuweAfleveringen();
   return r.geschreven ? id : null;
+}
+
+/**
+ * sleutel.limiet_bereikt for a charge the key's monthly cap refused: written by the first refusal of the
+ * month (in any process) together with the key's notified month (SQL function sleutel_limiet_melden), so
+ * it fires once per key per calendar month. A refusal whose event write fails leaves the month unmarked,
+ * and the next refusal writes it.
+ */
+export async function meldLimietBereikt(db: Db, keyId: string, now: Date): Promise<void> {
+  const [r] = await sqlRijen<{ geschreven: boolean }>(db, 'SELECT sleutel_limiet_melden($1::uuid, $2, $3, $4::timestamptz) AS geschreven', [keyId, nieuweBerichtId(), tijdstempel(now), now]);
+  if (r.geschreven) meldNieuweAfleveringen();
 }
 
 /**
