@@ -963,7 +963,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Onvoldoende tegoed voor deze opvraging. */
+            /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -993,7 +993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht. */
+            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1186,7 +1186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Onvoldoende tegoed voor deze opvraging. */
+            /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1216,7 +1216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht. */
+            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1394,7 +1394,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Onvoldoende tegoed voor deze opvraging. */
+            /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1424,7 +1424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht. */
+            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1602,7 +1602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Onvoldoende tegoed voor deze opvraging. */
+            /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1632,7 +1632,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht. */
+            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1810,7 +1810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Onvoldoende tegoed voor deze opvraging. */
+            /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1840,7 +1840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht. */
+            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -2020,7 +2020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Onvoldoende tegoed voor deze opvraging. */
+            /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -2050,7 +2050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht. */
+            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */

@@ -103,7 +103,7 @@ export function foutResponses(extra: Record<number, string> = {}): Record<number
   return {
     400: 'Ongeldige invoer (postcode, huisnummer, JSON).',
     ...foutBeschrijvingen([401, 402, 403]),
-    404: 'Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht.',
+    404: 'Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht.',
     ...foutBeschrijvingen([409, 429]),
     ...extra,
   };
