@@ -36,6 +36,8 @@ describe(`monthly cap per key (${dialect})`, () => {
     expect(derde.statusCode, derde.body).toBe(402);
     expect(derde.json().fout).toMatch(/maandlimiet van deze sleutel is bereikt/);
     expect(derde.headers['insight-gefactureerd-cent']).toBe('0');
+    // The refusal is in the usage list (402, 0 credits), so the owner sees the key was stopped.
+    expect(await t.db.prisma.usageRecord.findMany({ where: { accountId, status: 402 }, select: { credits: true, voorziening: true } })).toEqual([{ credits: 0, voorziening: 'woz' }]);
     expect(await getBalance(t.db.prisma, accountId)).toBe(998);
     expect(await ledgerSum(t.db.prisma, accountId)).toBe(998);
     const ander = await t.key(accountId);
@@ -140,6 +142,7 @@ describe(`monthly cap per key (${dialect})`, () => {
       expect(await getBalance(t.db.prisma, accountId)).toBe(100_000 - 180);
       expect(await ledgerSum(t.db.prisma, accountId)).toBe(100_000 - 180);
       expect(await t.db.prisma.webhookEvent.count({ where: { accountId, type: 'sleutel.limiet_bereikt' } })).toBe(1);
+      expect(await t.db.prisma.usageRecord.count({ where: { accountId, status: 402, credits: 0 } })).toBe(190);
       const ander = await t.key(accountId);
       expect((await verzoek(servers[1].url, 'POST', '/api/v1/inzicht/waarde', { key: ander, body: adresBody(adressen[0]) })).status).toBe(200);
       expect(await getBalance(t.db.prisma, accountId)).toBe(100_000 - 198);

@@ -15,10 +15,9 @@ import { PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
 import { SCHEMA_INZICHT, SCHEMA_VERSIE } from './schema.ts';
 import { middleware, type Meta } from './trpc.ts';
 import { EENHEID_CENT, getBalance } from '../domain/billing/tegoed.ts';
-import { meldMislukt, rekenAf } from '../domain/billing/afrekenen.ts';
+import { meldMaandlimietWeigering, meldMislukt, rekenAf } from '../domain/billing/afrekenen.ts';
 import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256 } from '../domain/idempotentie/idempotentie.ts';
 import { maandRuimte } from '../domain/keys/sleutels.ts';
-import { meldLimietBereikt } from '../domain/webhooks/gebeurtenissen.ts';
 import { BUITEN_DEMO_FOUT, isDemoPostcode } from '../domain/keys/testsleutel.ts';
 
 export interface Bron {
@@ -139,9 +138,11 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     const ruimte = p.maandlimiet === null ? null : await maandRuimte(db, p.keyId, now);
     if (saldo < prijs || (ruimte !== null && ruimte < prijs)) {
       meldKosten(ctx, 0, saldo);
-      await meldMislukt(db, basis, 402);
-      if (saldo < prijs) throw onvoldoende(prijs, saldo);
-      await meldLimietBereikt(db, p.keyId, now);
+      if (saldo < prijs) {
+        await meldMislukt(db, basis, 402);
+        throw onvoldoende(prijs, saldo);
+      }
+      await meldMaandlimietWeigering(db, basis);
       throw maandlimietBereikt(prijs);
     }
 
@@ -163,9 +164,11 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     if (a.soort !== 'ok') {
       // Another call of the same account (or key) spent the credits between our check and our debit.
       meldKosten(ctx, 0, a.saldo);
-      await meldMislukt(db, basis, 402);
-      if (a.soort === 'onvoldoende') throw onvoldoende(prijs, a.saldo);
-      await meldLimietBereikt(db, p.keyId, now);
+      if (a.soort === 'onvoldoende') {
+        await meldMislukt(db, basis, 402);
+        throw onvoldoende(prijs, a.saldo);
+      }
+      await meldMaandlimietWeigering(db, basis);
       throw maandlimietBereikt(prijs);
     }
     meldKosten(ctx, uitkomst.credits, a.saldo ?? saldo);

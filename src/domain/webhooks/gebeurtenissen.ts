@@ -43,17 +43,6 @@ export async function schrijfGebeurtenis(
 }
 
 /**
- * sleutel.limiet_bereikt for a charge the key's monthly cap refused: written by the first refusal of the
- * month (in any process) together with the key's notified month (SQL function sleutel_limiet_melden), so
- * it fires once per key per calendar month. A refusal whose event write fails leaves the month unmarked,
- * and the next refusal writes it.
- */
-export async function meldLimietBereikt(db: Db, keyId: string, now: Date): Promise<void> {
-  const [r] = await sqlRijen<{ geschreven: boolean }>(db, 'SELECT sleutel_limiet_melden($1::uuid, $2, $3, $4::timestamptz) AS geschreven', [keyId, nieuweBerichtId(), tijdstempel(now), now]);
-  if (r.geschreven) meldNieuweAfleveringen();
-}
-
-/**
  * In-process wake-up of the delivery worker, called after a statement that wrote deliveries has
  * committed (PGlite has one process, so this is all it needs; on PostgreSQL a NOTIFY from the
  * migration 20261122210917_webhook_bezorging wakes the other processes too).
