@@ -77,6 +77,16 @@ function idempotentie(ctx: AuthContext, voorziening: Voorziening, meta: Meta | u
 
 const statusSoort: Record<number, FoutSoort> = { 404: 'niet_gevonden', 422: 'onverwerkbaar' };
 
+/**
+ * How long an idempotency claim holds: the request's own time (REQUEST_TIMEOUT_MS) to reach its
+ * settlement, plus the settlement statement's bound (DB_QUERY_TIMEOUT_MS, the server's statement
+ * timeout). A request still short of its settlement when the first part is spent gives up uncharged, so a
+ * retry that takes the claim over after the deadline can never meet a settlement of the dead request.
+ */
+function claimTermijnMs(ctx: AuthContext): number {
+  return ctx.services.config.REQUEST_TIMEOUT_MS + ctx.services.config.DB_QUERY_TIMEOUT_MS;
+}
+
 /** The charging middleware of every lookup; `.use()` it after `.input()` and before `.output()`. */
 export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) => {
   const ctx = context as AuthContext;
@@ -89,10 +99,11 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
   const prijs = test ? 0 : PRIJZEN[voorziening];
 
   let claimId: string | undefined;
+  let claimTot: Date | undefined;
   let saldoBijClaim: number | undefined;
   const idem = idempotentie(ctx, voorziening, meta, input);
   if (idem) {
-    const c = await claim(db, { keyId: p.keyId, ...idem, verzoekHash: sha256(canoniekeJson(input)), now, accountId: p.accountId });
+    const c = await claim(db, { keyId: p.keyId, ...idem, verzoekHash: sha256(canoniekeJson(input)), now, accountId: p.accountId, termijnMs: claimTermijnMs(ctx) });
     if (c.soort === 'ander_verzoek') {
       throw new InsightFout('conflict', 'Deze Idempotency-Key is in de afgelopen 24 uur al gebruikt voor een ander verzoek.');
     }
@@ -111,6 +122,7 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     }
     claimId = c.id;
     saldoBijClaim = c.saldo;
+    claimTot = c.tot;
   }
 
   let klaar = false;
@@ -160,6 +172,10 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
       return r;
     }
 
+    if (claimTot && ctx.services.now().getTime() > claimTot.getTime() - ctx.services.config.DB_QUERY_TIMEOUT_MS) {
+      // Past its own time the claim may already be a retry's; settling now could charge the same key twice.
+      throw new InsightFout('niet_beschikbaar', 'Deze opvraging duurde te lang en is afgebroken; er is niets in rekening gebracht. Probeer het opnieuw.', { headers: { 'Retry-After': '1' } });
+    }
     const a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: claimId ? { id: claimId, antwoord: uitkomst.antwoord } : undefined });
     if (a.soort !== 'ok') {
       // Another call of the same account (or key) spent the credits between our check and our debit.
