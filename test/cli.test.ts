@@ -53,10 +53,16 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
     const k = await insight('key', 'create', acc.account_id, '--name', 'productie', '--expires', '2027-06-30', '--json');
     expect(k).toEqual({ key_id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: expect.stringMatching(/^pct_[0-9A-Za-z]{38}$/), voorvoegsel: k.key.slice(0, 12), verloopt_op: expect.stringMatching(/^2027-06-30T23:59:59\.000\+00:00$/) });
     const beheer = await insight('key', 'create', acc.account_id, '--name', 'beheer', '--family', 'beheer', '--json');
+    const test = await insight('key', 'create', acc.account_id, '--name', 'ci', '--test', '--json');
+    expect(test.key).toMatch(/^pct_test_[0-9A-Za-z]{38}$/);
+    const lijst = (await insight('key', 'list', acc.account_id, '--json')) as { key_id: string; modus: string }[];
+    expect(lijst.find((x) => x.key_id === test.key_id)?.modus).toBe('test');
+    expect(lijst.find((x) => x.key_id === k.key_id)?.modus).toBe('live');
     await metDb(async (db) => {
       const p = await authenticate(db.prisma, `Bearer ${k.key}`, new Date('2026-12-01T00:00:00Z'));
       expect(p).toMatchObject({ accountId: acc.account_id, familie: 'inzicht', rechten: ['inzicht:lezen'] });
       expect((await authenticate(db.prisma, `Bearer ${beheer.key}`))?.familie).toBe('beheer');
+      expect((await authenticate(db.prisma, `Bearer ${test.key}`))?.modus).toBe('test');
       expect(await ledgerSum(db.prisma, acc.account_id)).toBe(300);
       const rows = await db.prisma.$queryRawUnsafe<{ t: string }[]>('SELECT row_to_json(k)::text AS t FROM api_sleutel k');
       expect(rows.some((r) => r.t.includes(k.key))).toBe(false);

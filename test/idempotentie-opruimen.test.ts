@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createAccount } from '../src/domain/billing/tegoed.ts';
-import { claim, ruimIdempotentieOp } from '../src/domain/idempotentie/idempotentie.ts';
+import { canoniekeJson, claim, ruimIdempotentieOp, sha256 } from '../src/domain/idempotentie/idempotentie.ts';
+import { getBalance } from '../src/domain/billing/tegoed.ts';
+import { createTestApp } from './support/app.ts';
+import { lookup } from './support/http.ts';
+import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { createKey } from '../src/domain/keys/sleutels.ts';
 import { dialect, useTestDatabase } from './support/db.ts';
 
@@ -13,7 +17,7 @@ describe(`idempotency clean-up (${dialect})`, () => {
     const { id: accountId } = await createAccount(db.prisma, { naam: 'opruimen', credits: 10 });
     const sleutel = await createKey(db.prisma, { accountId, naam: 'k', now: nu });
     const keyId = (await db.prisma.apiKey.findFirstOrThrow({ where: { accountId } })).id;
-    const c = (s: string, t: Date) => claim(db.prisma, { keyId, scope: 'woz', sleutel: s, verzoekHash: 'h', now: t, accountId });
+    const c = (s: string, t: Date) => claim(db.prisma, { keyId, scope: 'woz', sleutel: s, verzoekHash: 'h', now: t, accountId, termijnMs: 45_000 });
     await c('verlaten', new Date(nu.getTime() - 5 * 60_000));
     await c('lopend', new Date(nu.getTime() - 10_000));
     await c('verlopen', new Date(nu.getTime() - 25 * 3_600_000));
@@ -24,5 +28,35 @@ describe(`idempotency clean-up (${dialect})`, () => {
     expect(await ruimIdempotentieOp(db.prisma, nu)).toBe(2);
     const over = (await db.prisma.idempotencyRecord.findMany({ where: { keyId } })).map((r) => r.sleutel).sort();
     expect(over).toEqual(['klaar', 'lopend']);
+  });
+});
+
+/**
+ * Issue 24 item 20: a claim left by a crashed request expires with that request's own deadline
+ * (REQUEST_TIMEOUT_MS + DB_QUERY_TIMEOUT_MS), not after a fixed 60 s, so the retry is answered sooner.
+ */
+describe(`an abandoned idempotency claim expires with its request's deadline (${dialect})`, () => {
+  it('the retry of a request that died holding the claim is 409 before the deadline and answered after it, charged once', async () => {
+    const t = await createTestApp({ REQUEST_TIMEOUT_MS: '3000', DB_QUERY_TIMEOUT_MS: '2000' });
+    try {
+      const { accountId, key } = await t.klant(10);
+      const keyId = (await t.db.prisma.apiKey.findFirstOrThrow({ where: { accountId } })).id;
+      const a = await maakVolledigAdres(t.db.prisma);
+      const body = adresBody(a);
+      // The dead request: its claim, made as the middleware makes it, never settled or released.
+      const dood = await claim(t.db.prisma, { keyId, scope: 'woz', sleutel: 'na-crash', verzoekHash: sha256(canoniekeJson({ adres: { postcode: a.postcode, huisnummer: a.huisnummer } })), now: t.clock.now, accountId, termijnMs: 5000 });
+      expect(dood.soort).toBe('nieuw');
+      t.clock.advance(4000);
+      const bezig = await lookup(t, 'woz', key, body, { 'idempotency-key': 'na-crash' });
+      expect(bezig.statusCode).toBe(409);
+      expect(bezig.json().fout).toMatch(/wordt nog verwerkt/);
+      t.clock.advance(1500);
+      const opnieuw = await lookup(t, 'woz', key, body, { 'idempotency-key': 'na-crash' });
+      expect(opnieuw.statusCode, opnieuw.body).toBe(200);
+      expect(await getBalance(t.db.prisma, accountId)).toBe(9);
+      expect(await ruimIdempotentieOp(t.db.prisma, t.clock.now)).toBe(0);
+    } finally {
+      await t.close();
+    }
   });
 });

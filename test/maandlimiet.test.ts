@@ -6,6 +6,11 @@ import { lookup } from './support/http.ts';
 import { startServers, verzoek, type ServerProces } from './support/server.ts';
 import { getBalance, ledgerSum } from '../src/domain/billing/tegoed.ts';
 import { zetMaandlimiet } from '../src/domain/keys/sleutels.ts';
+import { Webhook } from 'standardwebhooks';
+import { maakAdres } from './support/register.ts';
+import { maakVerkopen } from './support/verkopen.ts';
+import { startOntvanger } from './support/ontvanger.ts';
+import { startBezorger } from '../src/domain/webhooks/bezorger.ts';
 
 /**
  * Issue 26 (first part): an optional monthly cap per key, enforced in the one charging statement — a
@@ -31,6 +36,8 @@ describe(`monthly cap per key (${dialect})`, () => {
     expect(derde.statusCode, derde.body).toBe(402);
     expect(derde.json().fout).toMatch(/maandlimiet van deze sleutel is bereikt/);
     expect(derde.headers['insight-gefactureerd-cent']).toBe('0');
+    // The refusal is in the usage list (402, 0 credits), so the owner sees the key was stopped.
+    expect(await t.db.prisma.usageRecord.findMany({ where: { accountId, status: 402 }, select: { credits: true, voorziening: true } })).toEqual([{ credits: 0, voorziening: 'woz' }]);
     expect(await getBalance(t.db.prisma, accountId)).toBe(998);
     expect(await ledgerSum(t.db.prisma, accountId)).toBe(998);
     const ander = await t.key(accountId);
@@ -62,6 +69,84 @@ describe(`monthly cap per key (${dialect})`, () => {
     for (const r of antwoorden.filter((x) => x.statusCode === 402)) expect(r.json().fout).toMatch(/maandlimiet/);
     expect(await getBalance(t.db.prisma, accountId)).toBe(100_000 - 10);
     expect(await ledgerSum(t.db.prisma, accountId)).toBe(100_000 - 10);
+  });
+
+  it('sleutel.limiet_bereikt: once per key per month, with the refusal, signed; the next month again', async () => {
+    const r = await startOntvanger();
+    const bezorger = await startBezorger(t.services, t.db, { pollMs: 25, random: () => 0.5, timeoutMs: 400, verloopControleMs: 0 });
+    try {
+      t.clock.now = new Date();
+      const { accountId, key } = await t.klant(1000);
+      const reg = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { authorization: `Bearer ${key}` }, payload: { url: `${r.base}/limiet`, events: ['sleutel.limiet_bereikt'] } });
+      expect(reg.statusCode, reg.body).toBe(200);
+      const keyId = await sleutelId(accountId);
+      await zetMaandlimiet(t.db.prisma, { accountId, keyId, credits: 1 });
+      const a = await maakVolledigAdres(t.db.prisma);
+      expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(402);
+      const [o] = await r.wacht('/limiet', 1);
+      await bezorger.leeg();
+      expect(r.van('/limiet')).toHaveLength(1);
+      const h = { 'webhook-id': String(o.headers['webhook-id']), 'webhook-timestamp': String(o.headers['webhook-timestamp']), 'webhook-signature': String(o.headers['webhook-signature']) };
+      const ev = new Webhook(reg.json().data.geheim).verify(o.body, h) as { type: string; data: Record<string, unknown> };
+      const maand = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Amsterdam', year: 'numeric', month: '2-digit' }).format(t.clock.now).slice(0, 7);
+      expect(ev).toMatchObject({ type: 'sleutel.limiet_bereikt', data: { sleutel_voorvoegsel: key.slice(0, 12), maand, maandlimiet_credits: 1, verbruikt_credits: 1 } });
+      expect(o.body).not.toContain(key);
+      // A new calendar month: the cap starts over, and reaching it again reports again.
+      t.clock.now = new Date(t.clock.now.getTime() + 32 * 86_400_000);
+      expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(200);
+      expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(402);
+      expect(await t.db.prisma.webhookEvent.count({ where: { accountId, type: 'sleutel.limiet_bereikt' } })).toBe(2);
+    } finally {
+      await bezorger.sluit(100);
+      await r.sluit();
+    }
+  });
+
+  describe.skipIf(!process.env.TEST_DATABASE_URL)('two real server processes on one PostgreSQL, charged valuations (cap 18 x 10 credits)', () => {
+    let servers: ServerProces[] = [];
+    let adressen: Awaited<ReturnType<typeof maakAdres>>[] = [];
+    beforeAll(async () => {
+      // Sales before the servers start: each builds its valuation model from them.
+      await maakVerkopen(t.db.prisma, { lat: 52.3, lon: 5.3, n: 600, van: '2020-01-01', tot: '2026-10-31', prefix: 'cap' });
+      adressen = await Promise.all(Array.from({ length: 10 }, () => maakAdres(t.db.prisma, { lat: 52.3, lon: 5.3, oppervlakte: 110 })));
+      ({ servers } = await startServers(t.db.url, 2, { RATE_LIMIT_REST_PER_MIN: '1000' }));
+    }, 180_000);
+    afterAll(async () => {
+      await Promise.all(servers.map((s) => s.stop()));
+    });
+
+    it('200 concurrent waarde calls: exactly 10 x 200 and 190 x 402 with the cap message, balance down by 180, ledger = balance; one sleutel.limiet_bereikt; another key goes on', async () => {
+      expect(servers).toHaveLength(2);
+      // Wait (on another account) until both processes have built their model.
+      const warm = await t.klant(100_000);
+      for (const s of servers) {
+        for (let i = 0; ; i++) {
+          const w = await verzoek(s.url, 'POST', '/api/v1/inzicht/waarde', { key: warm.key, body: adresBody(adressen[0]) });
+          if (w.status === 200) break;
+          expect(w.status, JSON.stringify(w.body)).toBe(503);
+          expect(i).toBeLessThan(240);
+          await new Promise((ok) => setTimeout(ok, 500));
+        }
+      }
+      const { accountId, key } = await t.klant(100_000);
+      await t.db.prisma.webhookEndpoint.create({ data: { accountId, url: 'https://voorbeeld.invalid/hook', events: ['sleutel.limiet_bereikt'], geheim: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } });
+      await zetMaandlimiet(t.db.prisma, { accountId, keyId: await sleutelId(accountId), credits: 18 * 10 });
+      const antwoorden = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => verzoek(servers[i % 2].url, 'POST', '/api/v1/inzicht/waarde', { key, body: adresBody(adressen[i % 10]) })),
+      );
+      const statussen = antwoorden.map((r) => r.status);
+      expect(statussen.filter((s) => s === 200)).toHaveLength(10);
+      expect(statussen.filter((s) => s === 402)).toHaveLength(190);
+      for (const r of antwoorden.filter((x) => x.status === 402)) expect(r.body.fout).toMatch(/maandlimiet van deze sleutel is bereikt/);
+      expect(await getBalance(t.db.prisma, accountId)).toBe(100_000 - 180);
+      expect(await ledgerSum(t.db.prisma, accountId)).toBe(100_000 - 180);
+      expect(await t.db.prisma.webhookEvent.count({ where: { accountId, type: 'sleutel.limiet_bereikt' } })).toBe(1);
+      expect(await t.db.prisma.usageRecord.count({ where: { accountId, status: 402, credits: 0 } })).toBe(190);
+      const ander = await t.key(accountId);
+      expect((await verzoek(servers[1].url, 'POST', '/api/v1/inzicht/waarde', { key: ander, body: adresBody(adressen[0]) })).status).toBe(200);
+      expect(await getBalance(t.db.prisma, accountId)).toBe(100_000 - 198);
+    }, 180_000);
   });
 
   describe.skipIf(!process.env.TEST_DATABASE_URL)('two real server processes on one PostgreSQL', () => {

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { hashKey } from '../src/domain/keys/format.ts';
+import { zetMaandlimiet } from '../src/domain/keys/sleutels.ts';
+import { lookup } from './support/http.ts';
+import { adresBody, maakVolledigAdres } from './support/register.ts';
 
 const ISO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$/;
 
@@ -21,6 +24,8 @@ describe(`GET /api/v1/whoami (${dialect})`, () => {
       naam: expect.any(String),
       familie: 'inzicht',
       voorvoegsel: key.slice(0, 12),
+      modus: 'live',
+      maandlimiet: null,
       rechten: ['inzicht:lezen'],
       bereik: 'account',
       verloopt_op: expect.stringMatching(ISO_OFFSET),
@@ -29,6 +34,19 @@ describe(`GET /api/v1/whoami (${dialect})`, () => {
     expect(body.data.voorvoegsel.startsWith('pct_')).toBe(true);
     expect(body.meta.schema).toMatch(/\/api$/);
     expect(body.meta.schema_versie).toBe('1.0');
+  });
+
+  it("shows the key's monthly cap and what is left this calendar month (Europe/Amsterdam)", async () => {
+    const { accountId, key } = await t.klant(250);
+    const keyId = (await t.db.prisma.apiKey.findFirstOrThrow({ where: { accountId } })).id;
+    await zetMaandlimiet(t.db.prisma, { accountId, keyId, credits: 20 });
+    const a = await maakVolledigAdres(t.db.prisma);
+    t.clock.now = new Date('2026-11-30T22:30:00Z'); // 23:30 on 30 November in Amsterdam
+    expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(200);
+    const whoami = async () => (await t.app.inject({ method: 'GET', url: '/api/v1/whoami', headers: { authorization: `Bearer ${key}` } })).json().data.maandlimiet;
+    expect(await whoami()).toEqual({ credits: 20, verbruikt: 1, resterend: 19, maand: '2026-11' });
+    t.clock.now = new Date('2026-11-30T23:00:00Z'); // 1 December in Amsterdam
+    expect(await whoami()).toEqual({ credits: 20, verbruikt: 0, resterend: 20, maand: '2026-12' });
   });
 
   it('is free and works with an empty balance', async () => {

@@ -313,8 +313,24 @@ export interface components {
                 naam: string;
                 /** @description Sleutelfamilie: 'inzicht' of 'beheer'. */
                 familie: string;
-                /** @description Zichtbaar voorvoegsel van de sleutel; begint met 'pct_'. */
+                /** @description Zichtbaar voorvoegsel van de sleutel; begint met 'pct_' (een testsleutel met 'pct_test_'). */
                 voorvoegsel: string;
+                /**
+                 * @description 'test' voor een testsleutel (pct_test_..., hoogstens 5 per account naast de 10 live sleutels): die kent alleen de adressen van de synthetische demoplaats, kost niets en beweegt het saldo niet; antwoorden en webhook-gebeurtenissen dragen test: true.
+                 * @enum {string}
+                 */
+                modus: "live" | "test";
+                /** @description De maandlimiet van de sleutel, of null zonder limiet. Bereikt: 402 met een eigen melding, en één keer per maand de webhook-gebeurtenis sleutel.limiet_bereikt. */
+                maandlimiet: {
+                    /** @description Hoogstens zoveel credits per kalendermaand (Europe/Amsterdam) voor deze sleutel. */
+                    credits: number;
+                    /** @description Deze kalendermaand al door deze sleutel verbruikt, in credits. */
+                    verbruikt: number;
+                    /** @description Wat de sleutel deze maand nog mag verbruiken, in credits; een opvraging die meer kost wordt geweigerd met 402. */
+                    resterend: number;
+                    /** @description De kalendermaand, JJJJ-MM (Europe/Amsterdam). */
+                    maand: string;
+                } | null;
                 rechten: string[];
                 /** @constant */
                 bereik: "account";
@@ -393,6 +409,11 @@ export interface components {
                 gefactureerd_cent: number;
                 bron?: components["schemas"]["Bron"];
                 /**
+                 * @description Alleen bij een testsleutel (pct_test_...): een antwoord uit de synthetische demoplaats, niet in rekening gebracht (gefactureerd_cent 0).
+                 * @constant
+                 */
+                test?: true;
+                /**
                  * @description Versie van het waarderingsmodel.
                  * @example vergelijkingsmodel-3.0
                  */
@@ -461,6 +482,11 @@ export interface components {
                 /** @description Voor deze aanroep in rekening gebracht, in centen. */
                 gefactureerd_cent: number;
                 bron?: components["schemas"]["Bron"];
+                /**
+                 * @description Alleen bij een testsleutel (pct_test_...): een antwoord uit de synthetische demoplaats, niet in rekening gebracht (gefactureerd_cent 0).
+                 * @constant
+                 */
+                test?: true;
             } & {
                 [key: string]: unknown;
             };
@@ -487,6 +513,11 @@ export interface components {
                 /** @description Voor deze aanroep in rekening gebracht, in centen. */
                 gefactureerd_cent: number;
                 bron?: components["schemas"]["Bron"];
+                /**
+                 * @description Alleen bij een testsleutel (pct_test_...): een antwoord uit de synthetische demoplaats, niet in rekening gebracht (gefactureerd_cent 0).
+                 * @constant
+                 */
+                test?: true;
             } & {
                 [key: string]: unknown;
             };
@@ -512,6 +543,11 @@ export interface components {
                 /** @description Voor deze aanroep in rekening gebracht, in centen. */
                 gefactureerd_cent: number;
                 bron?: components["schemas"]["Bron"];
+                /**
+                 * @description Alleen bij een testsleutel (pct_test_...): een antwoord uit de synthetische demoplaats, niet in rekening gebracht (gefactureerd_cent 0).
+                 * @constant
+                 */
+                test?: true;
             } & {
                 [key: string]: unknown;
             };
@@ -534,6 +570,11 @@ export interface components {
                 /** @description Voor deze aanroep in rekening gebracht, in centen. */
                 gefactureerd_cent: number;
                 bron?: components["schemas"]["Bron"];
+                /**
+                 * @description Alleen bij een testsleutel (pct_test_...): een antwoord uit de synthetische demoplaats, niet in rekening gebracht (gefactureerd_cent 0).
+                 * @constant
+                 */
+                test?: true;
             } & {
                 [key: string]: unknown;
             };
@@ -561,6 +602,11 @@ export interface components {
                 /** @description Voor deze aanroep in rekening gebracht, in centen. */
                 gefactureerd_cent: number;
                 bron?: components["schemas"]["Bron"];
+                /**
+                 * @description Alleen bij een testsleutel (pct_test_...): een antwoord uit de synthetische demoplaats, niet in rekening gebracht (gefactureerd_cent 0).
+                 * @constant
+                 */
+                test?: true;
             } & {
                 [key: string]: unknown;
             };
@@ -917,7 +963,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Onvoldoende tegoed voor deze opvraging. */
+            /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -947,7 +993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht. */
+            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1140,7 +1186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Onvoldoende tegoed voor deze opvraging. */
+            /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1170,7 +1216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht. */
+            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1348,7 +1394,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Onvoldoende tegoed voor deze opvraging. */
+            /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1378,7 +1424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht. */
+            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1556,7 +1602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Onvoldoende tegoed voor deze opvraging. */
+            /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1586,7 +1632,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht. */
+            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1764,7 +1810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Onvoldoende tegoed voor deze opvraging. */
+            /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1794,7 +1840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht. */
+            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1974,7 +2020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Onvoldoende tegoed voor deze opvraging. */
+            /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -2004,7 +2050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht. */
+            /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -2241,7 +2287,7 @@ export interface operations {
                 "application/json": {
                     /** @description https-URL van de ontvanger. */
                     url: string;
-                    events: ("inzicht.voltooid" | "inzicht.mislukt" | "saldo.laag" | "sleutel.verloopt")[];
+                    events: ("inzicht.voltooid" | "inzicht.mislukt" | "saldo.laag" | "sleutel.verloopt" | "sleutel.limiet_bereikt")[];
                     omschrijving?: string | null;
                 };
             };
@@ -2692,7 +2738,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("inzicht.voltooid" | "inzicht.mislukt" | "saldo.laag" | "sleutel.verloopt")[];
+                    events?: ("inzicht.voltooid" | "inzicht.mislukt" | "saldo.laag" | "sleutel.verloopt" | "sleutel.limiet_bereikt")[];
                     omschrijving?: string | null;
                     /**
                      * @description 'true' zet de webhook aan, 'false' uit.

@@ -1,7 +1,8 @@
 -- Claim (key, scope, sleutel) for an idempotent request in one statement, and read the account's balance
 -- with it so the 402 check needs no round trip of its own. Answers nieuw (with the claim id), bezig,
--- ander_verzoek (same key, other body) or herhaling (the stored answer); a claim left "bezig" longer
--- than p_verlaten_na_ms belongs to a dead request and is taken over.
+-- ander_verzoek (same key, other body) or herhaling (the stored answer). The claim keeps its request's
+-- deadline (p_nu + p_verlaten_na_ms, the request's time); a claim still "bezig" past it belongs to a dead
+-- request and is taken over (a claim from before bezig_tot existed: 60 s after it was made).
 CREATE OR REPLACE FUNCTION public.idempotentie_claim(p_key uuid, p_scope text, p_sleutel text, p_hash text, p_nu timestamp with time zone, p_verloopt timestamp with time zone, p_verlaten_na_ms integer, p_account uuid)
  RETURNS TABLE(r_soort text, r_id uuid, r_status integer, r_antwoord jsonb, r_saldo integer)
  LANGUAGE plpgsql
@@ -14,8 +15,8 @@ DECLARE
 BEGIN
   SELECT a.credits INTO v_saldo FROM account a WHERE a.id = p_account;
   FOR poging IN 1 .. 5 LOOP
-    INSERT INTO idempotentie (id, key_id, scope, sleutel, verzoek_hash, toestand, aangemaakt_op, verloopt_op)
-    VALUES (gen_random_uuid(), p_key, p_scope, p_sleutel, p_hash, 'bezig', p_nu, p_verloopt)
+    INSERT INTO idempotentie (id, key_id, scope, sleutel, verzoek_hash, toestand, aangemaakt_op, verloopt_op, bezig_tot)
+    VALUES (gen_random_uuid(), p_key, p_scope, p_sleutel, p_hash, 'bezig', p_nu, p_verloopt, p_nu + make_interval(secs => p_verlaten_na_ms / 1000.0))
     ON CONFLICT (key_id, scope, sleutel) DO NOTHING
     RETURNING id INTO v_id;
     IF v_id IS NOT NULL THEN
@@ -24,7 +25,7 @@ BEGIN
     END IF;
     SELECT * INTO r FROM idempotentie i WHERE i.key_id = p_key AND i.scope = p_scope AND i.sleutel = p_sleutel;
     IF NOT FOUND THEN CONTINUE; END IF;
-    IF r.verloopt_op <= p_nu OR (r.toestand = 'bezig' AND r.aangemaakt_op + make_interval(secs => p_verlaten_na_ms / 1000.0) <= p_nu) THEN
+    IF r.verloopt_op <= p_nu OR (r.toestand = 'bezig' AND coalesce(r.bezig_tot, r.aangemaakt_op + interval '60 seconds') <= p_nu) THEN
       DELETE FROM idempotentie i WHERE i.id = r.id AND i.aangemaakt_op = r.aangemaakt_op;
       CONTINUE;
     END IF;

@@ -5,6 +5,8 @@
  * idempotency (replay / 409), the balance (402 before any work), the lookup, then one settlement —
  * debit, ledger row, usage record, webhook event and the stored answer commit together
  * (domain/billing/afrekenen.ts) — and the cost on the call's `uitslag` for the gateway to render.
+ * A test key (`pct_test_`) takes the same path at price 0: it is refused on a real address (404 before
+ * any work), its answer and webhook event say `test: true`, and its usage row costs 0 with no ledger row.
  */
 import type { AuthContext } from './context.ts';
 import { InsightFout, type FoutSoort } from './errors.ts';
@@ -13,9 +15,10 @@ import { PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
 import { SCHEMA_INZICHT, SCHEMA_VERSIE } from './schema.ts';
 import { middleware, type Meta } from './trpc.ts';
 import { EENHEID_CENT, getBalance } from '../domain/billing/tegoed.ts';
-import { meldMislukt, rekenAf } from '../domain/billing/afrekenen.ts';
+import { meldMaandlimietWeigering, meldMislukt, rekenAf } from '../domain/billing/afrekenen.ts';
 import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256 } from '../domain/idempotentie/idempotentie.ts';
 import { maandRuimte } from '../domain/keys/sleutels.ts';
+import { BUITEN_DEMO_FOUT, isDemoPostcode } from '../domain/keys/testsleutel.ts';
 
 export interface Bron {
   naam: string;
@@ -74,6 +77,16 @@ function idempotentie(ctx: AuthContext, voorziening: Voorziening, meta: Meta | u
 
 const statusSoort: Record<number, FoutSoort> = { 404: 'niet_gevonden', 422: 'onverwerkbaar' };
 
+/**
+ * How long an idempotency claim holds: the request's own time (REQUEST_TIMEOUT_MS) to reach its
+ * settlement, plus the settlement statement's bound (DB_QUERY_TIMEOUT_MS, the server's statement
+ * timeout). A request still short of its settlement when the first part is spent gives up uncharged, so a
+ * retry that takes the claim over after the deadline can never meet a settlement of the dead request.
+ */
+function claimTermijnMs(ctx: AuthContext): number {
+  return ctx.services.config.REQUEST_TIMEOUT_MS + ctx.services.config.DB_QUERY_TIMEOUT_MS;
+}
+
 /** The charging middleware of every lookup; `.use()` it after `.input()` and before `.output()`. */
 export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) => {
   const ctx = context as AuthContext;
@@ -82,13 +95,15 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
   const { db } = ctx.services;
   const now = ctx.services.now();
   const p = ctx.principal;
-  const prijs = PRIJZEN[voorziening];
+  const test = p.modus === 'test';
+  const prijs = test ? 0 : PRIJZEN[voorziening];
 
   let claimId: string | undefined;
+  let claimTot: Date | undefined;
   let saldoBijClaim: number | undefined;
   const idem = idempotentie(ctx, voorziening, meta, input);
   if (idem) {
-    const c = await claim(db, { keyId: p.keyId, ...idem, verzoekHash: sha256(canoniekeJson(input)), now, accountId: p.accountId });
+    const c = await claim(db, { keyId: p.keyId, ...idem, verzoekHash: sha256(canoniekeJson(input)), now, accountId: p.accountId, termijnMs: claimTermijnMs(ctx) });
     if (c.soort === 'ander_verzoek') {
       throw new InsightFout('conflict', 'Deze Idempotency-Key is in de afgelopen 24 uur al gebruikt voor een ander verzoek.');
     }
@@ -107,6 +122,7 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     }
     claimId = c.id;
     saldoBijClaim = c.saldo;
+    claimTot = c.tot;
   }
 
   let klaar = false;
@@ -121,34 +137,55 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
       adres: `${adres.postcode} ${adres.huisnummer}${adres.toevoeging ? ` ${adres.toevoeging}` : ''}`,
       now,
       idempotencyKey: ctx.kanaal === 'rest' ? ctx.idempotencyKey : undefined,
+      test,
     };
+    if (test && !isDemoPostcode(adres.postcode)) {
+      const antwoord = { fout: BUITEN_DEMO_FOUT };
+      const a = await rekenAf(db, { ...basis, status: 404, credits: 0, idempotentie: claimId ? { id: claimId, antwoord } : undefined });
+      meldKosten(ctx, 0, a.saldo ?? saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId)));
+      klaar = true;
+      throw new Uitval('niet_gevonden', BUITEN_DEMO_FOUT, 0);
+    }
     const saldo = saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId));
     const ruimte = p.maandlimiet === null ? null : await maandRuimte(db, p.keyId, now);
     if (saldo < prijs || (ruimte !== null && ruimte < prijs)) {
       meldKosten(ctx, 0, saldo);
-      await meldMislukt(db, basis, 402);
-      throw saldo < prijs ? onvoldoende(prijs, saldo) : maandlimietBereikt(prijs);
+      if (saldo < prijs) {
+        await meldMislukt(db, basis, 402);
+        throw onvoldoende(prijs, saldo);
+      }
+      await meldMaandlimietWeigering(db, basis);
+      throw maandlimietBereikt(prijs);
     }
 
     const r = await next();
     let uitkomst: { status: number; credits: number; antwoord: unknown };
     if (r.ok) {
       const antwoord = r.data as LookupEnvelope<unknown>;
+      if (test) antwoord.meta = { ...antwoord.meta, gefactureerd_cent: 0, test: true };
       uitkomst = { status: 200, credits: antwoord.meta.gefactureerd_cent / EENHEID_CENT, antwoord };
     } else if (r.error instanceof Uitval) {
-      uitkomst = { status: r.error.status, credits: r.error.credits, antwoord: { fout: r.error.message } };
+      uitkomst = { status: r.error.status, credits: test ? 0 : r.error.credits, antwoord: { fout: r.error.message } };
     } else {
       // Refused input, an outage, a crash or an answer that failed its schema: nothing is charged.
       if (!(r.error instanceof InsightFout)) await meldMislukt(db, basis, 500).catch(() => {});
       return r;
     }
 
+    if (claimTot && ctx.services.now().getTime() > claimTot.getTime() - ctx.services.config.DB_QUERY_TIMEOUT_MS) {
+      // Past its own time the claim may already be a retry's; settling now could charge the same key twice.
+      throw new InsightFout('niet_beschikbaar', 'Deze opvraging duurde te lang en is afgebroken; er is niets in rekening gebracht. Probeer het opnieuw.', { headers: { 'Retry-After': '1' } });
+    }
     const a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: claimId ? { id: claimId, antwoord: uitkomst.antwoord } : undefined });
     if (a.soort !== 'ok') {
       // Another call of the same account (or key) spent the credits between our check and our debit.
       meldKosten(ctx, 0, a.saldo);
-      await meldMislukt(db, basis, 402);
-      throw a.soort === 'onvoldoende' ? onvoldoende(prijs, a.saldo) : maandlimietBereikt(prijs);
+      if (a.soort === 'onvoldoende') {
+        await meldMislukt(db, basis, 402);
+        throw onvoldoende(prijs, a.saldo);
+      }
+      await meldMaandlimietWeigering(db, basis);
+      throw maandlimietBereikt(prijs);
     }
     meldKosten(ctx, uitkomst.credits, a.saldo ?? saldo);
     klaar = true;

@@ -41,7 +41,7 @@ export const FOUT_SOORTEN = {
   ongeldige_invoer: { status: 400, code: 'BAD_REQUEST', fout: 'Ongeldige invoer.', beschrijving: 'Ongeldige invoer.' },
   ongeldige_json: { status: 400, code: 'PARSE_ERROR', fout: 'De body is geen geldige JSON.', beschrijving: 'De body is geen geldige JSON.' },
   ongeldige_sleutel: { status: 401, code: 'UNAUTHORIZED', fout: 'Ongeldige of ontbrekende sleutel.', beschrijving: 'Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`).', headers: WWW_AUTHENTICATE },
-  onvoldoende_tegoed: { status: 402, code: 'PAYMENT_REQUIRED', fout: 'Onvoldoende tegoed.', beschrijving: 'Onvoldoende tegoed voor deze opvraging.' },
+  onvoldoende_tegoed: { status: 402, code: 'PAYMENT_REQUIRED', fout: 'Onvoldoende tegoed.', beschrijving: 'Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht.' },
   geen_toegang: { status: 403, code: 'FORBIDDEN', fout: 'Deze sleutel heeft geen toegang tot deze voorziening.', beschrijving: "Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'." },
   niet_gevonden: { status: 404, code: 'NOT_FOUND', fout: 'Niet gevonden.', beschrijving: 'Niet gevonden.' },
   methode_niet_toegestaan: { status: 405, code: 'METHOD_NOT_SUPPORTED', fout: 'Deze methode is hier niet toegestaan.', beschrijving: 'Methode niet toegestaan; zie `Allow`.' },

@@ -3,6 +3,7 @@ import { accountProcedure } from '../core/trpc.ts';
 import { accountMeta } from '../core/schema.ts';
 import { isoMetOffset } from '../domain/begrippen.ts';
 import { getBalance, saldoVan } from '../domain/billing/tegoed.ts';
+import { maandstanden } from '../domain/keys/sleutels.ts';
 import { whoamiMeta, whoamiOutput } from './whoami.types.ts';
 
 /** GET /api/v1/whoami: the calling key and its account's balance. Free. */
@@ -13,11 +14,15 @@ export const whoami = accountProcedure
   .query(async ({ ctx }) => {
     const p = ctx.principal;
     const credits = ctx.saldo ?? (await getBalance(ctx.services.db, p.accountId));
+    const stand = (await maandstanden(ctx.services.db, [p.keyId], ctx.services.now())).get(p.keyId);
     return {
       data: {
         naam: p.naam,
         familie: p.familie,
         voorvoegsel: p.voorvoegsel,
+        modus: p.modus,
+        maandlimiet:
+          stand?.limiet == null ? null : { credits: stand.limiet, verbruikt: stand.verbruikt, resterend: Math.max(0, stand.limiet - stand.verbruikt), maand: stand.maand },
         rechten: p.rechten,
         bereik: 'account' as const,
         verloopt_op: isoMetOffset(p.verlooptOp),

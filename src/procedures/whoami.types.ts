@@ -14,7 +14,21 @@ export const whoamiOutput = z
     data: z.object({
       naam: z.string().describe('Naam van de sleutel.'),
       familie: z.string().describe("Sleutelfamilie: 'inzicht' of 'beheer'."),
-      voorvoegsel: z.string().describe("Zichtbaar voorvoegsel van de sleutel; begint met 'pct_'."),
+      voorvoegsel: z.string().describe("Zichtbaar voorvoegsel van de sleutel; begint met 'pct_' (een testsleutel met 'pct_test_')."),
+      modus: z
+        .enum(['live', 'test'])
+        .describe(
+          "'test' voor een testsleutel (pct_test_..., hoogstens 5 per account naast de 10 live sleutels): die kent alleen de adressen van de synthetische demoplaats, kost niets en beweegt het saldo niet; antwoorden en webhook-gebeurtenissen dragen test: true.",
+        ),
+      maandlimiet: z
+        .object({
+          credits: z.int().describe('Hoogstens zoveel credits per kalendermaand (Europe/Amsterdam) voor deze sleutel.'),
+          verbruikt: z.int().describe('Deze kalendermaand al door deze sleutel verbruikt, in credits.'),
+          resterend: z.int().describe('Wat de sleutel deze maand nog mag verbruiken, in credits; een opvraging die meer kost wordt geweigerd met 402.'),
+          maand: z.string().describe('De kalendermaand, JJJJ-MM (Europe/Amsterdam).'),
+        })
+        .nullable()
+        .describe('De maandlimiet van de sleutel, of null zonder limiet. Bereikt: 402 met een eigen melding, en één keer per maand de webhook-gebeurtenis sleutel.limiet_bereikt.'),
       rechten: z.array(z.string()),
       bereik: z.literal('account'),
       verloopt_op: z.string().describe('Vervaldatum, ISO 8601 met offset.'),

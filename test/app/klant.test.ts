@@ -22,6 +22,21 @@ describe(`web app for a customer (${dialect})`, () => {
     expect(await t.db.prisma.apiKey.findMany({ where: { accountId: s.accountId }, select: { familie: true } })).toEqual([{ familie: 'inzicht' }]);
   });
 
+  it('makes a test key, and sets, shows and clears a live key\'s monthly cap; a test key takes no cap', async () => {
+    const s = await aanmelden(t);
+    const test = await trpc(t, 'mutation', 'sleutels.maak', { naam: 'ci', test: true }, { sessie: s });
+    expect(test.data.sleutel).toMatch(/^pct_test_/);
+    const live = (await trpc(t, 'mutation', 'sleutels.maak', { naam: 'agent' }, { sessie: s })).data.id as string;
+    expect((await trpc(t, 'mutation', 'sleutels.maandlimiet', { id: live, credits: 180 }, { sessie: s })).status).toBe(200);
+    expectWeigering(await trpc(t, 'mutation', 'sleutels.maandlimiet', { id: live, credits: -1 }, { sessie: s }), 400);
+    expectWeigering(await trpc(t, 'mutation', 'sleutels.maandlimiet', { id: test.data.id, credits: 5 }, { sessie: s }), 400);
+    const lijst = (await trpc(t, 'query', 'sleutels.lijst', undefined, { sessie: s })).data as { id: string; modus: string; maandlimiet: unknown }[];
+    expect(lijst.find((k) => k.id === live)).toMatchObject({ modus: 'live', maandlimiet: { credits: 180, verbruikt: 0, resterend: 180, maand: expect.stringMatching(/^\d{4}-\d{2}$/) } });
+    expect(lijst.find((k) => k.id === test.data.id)).toMatchObject({ modus: 'test', maandlimiet: null });
+    await trpc(t, 'mutation', 'sleutels.maandlimiet', { id: live, credits: null }, { sessie: s });
+    expect(((await trpc(t, 'query', 'sleutels.lijst', undefined, { sessie: s })).data as { id: string; maandlimiet: unknown }[]).find((k) => k.id === live)?.maandlimiet).toBeNull();
+  });
+
   it('the chart per day takes the list\'s filters: lookup, outcome and key', async () => {
     const s = await aanmelden(t);
     const k1 = await t.db.prisma.apiKey.findFirstOrThrow({ where: { id: (await trpc(t, 'mutation', 'sleutels.maak', { naam: 'een' }, { sessie: s })).data.id } });

@@ -162,7 +162,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('SIGKILL of server processes dur
       for (;;) {
         const r = await stuur(0, o.klant, o.pad, o.sleutel);
         if (r.status !== 409) return r;
-        // The killed process's claim: taken over once it counts as abandoned (60 s).
+        // The killed process's claim: taken over once its request's deadline has passed (REQUEST_TIMEOUT_MS + DB_QUERY_TIMEOUT_MS).
         na409++;
         if (Date.now() > tot) return r;
         await wacht(1000 * Number(r.headers.get('retry-after') ?? 1));

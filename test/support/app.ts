@@ -11,6 +11,7 @@ import { createContextInner, type Kanaal, type Services } from '../../src/core/c
 import { appRouter } from '../../src/procedures/router.ts';
 import { createCallerFactory } from '../../src/core/trpc.ts';
 import { createAccount } from '../../src/domain/billing/tegoed.ts';
+import type { Modus } from '../../src/domain/keys/format.ts';
 import { createKey, type Familie } from '../../src/domain/keys/sleutels.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { maakModelHouder } from '../../src/domain/valuation/houder.ts';
@@ -23,7 +24,7 @@ export interface TestApp {
   services: Services;
   clock: { now: Date; advance(ms: number): void };
   account(credits?: number): Promise<{ id: string; credits: number }>;
-  key(accountId: string, opts?: { familie?: Familie; naam?: string; verlooptOp?: Date }): Promise<string>;
+  key(accountId: string, opts?: { familie?: Familie; naam?: string; verlooptOp?: Date; modus?: Modus }): Promise<string>;
   /** An account with credits and one insight key. */
   klant(credits?: number): Promise<{ accountId: string; key: string }>;
   caller(authorization?: string, kanaal?: Kanaal): ReturnType<typeof createCaller>;
@@ -79,7 +80,7 @@ export async function createTestApp(
     clock,
     account: (credits = 1000) => createAccount(db.prisma, { naam: `test-${++n}`, credits }),
     async key(accountId, opts = {}) {
-      const k = await createKey(db.prisma, { accountId, naam: opts.naam ?? `sleutel-${++n}`, familie: opts.familie, verlooptOp: opts.verlooptOp, now: clock.now });
+      const k = await createKey(db.prisma, { accountId, naam: opts.naam ?? `sleutel-${++n}`, familie: opts.familie, modus: opts.modus, verlooptOp: opts.verlooptOp, now: clock.now });
       return k.key;
     },
     async klant(credits = 1000) {

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/env.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
-import { createKey, listKeys, revokeKey, rotateKey, zetMaandlimiet, type Familie } from '../../domain/keys/sleutels.ts';
+import { createKey, listKeys, MAX_GELDIGE_TEST_SLEUTELS, revokeKey, rotateKey, zetMaandlimiet, type Familie } from '../../domain/keys/sleutels.ts';
+import { modusVan } from '../../domain/keys/format.ts';
 import { datum, uuid } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
 
@@ -21,11 +22,12 @@ export function registerKeyCommands(program: Command) {
     .requiredOption('--name <naam>', 'naam van de sleutel')
     .option('--family <familie>', "'inzicht' of 'beheer'", familie, 'inzicht' as Familie)
     .option('--expires <datum>', 'vervaldatum JJJJ-MM-DD (standaard over 1 jaar, hoogstens 2 jaar)', datum)
+    .option('--test', `testsleutel (pct_test_...): alleen de demoplaats, kost niets; hoogstens ${MAX_GELDIGE_TEST_SLEUTELS} naast de live sleutels`)
     .option('--json', 'uitvoer als JSON')
-    .action(async (accountId: string, opts: { name: string; family: Familie; expires?: string; json?: boolean }) => {
+    .action(async (accountId: string, opts: { name: string; family: Familie; expires?: string; test?: boolean; json?: boolean }) => {
       const id = accountId;
       const k = await withDatabase(loadConfig(), (db) =>
-        createKey(db.prisma, { accountId: id, naam: opts.name, familie: opts.family, verlooptOp: opts.expires ? new Date(`${opts.expires}T23:59:59Z`) : undefined }),
+        createKey(db.prisma, { accountId: id, naam: opts.name, familie: opts.family, modus: opts.test ? 'test' : 'live', verlooptOp: opts.expires ? new Date(`${opts.expires}T23:59:59Z`) : undefined }),
       );
       print(!!opts.json, { key_id: k.id, key: k.key, voorvoegsel: k.voorvoegsel, verloopt_op: isoMetOffset(k.verlooptOp) },
         `Sleutel ${k.id} (wordt maar één keer getoond):\n\n  ${k.key}\n\nVerloopt op ${isoMetOffset(k.verlooptOp)}.`);
@@ -80,6 +82,7 @@ export function registerKeyCommands(program: Command) {
       const uit = rows.map((r) => ({
         key_id: r.id, naam: r.naam, familie: r.familie, rechten: r.rechten, voorvoegsel: r.voorvoegsel, verloopt_op: iso(r.verlooptOp),
         ingetrokken_op: iso(r.ingetrokkenOp), aangemaakt_op: iso(r.aangemaaktOp), laatst_gebruikt_op: iso(r.laatstGebruiktOp),
+        modus: modusVan(r.voorvoegsel), maandlimiet_credits: r.maandlimietCredits,
       }));
       print(!!opts.json, uit, rows.map((r) => `${r.id}  ${r.voorvoegsel}…  ${r.familie}  ${r.naam}  ${r.ingetrokkenOp ? 'ingetrokken' : `tot ${isoMetOffset(r.verlooptOp)}`}`).join('\n') || '(geen sleutels)');
     });

@@ -29,6 +29,8 @@ export interface Afrekening {
   idempotentie?: { id: string; antwoord: unknown };
   /** REST: the Idempotency-Key the caller sent, reported in the webhook payload. */
   idempotencyKey?: string;
+  /** A test key's call: the event says so (`test: true`), and it charges 0. */
+  test?: boolean;
   now: Date;
 }
 
@@ -43,6 +45,7 @@ function eventData(a: Omit<Afrekening, 'idempotentie'>, verzoekId: string) {
     gefactureerd_cent: a.credits * EENHEID_CENT,
     sleutel_voorvoegsel: a.voorvoegsel,
     ...(a.idempotencyKey !== undefined ? { idempotency_key: a.idempotencyKey } : {}),
+    ...(a.test ? { test: true } : {}),
   };
 }
 
@@ -138,4 +141,27 @@ export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
  */
 export async function meldMislukt(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>, status: 402 | 500 = 402): Promise<void> {
   await schrijfGebeurtenis(db, { accountId: a.accountId, type: 'inzicht.mislukt', data: eventData({ ...a, status, credits: 0 }, randomUUID()), now: a.now });
+}
+
+/**
+ * A lookup refused by its key's monthly cap, in one statement: a usage row (402, 0 credits) so the
+ * account's owner sees in the usage list that the key was stopped, inzicht.mislukt with that row's id,
+ * and, for the first refusal of the month, sleutel.limiet_bereikt (SQL function sleutel_limiet_melden).
+ * A refusal for lack of balance records no usage row (decisions: 402 has none); a cap is the owner's own
+ * setting and its refusals are what they want to see.
+ */
+export async function meldMaandlimietWeigering(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>): Promise<void> {
+  const verzoekId = randomUUID();
+  const adres = typeof a.adres === 'string' ? a.adres : a.adres == null ? null : JSON.stringify(a.adres);
+  const [r] = await sqlRijen<{ mislukt: boolean; limiet: boolean }>(
+    db,
+    `WITH v AS (
+       INSERT INTO verbruik (id, account_id, key_id, kanaal, voorziening, status, credits, gefactureerd_cent, adres, aangemaakt_op)
+       VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5, 402, 0, 0, $6, $7::timestamptz) RETURNING id)
+     SELECT webhook_schrijf($2::uuid, $8, 'inzicht.mislukt', $9, $10::jsonb, $7::timestamptz) AS mislukt,
+            sleutel_limiet_melden($3::uuid, $11, $9, $7::timestamptz) AS limiet
+     FROM v`,
+    [verzoekId, a.accountId, a.keyId, a.kanaal, a.voorziening, adres, a.now, nieuweBerichtId(), tijdstempel(a.now), JSON.stringify(eventData({ ...a, status: 402, credits: 0 }, verzoekId)), nieuweBerichtId()],
+  );
+  if (r?.mislukt || r?.limiet) meldNieuweAfleveringen();
 }

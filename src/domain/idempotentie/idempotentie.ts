@@ -8,12 +8,10 @@ import { createHash } from 'node:crypto';
 import { sqlRijen, type Db } from '../../db/client.ts';
 
 export const IDEMPOTENTIE_VENSTER_MS = 24 * 3_600_000;
-/** A claim still "in flight" after this long belongs to a request that died; it may be taken over. */
-const VERLATEN_NA_MS = 60_000;
 export const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export type Claim =
-  | { soort: 'nieuw'; id: string; /** The account's balance, read in the same statement. */ saldo?: number }
+  | { soort: 'nieuw'; id: string; /** The account's balance, read in the same statement. */ saldo?: number; /** The claim's deadline (bezig_tot). */ tot: Date }
   | { soort: 'bezig' }
   | { soort: 'ander_verzoek' }
   | { soort: 'herhaling'; status: number; antwoord: unknown };
@@ -37,22 +35,24 @@ export function sha256(s: string): string {
 
 /**
  * Claim (key, scope, sleutel) in one statement (the SQL function idempotentie_claim), which also reads
- * the account's balance so the 402 check after it needs no round trip of its own.
+ * the account's balance so the 402 check after it needs no round trip of its own. The claim holds for
+ * `termijnMs` (the request's own time, core/afrekening.ts); a request that dies leaves a claim that a
+ * retry takes over once that deadline has passed.
  */
 export async function claim(
   db: Db,
-  opts: { keyId: string; scope: string; sleutel: string; verzoekHash: string; now: Date; accountId: string },
+  opts: { keyId: string; scope: string; sleutel: string; verzoekHash: string; now: Date; accountId: string; termijnMs: number },
 ): Promise<Claim> {
   const verloopt = new Date(opts.now.getTime() + IDEMPOTENTIE_VENSTER_MS);
   const [r] = await sqlRijen<{ r_soort: Claim['soort']; r_id: string | null; r_status: number | null; r_antwoord: unknown; r_saldo: number | null }>(
     db,
     'SELECT * FROM idempotentie_claim($1::uuid, $2, $3, $4, $5::timestamptz, $6::timestamptz, $7::int, $8::uuid)',
-    [opts.keyId, opts.scope, opts.sleutel, opts.verzoekHash, opts.now, verloopt, VERLATEN_NA_MS, opts.accountId],
+    [opts.keyId, opts.scope, opts.sleutel, opts.verzoekHash, opts.now, verloopt, opts.termijnMs, opts.accountId],
   );
   const saldo = r.r_saldo ?? undefined;
   switch (r.r_soort) {
     case 'nieuw':
-      return { soort: 'nieuw', id: r.r_id!, saldo };
+      return { soort: 'nieuw', id: r.r_id!, saldo, tot: new Date(opts.now.getTime() + opts.termijnMs) };
     case 'herhaling':
       return { soort: 'herhaling', status: r.r_status ?? 200, antwoord: r.r_antwoord };
     default:
@@ -67,12 +67,19 @@ export async function geefVrij(db: Db, id: string): Promise<void> {
 
 /**
  * Remove what no request can use any more: records past their 24 h window, and claims still "bezig"
- * longer than VERLATEN_NA_MS (their process was killed mid-request; a retry could take them over, but
- * without one they would stay). Run periodically by the server (server.ts); returns the rows removed.
+ * past their request's deadline (their process was killed mid-request; a retry could take them over,
+ * but without one they would stay). Run periodically by the server (server.ts); returns the rows removed.
  */
 export async function ruimIdempotentieOp(db: Db, now: Date): Promise<number> {
   const { count } = await db.idempotencyRecord.deleteMany({
-    where: { OR: [{ verlooptOp: { lte: now } }, { toestand: 'bezig', aangemaaktOp: { lte: new Date(now.getTime() - VERLATEN_NA_MS) } }] },
+    where: {
+      OR: [
+        { verlooptOp: { lte: now } },
+        { toestand: 'bezig', bezigTot: { lte: now } },
+        // Claims made before bezig_tot existed: 60 s, as they were then.
+        { toestand: 'bezig', bezigTot: null, aangemaaktOp: { lte: new Date(now.getTime() - 60_000) } },
+      ],
+    },
   });
   return count;
 }

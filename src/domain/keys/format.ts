@@ -2,16 +2,19 @@
  * Key format (decisions section 4): `pct_` + 32 random base62 characters (~190 bits) + a 6-character
  * base62 CRC32 checksum of the random part. The checksum lets us (and secret scanners) recognise a
  * leaked key and reject a mistyped one without a database lookup. Only the SHA-256 is ever stored.
+ * A test key is `pct_test_` + the same: the key itself says its mode, so does its visible prefix.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 export const KEY_PREFIX = 'pct_';
+export const TEST_PREFIX = 'pct_test_';
+export type Modus = 'live' | 'test';
 const ALFABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LEN = 32;
 const CHECK_LEN = 6;
 export const KEY_LENGTH = KEY_PREFIX.length + RANDOM_LEN + CHECK_LEN;
-const KEY_RE = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${RANDOM_LEN + CHECK_LEN}}$`);
+const KEY_RE = new RegExp(`^${KEY_PREFIX}(?:test_)?([0-9A-Za-z]{${RANDOM_LEN}})([0-9A-Za-z]{${CHECK_LEN}})$`);
 
 function base62(n: number, len: number): string {
   let s = '';
@@ -39,16 +42,20 @@ export function checksum(randomPart: string): string {
   return base62(crc32(randomPart), CHECK_LEN);
 }
 
-export function generateKey(): string {
+export function generateKey(modus: Modus = 'live'): string {
   const r = randomBase62(RANDOM_LEN);
-  return `${KEY_PREFIX}${r}${checksum(r)}`;
+  return `${modus === 'test' ? TEST_PREFIX : KEY_PREFIX}${r}${checksum(r)}`;
 }
 
 /** Well-formed and checksum-valid; says nothing about whether the key exists. */
 export function isWellFormedKey(key: string): boolean {
-  if (!KEY_RE.test(key)) return false;
-  const r = key.slice(KEY_PREFIX.length, KEY_PREFIX.length + RANDOM_LEN);
-  return key.slice(KEY_PREFIX.length + RANDOM_LEN) === checksum(r);
+  const m = KEY_RE.exec(key);
+  return m !== null && m[2] === checksum(m[1]);
+}
+
+/** A key's mode, read from the key or from its visible prefix (both start with it). */
+export function modusVan(keyOfVoorvoegsel: string): Modus {
+  return keyOfVoorvoegsel.startsWith(TEST_PREFIX) ? 'test' : 'live';
 }
 
 export function hashKey(key: string): string {

@@ -3,7 +3,7 @@
  * CLI and the web app; never reachable through REST or MCP (decisions section 4).
  */
 import { sqlRijen, TX_OPTS, type Db } from '../../db/client.ts';
-import { generateKey, hashKey, isWellFormedKey, voorvoegsel } from './format.ts';
+import { generateKey, hashKey, isWellFormedKey, modusVan, TEST_PREFIX, voorvoegsel, type Modus } from './format.ts';
 
 export type Familie = 'inzicht' | 'beheer';
 export const RECHTEN_PER_FAMILIE: Record<Familie, string[]> = {
@@ -11,6 +11,8 @@ export const RECHTEN_PER_FAMILIE: Record<Familie, string[]> = {
   beheer: ['projecten:lezen', 'projecten:schrijven'],
 };
 export const MAX_GELDIGE_INZICHT_SLEUTELS = 10;
+/** Test keys (`pct_test_`, docs/api.md) are counted apart from the live keys. */
+export const MAX_GELDIGE_TEST_SLEUTELS = 5;
 const DAG_MS = 86_400_000;
 export const STANDAARD_LOOPTIJD_DAGEN = 365;
 export const MAX_LOOPTIJD_DAGEN = 730;
@@ -34,6 +36,8 @@ export interface Principal {
   verlooptOp: Date;
   /** The key's monthly cap in credits, if it has one (as read with the key; the charge reads it again). */
   maandlimiet: number | null;
+  /** 'test': a `pct_test_` key, which answers for the demo town only and is never charged. */
+  modus: Modus;
 }
 
 export interface NieuweSleutel {
@@ -49,10 +53,12 @@ function geldigFilter(now: Date) {
 
 export async function createKey(
   db: Db,
-  opts: { accountId: string; naam: string; familie?: Familie; verlooptOp?: Date; now?: Date },
+  opts: { accountId: string; naam: string; familie?: Familie; modus?: Modus; verlooptOp?: Date; now?: Date },
 ): Promise<NieuweSleutel> {
   const now = opts.now ?? new Date();
   const familie = opts.familie ?? 'inzicht';
+  const modus = opts.modus ?? 'live';
+  if (modus === 'test' && familie !== 'inzicht') throw new SleutelFout('ongeldig', 'Alleen een inzichtsleutel kan een testsleutel zijn.');
   const verlooptOp = opts.verlooptOp ?? new Date(now.getTime() + STANDAARD_LOOPTIJD_DAGEN * DAG_MS);
   if (verlooptOp.getTime() <= now.getTime()) {
     throw new SleutelFout('ongeldige_vervaldatum', 'De vervaldatum moet in de toekomst liggen.');
@@ -60,14 +66,16 @@ export async function createKey(
   if (verlooptOp.getTime() > now.getTime() + MAX_LOOPTIJD_DAGEN * DAG_MS) {
     throw new SleutelFout('ongeldige_vervaldatum', 'Een sleutel is hoogstens 2 jaar geldig.');
   }
-  const key = generateKey();
+  const key = generateKey(modus);
   return db.$transaction(async (tx) => {
     // Serialise key creation per account so two concurrent creates cannot both pass the limit.
     await tx.$queryRaw`SELECT id FROM account WHERE id = ${opts.accountId}::uuid FOR UPDATE`;
     if (familie === 'inzicht') {
-      const geldig = await tx.apiKey.count({ where: { accountId: opts.accountId, familie, ...geldigFilter(now) } });
-      if (geldig >= MAX_GELDIGE_INZICHT_SLEUTELS) {
-        throw new SleutelFout('te_veel_sleutels', `Een account heeft hoogstens ${MAX_GELDIGE_INZICHT_SLEUTELS} geldige inzichtsleutels.`);
+      const test = { voorvoegsel: { startsWith: TEST_PREFIX } };
+      const geldig = await tx.apiKey.count({ where: { accountId: opts.accountId, familie, ...geldigFilter(now), ...(modus === 'test' ? test : { NOT: test }) } });
+      const max = modus === 'test' ? MAX_GELDIGE_TEST_SLEUTELS : MAX_GELDIGE_INZICHT_SLEUTELS;
+      if (geldig >= max) {
+        throw new SleutelFout('te_veel_sleutels', modus === 'test' ? `Een account heeft hoogstens ${max} geldige testsleutels.` : `Een account heeft hoogstens ${max} geldige inzichtsleutels.`);
       }
     }
     const row = await tx.apiKey.create({
@@ -89,10 +97,11 @@ export async function createKey(
 /** Rotation revokes the old key at once and returns a new one with the same name, family, rights and expiry. */
 export async function rotateKey(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<NieuweSleutel> {
   const now = opts.now ?? new Date();
-  const key = generateKey();
   return db.$transaction(async (tx) => {
     const oud = await tx.apiKey.findFirst({ where: { id: opts.keyId, accountId: opts.accountId, ...geldigFilter(now) } });
     if (!oud) throw new SleutelFout('onbekend', 'Deze sleutel bestaat niet of is niet meer geldig.');
+    // The new key keeps the old one's mode and monthly cap.
+    const key = generateKey(modusVan(oud.voorvoegsel));
     const nieuw = await tx.apiKey.create({
       data: {
         accountId: oud.accountId,
@@ -102,6 +111,7 @@ export async function rotateKey(db: Db, opts: { accountId: string; keyId: string
         hash: hashKey(key),
         voorvoegsel: voorvoegsel(key),
         verlooptOp: oud.verlooptOp,
+        maandlimietCredits: oud.maandlimietCredits,
       },
       select: { id: true },
     });
@@ -120,30 +130,51 @@ export async function revokeKey(db: Db, opts: { accountId: string; keyId: string
   vergeetSleutel(opts.keyId);
 }
 
-/** Set (credits, a whole number >= 0) or remove (null) a key's monthly cap. */
+/** The largest cap that fits the column (INTEGER) with room for a month's charges. */
+export const MAX_MAANDLIMIET = 1_000_000_000;
+
+/** Set (credits, a whole number >= 0) or remove (null) a key's monthly cap. A test key costs nothing and takes none. */
 export async function zetMaandlimiet(db: Db, opts: { accountId: string; keyId: string; credits: number | null }): Promise<void> {
-  if (opts.credits !== null && (!Number.isSafeInteger(opts.credits) || opts.credits < 0)) throw new SleutelFout('ongeldig', 'De maandlimiet is een geheel aantal credits van 0 of meer.');
+  if (opts.credits !== null && (!Number.isSafeInteger(opts.credits) || opts.credits < 0 || opts.credits > MAX_MAANDLIMIET)) throw new SleutelFout('ongeldig', `De maandlimiet is een geheel aantal credits van 0 tot en met ${MAX_MAANDLIMIET}.`);
+  if (opts.credits !== null && (await db.apiKey.count({ where: { id: opts.keyId, accountId: opts.accountId, voorvoegsel: { startsWith: TEST_PREFIX } } })) > 0) {
+    throw new SleutelFout('ongeldig', 'Een testsleutel kost niets en heeft dus geen maandlimiet.');
+  }
   const res = await db.apiKey.updateMany({ where: { id: opts.keyId, accountId: opts.accountId, familie: 'inzicht' }, data: { maandlimietCredits: opts.credits } });
   if (res.count === 0) throw new SleutelFout('onbekend', 'Deze inzichtsleutel bestaat niet bij dit account.');
   vergeetSleutel(opts.keyId);
 }
 
+/** A key's monthly cap and what it charged this calendar month (Europe/Amsterdam), `maand` as YYYY-MM. */
+export interface Maandstand {
+  limiet: number | null;
+  verbruikt: number;
+  maand: string;
+}
+
+export async function maandstanden(db: Db, keyIds: string[], now: Date): Promise<Map<string, Maandstand>> {
+  if (keyIds.length === 0) return new Map();
+  const rijen = await sqlRijen<{ id: string; limiet: number | null; verbruikt: number; maand: string }>(
+    db,
+    `SELECT id::text, maandlimiet_credits AS limiet, v.maand,
+            CASE WHEN s.maand = v.maand THEN maand_verbruikt ELSE 0 END AS verbruikt
+     FROM api_sleutel s, (SELECT to_char($2::timestamptz AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM') AS maand) v
+     WHERE s.id = ANY ($1::uuid[])`,
+    [keyIds, now.toISOString()],
+  );
+  return new Map(rijen.map((r) => [r.id, { limiet: r.limiet, verbruikt: r.verbruikt, maand: r.maand }]));
+}
+
 /** What a key with a cap may still charge this calendar month (Europe/Amsterdam); null without a cap. */
 export async function maandRuimte(db: Db, keyId: string, now: Date): Promise<number | null> {
-  const [r] = await sqlRijen<{ ruimte: number | null }>(
-    db,
-    `SELECT maandlimiet_credits - CASE WHEN maand = to_char($2::timestamptz AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM') THEN maand_verbruikt ELSE 0 END AS ruimte
-     FROM api_sleutel WHERE id = $1::uuid`,
-    [keyId, now.toISOString()],
-  );
-  return r?.ruimte ?? null;
+  const s = (await maandstanden(db, [keyId], now)).get(keyId);
+  return s?.limiet == null ? null : s.limiet - s.verbruikt;
 }
 
 export async function listKeys(db: Db, accountId: string) {
   return db.apiKey.findMany({
     where: { accountId },
     orderBy: { aangemaaktOp: 'desc' },
-    select: { id: true, naam: true, familie: true, rechten: true, voorvoegsel: true, verlooptOp: true, ingetrokkenOp: true, aangemaaktOp: true, laatstGebruiktOp: true },
+    select: { id: true, naam: true, familie: true, rechten: true, voorvoegsel: true, verlooptOp: true, ingetrokkenOp: true, aangemaaktOp: true, laatstGebruiktOp: true, maandlimietCredits: true },
   });
 }
 
@@ -196,6 +227,7 @@ export async function authenticate(db: Db, authorization: string | undefined, no
     voorvoegsel: row.voorvoegsel,
     verlooptOp: row.verlooptOp,
     maandlimiet: row.maandlimietCredits,
+    modus: modusVan(row.voorvoegsel),
   };
   if (sleutelCache.size >= MAX_GECACHTE_SLEUTELS) sleutelCache.delete(sleutelCache.keys().next().value!);
   sleutelCache.set(hash, { principal, tot: klok + SLEUTEL_CACHE_MS });

@@ -8,8 +8,8 @@ import { sqlRijen, type Db } from '../../db/client.ts';
 import { waarnemers } from '../../db/waarnemers.ts';
 import { buitenVerzoek } from '../../logging.ts';
 
-export type GebeurtenisType = 'inzicht.voltooid' | 'inzicht.mislukt' | 'saldo.laag' | 'sleutel.verloopt';
-export const GEBEURTENIS_TYPES: GebeurtenisType[] = ['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag', 'sleutel.verloopt'];
+export type GebeurtenisType = 'inzicht.voltooid' | 'inzicht.mislukt' | 'saldo.laag' | 'sleutel.verloopt' | 'sleutel.limiet_bereikt';
+export const GEBEURTENIS_TYPES: GebeurtenisType[] = ['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag', 'sleutel.verloopt', 'sleutel.limiet_bereikt'];
 
 /** Random bytes drawn 4 KB at a time (one system call per 256 ids instead of one per id; two ids per charge). */
 const voorraad = Buffer.alloc(4096);

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
-import { createKey, listKeys, MAX_LOOPTIJD_DAGEN, revokeKey, rotateKey, SleutelFout, type NieuweSleutel } from '../../domain/keys/sleutels.ts';
+import { modusVan } from '../../domain/keys/format.ts';
+import { createKey, listKeys, maandstanden, MAX_GELDIGE_INZICHT_SLEUTELS, MAX_GELDIGE_TEST_SLEUTELS, MAX_LOOPTIJD_DAGEN, MAX_MAANDLIMIET, revokeKey, rotateKey, SleutelFout, zetMaandlimiet, type NieuweSleutel } from '../../domain/keys/sleutels.ts';
 import { router } from '../../core/trpc.ts';
 import { sessieProcedure } from '../../core/sessie.ts';
 
@@ -11,7 +12,7 @@ const DAG_MS = 86_400_000;
 function vertaal(err: unknown): never {
   if (err instanceof SleutelFout) {
     if (err.soort === 'te_veel_sleutels') throw new InsightFout('conflict', `${err.message} Trek eerst een sleutel in.`);
-    if (err.soort === 'ongeldige_vervaldatum') throw new InsightFout('ongeldige_invoer', err.message);
+    if (err.soort === 'ongeldige_vervaldatum' || err.soort === 'ongeldig') throw new InsightFout('ongeldige_invoer', err.message);
     throw new InsightFout('niet_gevonden', err.message);
   }
   throw err;
@@ -27,12 +28,19 @@ export const sleutelsRouter = router({
   lijst: sessieProcedure.query(async ({ ctx }) => {
     const now = ctx.services.now();
     const rows = await listKeys(ctx.services.db, ctx.sessie.accountId);
+    const standen = await maandstanden(ctx.services.db, rows.filter((r) => r.maandlimietCredits !== null).map((r) => r.id), now);
     return rows.map((r) => ({
       id: r.id,
       naam: r.naam,
       voorvoegsel: r.voorvoegsel,
       familie: r.familie,
       rechten: r.rechten,
+      modus: modusVan(r.voorvoegsel),
+      /** The monthly cap and what the key charged this calendar month (Europe/Amsterdam); null without a cap. */
+      maandlimiet: (() => {
+        const st = standen.get(r.id);
+        return st?.limiet == null ? null : { credits: st.limiet, verbruikt: st.verbruikt, resterend: Math.max(0, st.limiet - st.verbruikt), maand: st.maand };
+      })(),
       aangemaakt_op: isoMetOffset(r.aangemaaktOp),
       laatst_gebruikt_op: r.laatstGebruiktOp ? isoMetOffset(r.laatstGebruiktOp) : null,
       verloopt_op: isoMetOffset(r.verlooptOp),
@@ -47,6 +55,7 @@ export const sleutelsRouter = router({
       z.strictObject({
         naam: z.string().trim().min(1, 'naam: vul een naam in').max(100, 'naam: hoogstens 100 tekens'),
         looptijd_dagen: z.int('looptijd_dagen: een geheel aantal dagen').min(1, 'looptijd_dagen: minstens 1').max(MAX_LOOPTIJD_DAGEN, `looptijd_dagen: hoogstens ${MAX_LOOPTIJD_DAGEN}`).default(365),
+        test: z.boolean('test: waar of onwaar').default(false),
       }),
     )
     .mutation(async ({ ctx, input }) => {
@@ -57,6 +66,7 @@ export const sleutelsRouter = router({
         // The web app makes insight keys only: this service offers no product for a "beheer" key, which
         // only the operator CLI makes.
         familie: 'inzicht',
+        modus: input.test ? 'test' : 'live',
         verlooptOp: new Date(now.getTime() + input.looptijd_dagen * DAG_MS),
         now,
       }).catch(vertaal);
@@ -68,6 +78,22 @@ export const sleutelsRouter = router({
     const k = await rotateKey(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
     return getoond(k);
   }),
+
+  /** Set (a whole number of credits) or clear (null) a live key's monthly cap. */
+  maandlimiet: sessieProcedure
+    .input(
+      z.strictObject({
+        id: z.uuid('id: geen geldige sleutel-id'),
+        credits: z.int('credits: een geheel aantal credits').min(0, 'credits: 0 of meer').max(MAX_MAANDLIMIET, `credits: hoogstens ${MAX_MAANDLIMIET}`).nullable(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      await zetMaandlimiet(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, credits: input.credits }).catch(vertaal);
+      return { id: input.id, maandlimiet_credits: input.credits };
+    }),
+
+  /** How many valid keys of each mode an account may have. */
+  maxima: sessieProcedure.query(() => ({ live: MAX_GELDIGE_INZICHT_SLEUTELS, test: MAX_GELDIGE_TEST_SLEUTELS })),
 
   trekIn: sessieProcedure.input(sleutelId).mutation(async ({ ctx, input }) => {
     await revokeKey(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);

@@ -73,6 +73,7 @@ export function inzichtMetaSchema(voorziening: string) {
     cached: z.boolean().describe('Of het antwoord een bewaard eerder antwoord is (idempotente herhaling).'),
     gefactureerd_cent: z.int().describe('Voor deze aanroep in rekening gebracht, in centen.'),
     bron: bronSchema.optional(),
+    test: z.literal(true).optional().describe('Alleen bij een testsleutel (pct_test_...): een antwoord uit de synthetische demoplaats, niet in rekening gebracht (gefactureerd_cent 0).'),
   }).catchall(z.unknown());
 }
 
@@ -102,7 +103,7 @@ export function foutResponses(extra: Record<number, string> = {}): Record<number
   return {
     400: 'Ongeldige invoer (postcode, huisnummer, JSON).',
     ...foutBeschrijvingen([401, 402, 403]),
-    404: 'Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen). Niet in rekening gebracht.',
+    404: 'Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht.',
     ...foutBeschrijvingen([409, 429]),
     ...extra,
   };

@@ -26,6 +26,8 @@ export function Sleutels() {
   const [lijst, setLijst] = useState<Sleutel[] | null>(null);
   const [naam, setNaam] = useState('');
   const [looptijd, setLooptijd] = useState(365);
+  const [test, setTest] = useState(false);
+  const [limieten, setLimieten] = useState<Record<string, string>>({});
   const [getoond, setGetoond] = useState<Getoond | null>(null);
 
   const { bezig, fout, setFout, status, setStatus, actie } = useActie(() => laad());
@@ -35,9 +37,10 @@ export function Sleutels() {
   const maak = (e: Event) => {
     e.preventDefault();
     return actie(async () => {
-      const k = await api.sleutels.maak.mutate({ naam, looptijd_dagen: looptijd });
-      setGetoond({ ...k, reden: `Nieuwe sleutel '${naam}'` });
+      const k = await api.sleutels.maak.mutate({ naam, looptijd_dagen: looptijd, test });
+      setGetoond({ ...k, reden: test ? `Nieuwe testsleutel '${naam}'` : `Nieuwe sleutel '${naam}'` });
       setNaam('');
+      setTest(false);
     });
   };
 
@@ -57,14 +60,40 @@ export function Sleutels() {
     });
   };
 
-  const geldig = lijst?.filter((s) => s.status === 'geldig' && s.familie === 'inzicht').length ?? 0;
+  const zetLimiet = (s: Sleutel, e: Event) => {
+    e.preventDefault();
+    const tekst = (limieten[s.id] ?? '').trim();
+    if (!/^\d{1,10}$/.test(tekst)) {
+      setFout('Maandlimiet: vul een geheel aantal credits in (0 of meer).');
+      return;
+    }
+    return actie(async () => {
+      await api.sleutels.maandlimiet.mutate({ id: s.id, credits: Number(tekst) });
+      setLimieten({ ...limieten, [s.id]: '' });
+      setStatus(`Sleutel '${s.naam}': hoogstens ${tekst} credits per kalendermaand.`);
+    });
+  };
+
+  const wisLimiet = (s: Sleutel) =>
+    actie(async () => {
+      await api.sleutels.maandlimiet.mutate({ id: s.id, credits: null });
+      setStatus(`Sleutel '${s.naam}': geen maandlimiet meer.`);
+    });
+
+  const geldig = lijst?.filter((s) => s.status === 'geldig' && s.familie === 'inzicht' && s.modus === 'live').length ?? 0;
+  const geldigTest = lijst?.filter((s) => s.status === 'geldig' && s.modus === 'test').length ?? 0;
 
   return (
     <>
       <h1 tabIndex={-1}>Sleutels</h1>
       <p>
-        Met een API-sleutel roep je de Insight API aan (REST of MCP). Een account heeft hoogstens 10 geldige inzichtsleutels; nu {geldig}. Zie de{' '}
-        <a href="/docs">documentatie</a> voor voorbeelden.
+        Met een API-sleutel roep je de Insight API aan (REST of MCP). Een account heeft hoogstens 10 geldige live sleutels (nu {geldig}) en daarnaast 5
+        testsleutels (nu {geldigTest}). Zie de <a href="/docs">documentatie</a> voor voorbeelden.
+      </p>
+      <p>
+        Een <strong>testsleutel</strong> (<code>pct_test_…</code>) kost niets en beweegt je saldo niet, maar kent alleen de adressen van de synthetische
+        demoplaats Fictiedal (postcodes met de letters SA, SD of SS, bijvoorbeeld 7800 SD huisnummer 3); antwoorden en webhooks zeggen <code>test: true</code>.
+        Een <strong>maandlimiet</strong> begrenst wat één live sleutel per kalendermaand mag verbruiken; daarboven antwoordt de API 402 en blijft je saldo onaangeroerd.
       </p>
       {fout && <p class="fout" role="alert">{fout}</p>}
       <p role="status" class="status">{status}</p>
@@ -90,6 +119,11 @@ export function Sleutels() {
               ))}
             </select>
           </div>
+          <div>
+            <label for="sleutel-test">
+              <input id="sleutel-test" type="checkbox" checked={test} onChange={(e) => setTest(e.currentTarget.checked)} /> Testsleutel (alleen demoplaats, gratis)
+            </label>
+          </div>
           <button type="submit" disabled={bezig || !naam.trim()}>Sleutel maken</button>
         </form>
       </section>
@@ -97,12 +131,46 @@ export function Sleutels() {
       <section aria-labelledby="kop-lijst">
         <h2 id="kop-lijst">Jouw sleutels</h2>
         {lijst && lijst.length === 0 && <p>Nog geen sleutels.</p>}
-        <Tabel kop="kop-lijst" klasse="sleutels" kolommen={['Naam', 'Begint met', 'Soort en rechten', 'Gemaakt', 'Laatst gebruikt', 'Verloopt', 'Status', { titel: 'Acties', verborgen: true }]}>
+        <Tabel kop="kop-lijst" klasse="sleutels" kolommen={['Naam', 'Begint met', 'Soort en rechten', 'Maandlimiet', 'Gemaakt', 'Laatst gebruikt', 'Verloopt', 'Status', { titel: 'Acties', verborgen: true }]}>
           {lijst?.map((s) => (
             <tr key={s.id} data-voorvoegsel={s.voorvoegsel} data-status={s.status}>
               <td>{s.naam}</td>
               <td><code>{s.voorvoegsel}…</code></td>
-              <td>{s.familie}: {s.rechten.join(', ')}</td>
+              <td>
+                {s.familie}: {s.rechten.join(', ')}
+                {s.modus === 'test' && <> <span class="label label-test">test</span></>}
+              </td>
+              <td class="maandlimiet">
+                {s.maandlimiet ? (
+                  <span data-maandlimiet={s.maandlimiet.credits}>
+                    {s.maandlimiet.resterend} van {s.maandlimiet.credits} credits over in {s.maandlimiet.maand}
+                  </span>
+                ) : s.modus === 'test' ? (
+                  'n.v.t. (gratis)'
+                ) : (
+                  'geen'
+                )}
+                {s.status === 'geldig' && s.familie === 'inzicht' && s.modus === 'live' && (
+                  <form class="limiet-formulier" onSubmit={(e) => zetLimiet(s, e)}>
+                    <input
+                      type="number"
+                      min={0}
+                      step={1}
+                      inputMode="numeric"
+                      value={limieten[s.id] ?? ''}
+                      onInput={(e) => setLimieten({ ...limieten, [s.id]: e.currentTarget.value })}
+                      aria-label={`Maandlimiet in credits voor sleutel ${s.naam} (${s.voorvoegsel})`}
+                      placeholder="credits"
+                    />
+                    <button type="submit" class="knop-secundair" disabled={bezig}>Zetten</button>
+                    {s.maandlimiet && (
+                      <button type="button" class="knop-secundair" disabled={bezig} onClick={() => wisLimiet(s)} aria-label={`Maandlimiet van sleutel ${s.naam} (${s.voorvoegsel}) wissen`}>
+                        Wissen
+                      </button>
+                    )}
+                  </form>
+                )}
+              </td>
               <td>{fmtDatum(s.aangemaakt_op)}</td>
               <td>{fmtDatumTijd(s.laatst_gebruikt_op)}</td>
               <td>{fmtDatum(s.verloopt_op)}</td>

@@ -172,7 +172,10 @@ export function Verbruik() {
               <td class="getal">{r.status}</td>
               <td class="getal">{fmtGetal(r.credits)}</td>
               <td class="getal">{fmtEuro(r.gefactureerd_cent)}</td>
-              <td>{r.sleutel_naam ?? ''} <code>{r.sleutel_voorvoegsel ?? ''}</code></td>
+              <td>
+                {r.sleutel_naam ?? ''} <code>{r.sleutel_voorvoegsel ?? ''}</code>
+                {r.sleutel_voorvoegsel?.startsWith('pct_test_') && <> <span class="label label-test">test</span></>}
+              </td>
             </tr>
           ))}
         </Tabel>

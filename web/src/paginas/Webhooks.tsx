@@ -15,6 +15,7 @@ const EVENTS: Record<string, string> = {
   'inzicht.mislukt': 'een opvraging is mislukt',
   'saldo.laag': 'het saldo komt onder de drempel',
   'sleutel.verloopt': 'een sleutel verloopt binnenkort',
+  'sleutel.limiet_bereikt': 'een sleutel bereikt zijn maandlimiet',
   'webhook.test': 'testgebeurtenis',
 };
 const TOESTAND: Record<Aflevering['toestand'], string> = { wachtend: 'Wachtend', bezig: 'Bezig', afgeleverd: 'Afgeleverd', mislukt: 'Mislukt' };
