@@ -67,6 +67,36 @@ export async function ledgerSum(db: Db, accountId: string): Promise<number> {
   return r._sum.credits ?? 0;
 }
 
+/** Name, balance and `saldo.laag` threshold of an account. */
+export async function accountGegevens(db: Db, accountId: string): Promise<{ naam: string; credits: number; drempelCredits: number }> {
+  return db.account.findUniqueOrThrow({ where: { id: accountId }, select: { naam: true, credits: true, drempelCredits: true } });
+}
+
+export interface GrootboekRegel {
+  id: string;
+  aangemaaktOp: Date;
+  soort: string;
+  credits: number;
+  omschrijving: string | null;
+  usageId: string | null;
+}
+
+/** Page `pagina` (from 1) of the account's ledger, newest first, and its number of rows. */
+export async function grootboekPagina(db: Db, accountId: string, pagina: number, perPagina: number): Promise<{ totaal: number; regels: GrootboekRegel[] }> {
+  const where = { accountId };
+  const [totaal, regels] = await Promise.all([
+    db.ledgerEntry.count({ where }),
+    db.ledgerEntry.findMany({
+      where,
+      orderBy: [{ aangemaaktOp: 'desc' }, { id: 'desc' }],
+      skip: (pagina - 1) * perPagina,
+      take: perPagina,
+      select: { id: true, aangemaaktOp: true, soort: true, credits: true, omschrijving: true, usageId: true },
+    }),
+  ]);
+  return { totaal, regels };
+}
+
 /** The most a `saldo.laag` threshold may be: above it the event would say nothing a balance check does not. */
 export const MAX_DREMPEL_CREDITS = 1_000_000;
 
