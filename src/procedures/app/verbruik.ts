@@ -1,7 +1,7 @@
 /** Usage of the logged-in account: per day and lookup for a period (the chart), and the filtered list. */
 import { z } from 'zod';
-import { isoMetOffset } from '../../domain/begrippen.ts';
 import { verbruikGefilterd, verbruikPerDag, type VerbruikFilter } from '../../domain/billing/verbruik.ts';
+import { alsRegel } from '../verbruik.ts';
 import { periodeSchema } from './periode.ts';
 import { paginaSchema } from './tegoed.ts';
 import { router } from '../../core/trpc.ts';
@@ -47,18 +47,7 @@ export const verbruikRouter = router({
       totaal: p.totaal,
       pagina: input.pagina,
       per_pagina: input.per_pagina,
-      regels: p.regels.map((r) => ({
-        verzoek_id: r.id,
-        tijdstip: isoMetOffset(r.aangemaaktOp),
-        kanaal: r.kanaal,
-        voorziening: r.voorziening,
-        status: r.status,
-        credits: r.credits,
-        gefactureerd_cent: r.gefactureerdCent,
-        adres: r.adres,
-        sleutel_voorvoegsel: r.sleutelVoorvoegsel,
-        sleutel_naam: r.sleutelNaam,
-      })),
+      regels: p.regels.map((r) => ({ ...alsRegel(r), sleutel_naam: r.sleutelNaam })),
     };
   }),
 });
