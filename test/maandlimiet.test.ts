@@ -4,7 +4,7 @@ import { dialect } from './support/db.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { lookup } from './support/http.ts';
 import { startServers, verzoek, type ServerProces } from './support/server.ts';
-import { getBalance, ledgerSum } from '../src/domain/billing/tegoed.ts';
+import { getBalance, grootboekSom } from '../src/domain/billing/tegoed.ts';
 import { zetMaandlimiet } from '../src/domain/keys/sleutels.ts';
 
 /**
@@ -32,7 +32,7 @@ describe(`monthly cap per key (${dialect})`, () => {
     expect(derde.json().fout).toMatch(/maandlimiet van deze sleutel is bereikt/);
     expect(derde.headers['insight-gefactureerd-cent']).toBe('0');
     expect(await getBalance(t.db.prisma, accountId)).toBe(998);
-    expect(await ledgerSum(t.db.prisma, accountId)).toBe(998);
+    expect(await grootboekSom(t.db.prisma, accountId)).toBe(998);
     const ander = await t.key(accountId);
     expect((await lookup(t, 'woz', ander, adresBody(a))).statusCode).toBe(200);
     // Raising the cap lets the first key go on.
@@ -61,7 +61,7 @@ describe(`monthly cap per key (${dialect})`, () => {
     expect(statussen.filter((s) => s === 402)).toHaveLength(190);
     for (const r of antwoorden.filter((x) => x.statusCode === 402)) expect(r.json().fout).toMatch(/maandlimiet/);
     expect(await getBalance(t.db.prisma, accountId)).toBe(100_000 - 10);
-    expect(await ledgerSum(t.db.prisma, accountId)).toBe(100_000 - 10);
+    expect(await grootboekSom(t.db.prisma, accountId)).toBe(100_000 - 10);
   });
 
   describe.skipIf(!process.env.TEST_DATABASE_URL)('two real server processes on one PostgreSQL', () => {
@@ -88,7 +88,7 @@ describe(`monthly cap per key (${dialect})`, () => {
       expect(statussen.filter((s) => s === 402)).toHaveLength(190);
       for (const r of antwoorden.filter((x) => x.status === 402)) expect(r.body.fout).toMatch(/maandlimiet/);
       expect(await getBalance(t.db.prisma, accountId)).toBe(100_000 - 10);
-      expect(await ledgerSum(t.db.prisma, accountId)).toBe(100_000 - 10);
+      expect(await grootboekSom(t.db.prisma, accountId)).toBe(100_000 - 10);
       const ander = await t.key(accountId);
       expect((await verzoek(servers[0].url, 'POST', '/api/v1/inzicht/woz', { key: ander, body: adresBody(adressen[0]) })).status).toBe(200);
     });
