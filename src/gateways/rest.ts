@@ -21,6 +21,7 @@ const createCaller = createCallerFactory(appRouter);
 
 interface Route {
   methode: string;
+  sjabloon: string;
   patroon: RegExp;
   procedure: OpenApiProcedureMatch['procedure'];
 }
@@ -31,7 +32,7 @@ function routeTabel(): Route[] {
   forEachOpenApiProcedure(appRouter._def.procedures, ({ path, type, procedure, meta: { openapi } }) => {
     if (type === 'subscription') return;
     const patroon = new RegExp(`^${openapi.path.replace(/\{([^}]+)\}/g, '(?<$1>[^/]+)')}/?$`);
-    out.push({ methode: openapi.method, patroon, procedure: { type, path, procedure } });
+    out.push({ methode: openapi.method, sjabloon: `${REST_PREFIX}${openapi.path}`, patroon, procedure: { type, path, procedure } });
   });
   return out;
 }
@@ -71,7 +72,7 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
         const toegestaan = [...new Set(treffers.map((r) => r.methode))].join(', ');
         return stuurFout(reply, 405, `Methode ${req.method} is niet toegestaan op ${REST_PREFIX}${pad}; gebruik ${toegestaan}.`, { Allow: toegestaan });
       }
-      req.verzoek.route = { procedure: route.procedure, pathInput: route.patroon.exec(pad)?.groups ?? {} };
+      req.verzoek.route = { procedure: route.procedure, pathInput: route.patroon.exec(pad)?.groups ?? {}, sjabloon: route.sjabloon };
     });
 
     await scope.register(fastifyTRPCOpenApiPlugin, {

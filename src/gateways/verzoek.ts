@@ -19,8 +19,8 @@ export interface Verzoek {
   /** Callable from any web origin with a bearer key (/api/v1, /mcp); every other path gets no CORS headers. */
   corsOpen: boolean;
   uitslag: Uitslag;
-  /** The REST procedure the path and method were matched to, once, on arrival (gateways/rest.ts). */
-  route?: OpenApiProcedureMatch;
+  /** The REST procedure the path and method were matched to, once, on arrival (gateways/rest.ts), and its path template. */
+  route?: OpenApiProcedureMatch & { sjabloon: string };
 }
 
 declare module 'fastify' {
