@@ -50,8 +50,7 @@ const verzoekBronnen = new WeakMap<FastifyRequest, AsyncResource>();
 export function volgVerzoekInLog(app: FastifyInstance): void {
   app.addHook('onRequest', (req, _reply, done) => {
     // Fastify keeps the URL as it arrived from the first read of originalUrl on: read it before the REST
-    // edge rewrites req.url, so the access line (VerzoekLog) and /metrics' route label see the path that
-    // was asked for.
+    // edge rewrites req.url, so the access line (VerzoekLog) sees the path that was asked for.
     void req.originalUrl;
     lopendVerzoek.run({ reqId: String(req.id) }, () => {
       const bron = new AsyncResource('insight-verzoek');
