@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { adresBody, maakAdres, maakVolledigAdres, uniekePostcode } from './support/register.ts';
-import { topUp } from '../src/domain/billing/tegoed.ts';
+import { waardeerOp } from '../src/domain/billing/tegoed.ts';
 import { hashKey } from '../src/domain/keys/format.ts';
 import { CENT_PER_CREDIT, expectFout, lookup, LOOKUPS, PRIJS, saldo, sporen } from './support/http.ts';
 import { startServers, verzoek, type ServerProces } from './support/server.ts';
@@ -98,7 +98,7 @@ describe(`charging (${dialect})`, () => {
     const { key, accountId } = await t.klant(0);
     const a = await maakVolledigAdres(t.db.prisma);
     expectFout(await lookup(t, 'woz', key, adresBody(a)), 402);
-    await topUp(t.db.prisma, { accountId, credits: 3 });
+    await waardeerOp(t.db.prisma, { accountId, credits: 3 });
     expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(200);
     expect(await saldo(t, accountId)).toBe(2);
   });

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.ts';
 import { authenticate } from '../src/domain/keys/sleutels.ts';
-import { ledgerSum } from '../src/domain/billing/tegoed.ts';
+import { grootboekSom } from '../src/domain/billing/tegoed.ts';
 import { createTestDatabase, dialect, type TestDatabase } from './support/db.ts';
 
 const run = promisify(execFile);
@@ -63,7 +63,7 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
       expect(p).toMatchObject({ accountId: acc.account_id, familie: 'inzicht', rechten: ['inzicht:lezen'] });
       expect((await authenticate(db.prisma, `Bearer ${beheer.key}`))?.familie).toBe('beheer');
       expect((await authenticate(db.prisma, `Bearer ${test.key}`))?.modus).toBe('test');
-      expect(await ledgerSum(db.prisma, acc.account_id)).toBe(300);
+      expect(await grootboekSom(db.prisma, acc.account_id)).toBe(300);
       const rows = await db.prisma.$queryRawUnsafe<{ t: string }[]>('SELECT row_to_json(k)::text AS t FROM api_sleutel k');
       expect(rows.some((r) => r.t.includes(k.key))).toBe(false);
     });
@@ -115,7 +115,7 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
     expect(await fout('account', 'correct', acc.account_id, '--credits', '-5')).toMatch(/--reason/);
     expect(await fout('account', 'topup', 'geen-uuid', '--credits', '5')).toMatch(/uuid/);
     await metDb(async (db) => {
-      expect(await ledgerSum(db.prisma, acc.account_id)).toBe(70);
+      expect(await grootboekSom(db.prisma, acc.account_id)).toBe(70);
       const c = await db.prisma.ledgerEntry.findMany({ where: { accountId: acc.account_id, soort: 'correctie' } });
       expect(c).toMatchObject([{ credits: -30, omschrijving: 'dubbel opgewaardeerd' }]);
     });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { adresBody, maakVolledigAdres, uniekePostcode } from './support/register.ts';
-import { topUp } from '../src/domain/billing/tegoed.ts';
+import { waardeerOp } from '../src/domain/billing/tegoed.ts';
 import { expectFout, lookup, saldo } from './support/http.ts';
 
 /** Idempotency-Key on REST lookups (decisions section 5). */
@@ -197,7 +197,7 @@ describe(`Idempotency-Key (${dialect})`, () => {
     expectFout(geweigerd, 402);
     expect(geweigerd.headers['idempotent-replayed']).toBeUndefined();
     expectFout(await lookup(t, 'woz', key, adresBody(a), ik), 402);
-    await topUp(t.db.prisma, { accountId, credits: 10 });
+    await waardeerOp(t.db.prisma, { accountId, credits: 10 });
     const r = await lookup(t, 'woz', key, adresBody(a), ik);
     expect(r.statusCode, r.body).toBe(200);
     expect(r.json().meta).toMatchObject({ cached: false, gefactureerd_cent: 5 });

@@ -48,6 +48,16 @@ describe(`GET /metrics (${dialect})`, () => {
     expect(na).toMatch(/insight_http_request_duration_seconds_bucket\{le="0.5",route="\/api\/v1\/inzicht\/woz",method="POST"\} \d+/);
   });
 
+  it('a route with a path parameter is one label, its template, whatever the id', async () => {
+    const { key } = await t.klant(10);
+    for (const id of ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002']) {
+      expect((await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${id}`, headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(404);
+    }
+    const na = (await scrape()).body;
+    expect(waarde(na, /insight_http_requests_total\{route="\/api\/v1\/webhooks\/\{id\}",method="GET",status="404"\} (\d+)/)).toBe(2);
+    expect(na).not.toMatch(/route="\/api\/v1\/webhooks\/0000/);
+  });
+
   it('database pool, webhook queue and deliveries, and the valuation model move with the calls', async () => {
     const ontvanger = await startOntvanger();
     let bezorger: Bezorger | undefined;

@@ -9,7 +9,7 @@ import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { lookup } from './support/http.ts';
 import { startOntvanger, type Ontvanger } from './support/ontvanger.ts';
 import { startBezorger, type Bezorger } from '../src/domain/webhooks/bezorger.ts';
-import { getBalance, ledgerSum } from '../src/domain/billing/tegoed.ts';
+import { getBalance, grootboekSom } from '../src/domain/billing/tegoed.ts';
 import { createKey, MAX_GELDIGE_INZICHT_SLEUTELS, MAX_GELDIGE_TEST_SLEUTELS, SleutelFout } from '../src/domain/keys/sleutels.ts';
 import { isWellFormedKey } from '../src/domain/keys/format.ts';
 import { isDemoPostcode } from '../src/domain/keys/testsleutel.ts';
@@ -83,7 +83,7 @@ describe(`test keys (${dialect})`, () => {
     expect(liveRes.json().meta.test).toBeUndefined();
     expect(res.headers['insight-gefactureerd-cent']).toBe('0');
     expect(await getBalance(t.db.prisma, acc.id)).toBe(99);
-    expect(await ledgerSum(t.db.prisma, acc.id)).toBe(99);
+    expect(await grootboekSom(t.db.prisma, acc.id)).toBe(99);
     expect(await t.db.prisma.ledgerEntry.count({ where: { accountId: acc.id, soort: 'afschrijving' } })).toBe(1);
     const rijen = await t.db.prisma.usageRecord.findMany({ where: { accountId: acc.id }, orderBy: { aangemaaktOp: 'asc' } });
     expect(rijen.map((u) => u.credits).sort()).toEqual([0, 1]);

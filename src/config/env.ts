@@ -37,9 +37,7 @@ export const configSchema = z.object({
   DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   DATA_DIR: z.string().default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Public base URL, used in the OpenAPI document's servers list. */
   PUBLIC_BASE_URL: z.string().default(''),
-  /** Maximum request body in bytes. */
   BODY_LIMIT: z.coerce.number().int().min(1024).default(64 * 1024),
   /**
    * Time a client gets to send a whole request, headers and body (Node's requestTimeout); a body

@@ -126,7 +126,8 @@ export interface FoutAntwoord {
  * errors become a generic 500 (the caller never sees a stack trace or an internal message).
  */
 export function naarFout(err: unknown): FoutAntwoord {
-  // One translation per error: the error formatter, the REST response meta and the log all ask.
+  // One translation per error: tRPC's error formatter runs inside every call (core/trpc.ts), and the
+  // gateway's edge asks again for the same error to render it; both get this one answer.
   if (typeof err === 'object' && err !== null) {
     const bekend = vertaald.get(err);
     if (bekend) return bekend;

@@ -24,8 +24,8 @@
 import { sqlRijen, type Db } from './client.ts';
 
 export interface BundelOpties<In, Uit> {
-  /** Handles the items of one key in arrival order; returns one result (or Error) per item, same order. */
-  verwerk: (sleutel: string, items: In[]) => Promise<(Uit | Error)[]>;
+  /** Handles the items of one group in arrival order; returns one result (or Error) per item, same order. */
+  verwerk: (groep: string, items: In[]) => Promise<(Uit | Error)[]>;
   /** At most this many items in one statement (the rest go in the next). */
   maxGrootte: number;
 }
@@ -37,7 +37,7 @@ interface Wachtend<In, Uit> {
 }
 
 export class Bundelaar<In, Uit> {
-  /** Keys with a statement in flight, and what arrived for them meanwhile (oldest first). */
+  /** Groups with a statement in flight, and what arrived for them meanwhile (oldest first). */
   private readonly wachtrijen = new Map<string, Wachtend<In, Uit>[]>();
 
   private readonly opties: BundelOpties<In, Uit>;
@@ -46,39 +46,39 @@ export class Bundelaar<In, Uit> {
     this.opties = opties;
   }
 
-  voer(sleutel: string, item: In): Promise<Uit> {
+  voer(groep: string, item: In): Promise<Uit> {
     return new Promise<Uit>((klaar, fout) => {
-      const rij = this.wachtrijen.get(sleutel);
+      const rij = this.wachtrijen.get(groep);
       if (rij) {
         rij.push({ item, klaar, fout });
         return;
       }
-      this.wachtrijen.set(sleutel, []);
-      void this.stuur(sleutel, [{ item, klaar, fout }]);
+      this.wachtrijen.set(groep, []);
+      void this.stuur(groep, [{ item, klaar, fout }]);
     });
   }
 
-  private async stuur(sleutel: string, deel: Wachtend<In, Uit>[]): Promise<void> {
+  private async stuur(groep: string, deel: Wachtend<In, Uit>[]): Promise<void> {
     try {
       const uitkomsten = await this.opties.verwerk(
-        sleutel,
+        groep,
         deel.map((w) => w.item),
       );
       deel.forEach((w, i) => {
         const u = uitkomsten[i];
         if (u instanceof Error) w.fout(u);
-        else if (u === undefined) w.fout(new Error(`bundel ${sleutel}: geen uitkomst voor item ${i}`));
+        else if (u === undefined) w.fout(new Error(`bundel ${groep}: geen uitkomst voor item ${i}`));
         else w.klaar(u);
       });
     } catch (e) {
       for (const w of deel) w.fout(e);
     }
-    const rij = this.wachtrijen.get(sleutel);
+    const rij = this.wachtrijen.get(groep);
     if (!rij || rij.length === 0) {
-      this.wachtrijen.delete(sleutel);
+      this.wachtrijen.delete(groep);
       return;
     }
-    void this.stuur(sleutel, rij.splice(0, this.opties.maxGrootte));
+    void this.stuur(groep, rij.splice(0, this.opties.maxGrootte));
   }
 }
 
@@ -93,14 +93,14 @@ export function perDatabase<In, Uit>(opties: (db: Db) => BundelOpties<In, Uit>):
 }
 
 /**
- * The items of one batch grouped by the hot row they meet on (`sleutel`), each group with its items'
+ * The items of one batch grouped by the hot row they meet on (`groepVan`), each group with its items'
  * places in the batch, the groups sorted by that key: statements of several processes then lock their
  * rows in one order (the rate-limit check and the charge).
  */
-export function groepeer<T>(items: T[], sleutel: (item: T) => string): { items: T[]; plaatsen: number[] }[] {
+export function groepeer<T>(items: T[], groepVan: (item: T) => string): { items: T[]; plaatsen: number[] }[] {
   const groepen = new Map<string, { items: T[]; plaatsen: number[] }>();
   items.forEach((item, j) => {
-    const k = sleutel(item);
+    const k = groepVan(item);
     let g = groepen.get(k);
     if (!g) groepen.set(k, (g = { items: [], plaatsen: [] }));
     g.items.push(item);

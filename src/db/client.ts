@@ -119,7 +119,6 @@ export function poolVan(db: PrismaClient): { totalCount: number; idleCount: numb
 export interface Database {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgres';
-  /** The factory of the application's own connections. */
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   /**
    * The factory the schema engine migrates through. On PostgreSQL a separate one-connection pool that
@@ -280,7 +279,6 @@ function takeLock(dataDir: string): () => void {
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    // One pool for Prisma and for the hot path's own statements (sqlRijen).
     const queryTimeout = opts.queryTimeoutMs ?? 0;
     const poolConfig = {
       max: 10,

@@ -4,27 +4,18 @@
  * other module (API schemas, parsers, the valuation model, the demo generator) imports from here.
  */
 
-// ------------------------------------------------------------------------------------------ house types
-
 /** The house types the service knows, in a fixed order (the valuation model codes them 1..6). */
 export const WONINGTYPEN = ['vrijstaand', 'twee-onder-een-kap', 'hoekwoning', 'tussenwoning', 'appartement', 'overig'] as const;
 export type Woningtype = (typeof WONINGTYPEN)[number];
 
-// ------------------------------------------------------------------------------------------ energy labels
-
-/** The energy-label classes of EP-Online, best first. */
 export const ENERGIELABELS = ['A++++', 'A+++', 'A++', 'A+', 'A', 'B', 'C', 'D', 'E', 'F', 'G'] as const;
 export type Energielabel = (typeof ENERGIELABELS)[number];
-
-// ------------------------------------------------------------------------------------------ influences
 
 /** Influence types the service knows; data is held per type where imported. */
 export const INVLOED_TYPES = ['natura2000', 'hoogspanning', 'geluid', 'overstroming'] as const;
 export type InvloedType = (typeof INVLOED_TYPES)[number];
 /** The core set answered when a caller names no types. */
 export const KERN_INVLOED_TYPES = ['natura2000', 'hoogspanning'] as const;
-
-// ------------------------------------------------------------------------------------------ addresses
 
 /** A Dutch postcode as stored: four digits (the first not 0) and two capitals, `1234AB`. */
 export const POSTCODE_RE = /^[1-9][0-9]{3}[A-Z]{2}$/;
@@ -71,8 +62,6 @@ export function schoneToevoeging(v: string | null): string | null {
   return t === '' ? null : t;
 }
 
-// ------------------------------------------------------------------------------------------ dates and times
-
 /** A timestamp as the contract writes it: ISO 8601 with a numeric offset. */
 export function isoMetOffset(d: Date): string {
   return d.toISOString().replace(/Z$/, '+00:00');
@@ -84,7 +73,6 @@ const amsterdam = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Amsterdam
 let laatsteMinuut = Number.NaN;
 let laatsteDatum = '';
 
-/** The calendar date in Europe/Amsterdam, as Y-m-d. */
 export function datumAmsterdam(d: Date): string {
   const minuut = Math.floor(d.getTime() / 60_000);
   if (minuut !== laatsteMinuut) {

@@ -13,13 +13,11 @@ import { registreerReplicaMetrics } from '../db/replica-metrics.ts';
 import { afleverUitkomsten } from '../domain/webhooks/gebeurtenissen.ts';
 import { stuurFout } from './fout-antwoord.ts';
 
-/** A bounded route label: the registered route, or for the REST catch-all its path when it was a known one (not 404). */
-function routeLabel(req: FastifyRequest, status: number): string {
+/** A bounded route label: the registered route, or for the REST catch-all the path template it was matched to. */
+function routeLabel(req: FastifyRequest): string {
   const route = req.routeOptions.url;
   if (route && !route.includes('*')) return route;
-  const { pad, oppervlak } = req.verzoek;
-  if (status === 404 || oppervlak !== 'rest') return 'onbekend';
-  return pad;
+  return req.verzoek.route?.sjabloon ?? 'onbekend';
 }
 
 function gelijk(a: string, b: string): boolean {
@@ -123,7 +121,7 @@ export function registerMetrics(app: FastifyInstance, services: Services) {
 
   app.addHook('onResponse', async (req, reply) => {
     const status = reply.statusCode;
-    const route = routeLabel(req, status);
+    const route = routeLabel(req);
     if (route === '/metrics') return;
     verzoeken.inc({ route, method: req.method, status: String(status) });
     duur.observe({ route, method: req.method }, reply.elapsedTime / 1000);

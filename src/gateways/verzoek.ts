@@ -4,6 +4,7 @@
  * It also carries the call's `uitslag` (core/context.ts): what the core reported back, as numbers.
  */
 import type { FastifyInstance } from 'fastify';
+import type { OpenApiProcedureMatch } from 'trpc-to-openapi';
 import type { Uitslag } from '../core/context.ts';
 
 /** Which surface a path belongs to. */
@@ -18,6 +19,8 @@ export interface Verzoek {
   /** Callable from any web origin with a bearer key (/api/v1, /mcp); every other path gets no CORS headers. */
   corsOpen: boolean;
   uitslag: Uitslag;
+  /** The REST procedure the path and method were matched to, once, on arrival (gateways/rest.ts), and its path template. */
+  route?: OpenApiProcedureMatch & { sjabloon: string };
 }
 
 declare module 'fastify' {

@@ -3,7 +3,7 @@ import { inzichtProcedure } from '../core/trpc.ts';
 import { accountMetaSchema, accountMeta } from '../core/schema.ts';
 import { isoMetOffset } from '../domain/begrippen.ts';
 import { foutBeschrijvingen, InsightFout } from '../core/errors.ts';
-import { verbruikPagina, type VerbruikCursor } from '../domain/billing/verbruik.ts';
+import { verbruikPagina, type VerbruikCursor, type VerbruikRegel } from '../domain/billing/verbruik.ts';
 import { rateLimitHeaders } from './inzicht/gedeeld.ts';
 
 const regel = z
@@ -19,6 +19,21 @@ const regel = z
     sleutel_voorvoegsel: z.string().nullable(),
   })
   .meta({ id: 'VerbruikRegel' });
+
+/** A usage row as the API shows it (REST and the web app alike). */
+export function alsRegel(r: VerbruikRegel) {
+  return {
+    verzoek_id: r.id,
+    tijdstip: isoMetOffset(r.aangemaaktOp),
+    kanaal: r.kanaal as 'rest' | 'mcp' | 'intern',
+    voorziening: r.voorziening,
+    status: r.status,
+    credits: r.credits,
+    gefactureerd_cent: r.gefactureerdCent,
+    adres: r.adres,
+    sleutel_voorvoegsel: r.sleutelVoorvoegsel,
+  };
+}
 
 /** Cursor: the timestamp and id of the last row of the previous page, base64url. */
 function leesCursor(c: string): VerbruikCursor {
@@ -63,17 +78,7 @@ export const verbruik = inzichtProcedure
     const limiet = input.limiet ? Number(input.limiet) : 50;
     const p = await verbruikPagina(ctx.services.db, ctx.principal.accountId, limiet, input.na ? leesCursor(input.na) : null);
     return {
-      data: p.regels.map((r) => ({
-        verzoek_id: r.id,
-        tijdstip: isoMetOffset(r.aangemaaktOp),
-        kanaal: r.kanaal as 'rest' | 'mcp' | 'intern',
-        voorziening: r.voorziening,
-        status: r.status,
-        credits: r.credits,
-        gefactureerd_cent: r.gefactureerdCent,
-        adres: r.adres,
-        sleutel_voorvoegsel: r.sleutelVoorvoegsel,
-      })),
+      data: p.regels.map(alsRegel),
       meta: {
         ...accountMeta(),
         volgende: p.volgende ? Buffer.from(`${p.volgende.t.toISOString()}|${p.volgende.id}`).toString('base64url') : null,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getBalance, ledgerSum } from '../../src/domain/billing/tegoed.ts';
+import { getBalance, grootboekSom } from '../../src/domain/billing/tegoed.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { dialect } from '../support/db.ts';
 
@@ -126,6 +126,6 @@ describe(`fuzzer over every REST path and MCP tool (${dialect})`, () => {
   it('balance = start − everything charged, and ledger = balance', async () => {
     const saldo = await getBalance(t.db.prisma, accountId);
     expect((start - saldo) * 5).toBe(gefactureerd);
-    expect(await ledgerSum(t.db.prisma, accountId)).toBe(saldo);
+    expect(await grootboekSom(t.db.prisma, accountId)).toBe(saldo);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, getBalance, ledgerSum } from '../../src/domain/billing/tegoed.ts';
+import { createAccount, getBalance, grootboekSom } from '../../src/domain/billing/tegoed.ts';
 import { createKey } from '../../src/domain/keys/sleutels.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { adresBody, maakVolledigAdres } from '../support/register.ts';
@@ -57,7 +57,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('hot path under contention (Post
     console.log(`contentie: ${JSON.stringify(Object.fromEntries(per))} in ${Math.round(duurMs)} ms, p99 ${Math.round(kwantiel(uit.map((u) => u.ms), 0.99))} ms`);
     expect(Object.fromEntries(per), fouten).toEqual({ 200: 700, 402: 1300 });
     expect(await getBalance(db.prisma, acc.id)).toBe(0);
-    expect(await ledgerSum(db.prisma, acc.id)).toBe(0);
+    expect(await grootboekSom(db.prisma, acc.id)).toBe(0);
     expect(await db.prisma.usageRecord.count({ where: { accountId: acc.id, credits: 1 } })).toBe(700);
     await Promise.all(servers.map((s) => s.stop()));
     servers = [];

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Database } from '../../db/client.ts';
 import { loadConfig } from '../../config/env.ts';
-import { createAccount, topUp, zetDrempel } from '../../domain/billing/tegoed.ts';
+import { createAccount, waardeerOp, zetDrempel } from '../../domain/billing/tegoed.ts';
 import { boekCorrectie, lijstAccounts } from '../../domain/billing/correctie.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { geheelGetal, heelGetalNietNul, uuid } from '../args.ts';
@@ -49,7 +49,7 @@ export function registerAccountCommands(program: Command) {
   });
 
   metCredits(account, 'topup', 'Waardeer een account op', 'aantal credits erbij', 1, async (db, accountId, erbij) => {
-    const credits = await topUp(db.prisma, { accountId, credits: erbij });
+    const credits = await waardeerOp(db.prisma, { accountId, credits: erbij });
     return { json: { account_id: accountId, credits }, tekst: `Account ${accountId} heeft nu ${credits} credits.` };
   });
 }

@@ -1,6 +1,5 @@
 /**
- * Settling one lookup: in ONE statement (the SQL functions afrekenen_bundels and afrekenen_bundel,
- * migrations 20261123020000_bundels_over_sleutels and 20261123010000_afrekenen_in_een_keer) the
+ * Settling one lookup: in ONE statement (prisma/sql/afrekenen_bundels.sql and afrekenen_bundel.sql) the
  * conditional debit (never below zero, also under concurrency across processes: the account row is
  * locked for the statement), the ledger row, the usage record, the webhook event(s) and the stored
  * idempotent answer. Either all of it commits or none of it, and no lock is held across an application

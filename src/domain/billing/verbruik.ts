@@ -1,5 +1,8 @@
-/** The usage of an account, newest first, in pages keyed by (time, id) of the last row seen. */
+/** The usage of an account: the list (in pages), per day, and this month's total. */
+import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Db } from '../../db/client.ts';
+import { grenzen, maandBegin } from './periode.ts';
+import { datumAmsterdam } from '../begrippen.ts';
 
 export interface VerbruikCursor {
   t: Date;
@@ -15,36 +18,91 @@ export interface VerbruikRegel {
   credits: number;
   gefactureerdCent: number;
   adres: string | null;
-  /** Prefix of the key that made the call. */
+  /** Prefix and name of the key that made the call. */
   sleutelVoorvoegsel: string | null;
+  sleutelNaam: string | null;
+}
+
+export interface VerbruikFilter {
+  /** Inclusive calendar days in Amsterdam. */
+  van: string;
+  tot: string;
+  voorziening?: string;
+  sleutelId?: string;
+  uitkomst: 'alle' | 'geslaagd' | 'mislukt';
+}
+
+const NIEUWSTE_EERST = [{ aangemaaktOp: 'desc' as const }, { id: 'desc' as const }];
+
+/** The account's usage rows for `where`, newest first, with the key that made each call. */
+async function regels(db: Db, accountId: string, where: Prisma.UsageRecordWhereInput, skip: number, take: number): Promise<VerbruikRegel[]> {
+  const rows = await db.usageRecord.findMany({ where: { ...where, accountId }, orderBy: NIEUWSTE_EERST, skip, take });
+  const sleutels = await db.apiKey.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.keyId))] }, accountId }, select: { id: true, voorvoegsel: true, naam: true } });
+  const perId = new Map(sleutels.map((s) => [s.id, s]));
+  return rows.map((r) => ({
+    id: r.id,
+    aangemaaktOp: r.aangemaaktOp,
+    kanaal: r.kanaal,
+    voorziening: r.voorziening,
+    status: r.status,
+    credits: r.credits,
+    gefactureerdCent: r.gefactureerdCent,
+    adres: r.adres,
+    sleutelVoorvoegsel: perId.get(r.keyId)?.voorvoegsel ?? null,
+    sleutelNaam: perId.get(r.keyId)?.naam ?? null,
+  }));
 }
 
 /** One page of at most `limiet` rows after `na`, and the cursor of the next page (null at the end). */
 export async function verbruikPagina(db: Db, accountId: string, limiet: number, na: VerbruikCursor | null): Promise<{ regels: VerbruikRegel[]; volgende: VerbruikCursor | null }> {
-  const rows = await db.usageRecord.findMany({
-    where: {
-      accountId,
-      ...(na ? { OR: [{ aangemaaktOp: { lt: na.t } }, { aangemaaktOp: na.t, id: { lt: na.id } }] } : {}),
-    },
-    orderBy: [{ aangemaaktOp: 'desc' }, { id: 'desc' }],
-    take: limiet + 1,
-  });
+  const where = na ? { OR: [{ aangemaaktOp: { lt: na.t } }, { aangemaaktOp: na.t, id: { lt: na.id } }] } : {};
+  const rows = await regels(db, accountId, where, 0, limiet + 1);
   const pagina = rows.slice(0, limiet);
-  const sleutels = await db.apiKey.findMany({ where: { id: { in: [...new Set(pagina.map((r) => r.keyId))] } }, select: { id: true, voorvoegsel: true } });
-  const prefix = new Map(sleutels.map((s) => [s.id, s.voorvoegsel]));
   const laatste = pagina[pagina.length - 1];
-  return {
-    regels: pagina.map((r) => ({
-      id: r.id,
-      aangemaaktOp: r.aangemaaktOp,
-      kanaal: r.kanaal,
-      voorziening: r.voorziening,
-      status: r.status,
-      credits: r.credits,
-      gefactureerdCent: r.gefactureerdCent,
-      adres: r.adres,
-      sleutelVoorvoegsel: prefix.get(r.keyId) ?? null,
-    })),
-    volgende: rows.length > limiet && laatste ? { t: laatste.aangemaaktOp, id: laatste.id } : null,
+  return { regels: pagina, volgende: rows.length > limiet && laatste ? { t: laatste.aangemaaktOp, id: laatste.id } : null };
+}
+
+/** Page `pagina` (from 1) of the rows that pass `filter`, and how many pass it. */
+export async function verbruikGefilterd(db: Db, accountId: string, filter: VerbruikFilter, pagina: number, perPagina: number): Promise<{ totaal: number; regels: VerbruikRegel[] }> {
+  const g = await grenzen(db, filter.van, filter.tot);
+  const where: Prisma.UsageRecordWhereInput = {
+    accountId,
+    aangemaaktOp: { gte: g.begin, lt: g.eind },
+    ...(filter.voorziening ? { voorziening: filter.voorziening } : {}),
+    ...(filter.sleutelId ? { keyId: filter.sleutelId } : {}),
+    ...(filter.uitkomst === 'geslaagd' ? { status: { lt: 400 } } : filter.uitkomst === 'mislukt' ? { status: { gte: 400 } } : {}),
   };
+  const [totaal, rows] = await Promise.all([db.usageRecord.count({ where }), regels(db, accountId, where, (pagina - 1) * perPagina, perPagina)]);
+  return { totaal, regels: rows };
+}
+
+export interface VerbruikDag {
+  dag: string;
+  voorziening: string;
+  aantal: number;
+  credits: number;
+  gefactureerdCent: number;
+}
+
+/** Calls and their cost per Amsterdam day and `voorziening`, for the rows that pass `filter`. */
+export async function verbruikPerDag(db: Db, accountId: string, filter: VerbruikFilter): Promise<VerbruikDag[]> {
+  const g = await grenzen(db, filter.van, filter.tot);
+  const v = filter.voorziening ?? null;
+  const k = filter.sleutelId ?? null;
+  return db.$queryRaw<VerbruikDag[]>`
+    SELECT to_char(aangemaakt_op AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM-DD') AS dag, voorziening,
+           count(*)::int AS aantal, coalesce(sum(credits), 0)::int AS credits, coalesce(sum(gefactureerd_cent), 0)::int AS "gefactureerdCent"
+    FROM verbruik
+    WHERE account_id = ${accountId}::uuid AND aangemaakt_op >= ${g.begin} AND aangemaakt_op < ${g.eind}
+      AND (${v}::text IS NULL OR voorziening = ${v}::text) AND (${k}::uuid IS NULL OR key_id = ${k}::uuid)
+      AND (${filter.uitkomst}::text = 'alle' OR (${filter.uitkomst}::text = 'geslaagd') = (status < 400))
+    GROUP BY 1, 2 ORDER BY 1, 2`;
+}
+
+/** Credits used and calls made since the first of this month in Amsterdam. */
+export async function verbruikDezeMaand(db: Db, accountId: string, now: Date): Promise<{ van: string; credits: number; opvragingen: number }> {
+  const van = maandBegin(now);
+  const maand = await grenzen(db, van, datumAmsterdam(now));
+  const r = await db.usageRecord.aggregate({ where: { accountId, aangemaaktOp: { gte: maand.begin, lt: maand.eind } }, _sum: { credits: true }, _count: true });
+  return { van, credits: r._sum.credits ?? 0, opvragingen: r._count };
 }

@@ -57,11 +57,11 @@ export async function zetWachtwoord(db: Db, opts: { email: string; wachtwoord: s
 }
 
 /** The user for this e-mail and password, or null; an unknown e-mail costs the same hash as a wrong password. */
-export async function controleerLogin(db: Db, emailInvoer: string, wachtwoord: string): Promise<{ id: string; accountId: string; email: string } | null> {
+export async function controleerLogin(db: Db, emailInvoer: string, wachtwoord: string): Promise<{ id: string; accountId: string; accountNaam: string; email: string } | null> {
   const email = normaliseerEmail(emailInvoer);
-  const user = await db.user.findUnique({ where: { email }, select: { id: true, accountId: true, email: true, wachtwoordHash: true } });
+  const user = await db.user.findUnique({ where: { email }, select: { id: true, accountId: true, email: true, wachtwoordHash: true, account: { select: { naam: true } } } });
   const klopt = await controleerWachtwoord(wachtwoord, user?.wachtwoordHash ?? (await SCHIJNHASH));
-  return user && klopt ? { id: user.id, accountId: user.accountId, email: user.email } : null;
+  return user && klopt ? { id: user.id, accountId: user.accountId, accountNaam: user.account.naam, email: user.email } : null;
 }
 
 function sessieId(token: string): string {

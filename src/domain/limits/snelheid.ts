@@ -1,9 +1,8 @@
 /**
  * Rate limits per key as a sliding window of 60 one-second slots, kept in one row per (key, bucket)
  * in the database, so the limit holds across any number of server processes sharing one PostgreSQL.
- * One statement per check (the SQL function snelheid_controleer, migrations 20261122195927_snelheid_stand,
- * 20261122224500_bundels and 20261123100000_snelheid_zonder_lus; the checks that arrive together in this process, of any keys, share one
- * statement, src/db/bundel.ts and 20261123020000_bundels_over_sleutels): it locks the request's bucket
+ * One statement per check (prisma/sql/snelheid_controleer.sql; the checks that arrive together in this
+ * process, of any keys, share one statement, src/db/bundel.ts): it locks the request's bucket
  * rows for that statement only, clears the seconds that left the window, and records the request in
  * every bucket only when all buckets allow it, so a refused request spends no quota. Its cost is the
  * same for a limit of 60 and of 100,000 per minute, and nothing grows with traffic. (Trade-off of one

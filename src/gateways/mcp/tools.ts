@@ -41,7 +41,6 @@ function vlakkeArgumenten(invoer: z.ZodObject): z.ZodRawShape {
   return { ...velden, huisnummer, ...extra };
 }
 
-/** Flat tool arguments → the procedure's input, the address nested. */
 function procedureInvoer(args: Record<string, unknown>): Record<string, unknown> {
   const { postcode, huisnummer, toevoeging, ...extra } = args;
   return { adres: { postcode, huisnummer, ...(toevoeging !== undefined ? { toevoeging } : {}) }, ...extra };
@@ -49,7 +48,6 @@ function procedureInvoer(args: Record<string, unknown>): Record<string, unknown>
 
 type Procedure = (input: unknown) => Promise<unknown>;
 
-/** The procedure at a router path ('inzicht.waarde') on a caller. */
 function procedureOp(caller: Caller, pad: string): Procedure {
   let o: unknown = caller;
   for (const deel of pad.split('.')) o = (o as Record<string, unknown>)[deel];

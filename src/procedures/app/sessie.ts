@@ -37,8 +37,7 @@ export const sessieRouter = router({
       await vergeefInlogPoging(db, poging);
       const s = await startSessie(db, user.id, now());
       ctx.web.zetSessieCookie(s.token, s.verlooptOp);
-      const account = await db.account.findUniqueOrThrow({ where: { id: user.accountId }, select: { naam: true } });
-      return { email: user.email, account: account.naam, csrf: csrfVoor(s.token), verloopt_op: s.verlooptOp.toISOString() };
+      return { email: user.email, account: user.accountNaam, csrf: csrfVoor(s.token), verloopt_op: s.verlooptOp.toISOString() };
     }),
 
   /** Who is logged in, and the CSRF token for this session (a query: readable only by our own origin). */

@@ -1,8 +1,8 @@
 /** Balance, credits used this month, and the ledger (paged) of the logged-in account. */
 import { z } from 'zod';
-import { isoMetOffset, datumAmsterdam } from '../../domain/begrippen.ts';
-import { MAX_DREMPEL_CREDITS, saldoVan, zetDrempel } from '../../domain/billing/tegoed.ts';
-import { grenzen, maandBegin } from './periode.ts';
+import { isoMetOffset } from '../../domain/begrippen.ts';
+import { accountGegevens, grootboekPagina, MAX_DREMPEL_CREDITS, saldoVan, zetDrempel } from '../../domain/billing/tegoed.ts';
+import { verbruikDezeMaand } from '../../domain/billing/verbruik.ts';
 import { router } from '../../core/trpc.ts';
 import { sessieProcedure } from '../../core/sessie.ts';
 
@@ -14,21 +14,14 @@ export const paginaSchema = {
 export const tegoedRouter = router({
   saldo: sessieProcedure.query(async ({ ctx }) => {
     const { db, now } = ctx.services;
-    const accountId = ctx.sessie.accountId;
-    const acc = await db.account.findUniqueOrThrow({ where: { id: accountId }, select: { naam: true, credits: true, drempelCredits: true } });
-    const maand = await grenzen(db, maandBegin(now()), datumAmsterdam(now()));
-    const gebruikt = await db.usageRecord.aggregate({
-      where: { accountId, aangemaaktOp: { gte: maand.begin, lt: maand.eind } },
-      _sum: { credits: true },
-      _count: true,
-    });
+    const [acc, maand] = await Promise.all([accountGegevens(db, ctx.sessie.accountId), verbruikDezeMaand(db, ctx.sessie.accountId, now())]);
     return {
       account: acc.naam,
       ...saldoVan(acc.credits),
       drempel_credits: acc.drempelCredits,
-      maand_van: maandBegin(now()),
-      credits_deze_maand: gebruikt._sum.credits ?? 0,
-      opvragingen_deze_maand: gebruikt._count,
+      maand_van: maand.van,
+      credits_deze_maand: maand.credits,
+      opvragingen_deze_maand: maand.opvragingen,
     };
   }),
 
@@ -45,21 +38,12 @@ export const tegoedRouter = router({
     .mutation(async ({ ctx, input }) => ({ drempel_credits: await zetDrempel(ctx.services.db, { accountId: ctx.sessie.accountId, credits: input.credits }) })),
 
   grootboek: sessieProcedure.input(z.strictObject(paginaSchema).default({ pagina: 1, per_pagina: 50 })).query(async ({ ctx, input }) => {
-    const where = { accountId: ctx.sessie.accountId };
-    const [totaal, rows] = await Promise.all([
-      ctx.services.db.ledgerEntry.count({ where }),
-      ctx.services.db.ledgerEntry.findMany({
-        where,
-        orderBy: [{ aangemaaktOp: 'desc' }, { id: 'desc' }],
-        skip: (input.pagina - 1) * input.per_pagina,
-        take: input.per_pagina,
-      }),
-    ]);
+    const p = await grootboekPagina(ctx.services.db, ctx.sessie.accountId, input.pagina, input.per_pagina);
     return {
-      totaal,
+      totaal: p.totaal,
       pagina: input.pagina,
       per_pagina: input.per_pagina,
-      regels: rows.map((r) => ({ id: r.id, tijdstip: isoMetOffset(r.aangemaaktOp), soort: r.soort, credits: r.credits, omschrijving: r.omschrijving, verzoek_id: r.usageId })),
+      regels: p.regels.map((r) => ({ id: r.id, tijdstip: isoMetOffset(r.aangemaaktOp), soort: r.soort, credits: r.credits, omschrijving: r.omschrijving, verzoek_id: r.usageId })),
     };
   }),
 });
