@@ -29,7 +29,7 @@ export interface CalibrationCase {
 }
 
 export interface CalibrationBucket {
-  /** Median score of the bucket (interpolation node). */
+  /** Median score of the bucket: the interpolation node. */
   score: number;
   /** Upper score bound of the bucket (for reports). */
   totScore: number;
@@ -168,11 +168,9 @@ function weightedConformal(z: readonly { v: number; w: number }[], q: number): n
 }
 
 /**
- * The band is symmetric in log: the conformal `dekking` quantile of |log error| / score on both
- * sides. The slice's skew does not carry over: its errors lean the way the market moved during the
- * slice, and the next period's move may go the other way (measured: on King County and the demo
- * the slice leaned up and the test period down, so separate 10 %/90 % quantiles covered 77-78 %, the
- * symmetric band 79 %). A shift of the centre either way costs a symmetric band the least.
+ * The band is symmetric in log: the slice's errors lean the way the market moved during it, and the
+ * next period's move may go the other way; a shift of the centre either way costs a symmetric band
+ * the least (docs/backtest.md).
  */
 function bandQuantiles(z: readonly { v: number; w: number }[], dekking: number): BandQuantiles {
   const q = Math.max(0, weightedConformal(z.map((p) => ({ v: Math.abs(p.v), w: p.w })), dekking));

@@ -148,7 +148,6 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
   let bestTrees = 0;
 
   for (let t = 0; t < p.maxTrees; t++) {
-    // Deterministic subsample: a different hash stream per tree.
     let m = 0;
     const salt = Math.imul(t + 1, 0x9e3779b1);
     for (let i = 0; i < n; i++) {
@@ -212,7 +211,6 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
         }
       }
       if (bf < 0) return id;
-      // Partition rows[start, end) in place: bins <= bb go left.
       const col = bf * n;
       let i = start;
       let j = end - 1;

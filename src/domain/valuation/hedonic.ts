@@ -129,7 +129,6 @@ export function fitHedonic(t: SalesTable, candidateRows: ArrayLike<number>, opts
     for (let j = 0; j < P; j++) X[i * P + j] = active[s][j] ? X[i * P + j] - mean[s][j] : 0;
   }
 
-  // Neighbourhood cells, kept apart per segment.
   const cellIndex = new Map<number, number>();
   const cell = new Int32Array(n);
   for (let i = 0; i < n; i++) {
@@ -158,7 +157,6 @@ export function fitHedonic(t: SalesTable, candidateRows: ArrayLike<number>, opts
   const y = new Float64Array(n);
   for (let i = 0; i < n; i++) y[i] = t.logPrijs[rows[i]] - (opts.estimateMonths || !opts.timeOffset ? 0 : opts.timeOffset[rows[i]]);
 
-  // X'X per segment, computed once.
   const xtx = [new Float64Array(P * P), new Float64Array(P * P)];
   for (let i = 0; i < n; i++) {
     const m = xtx[seg[i]];

@@ -296,7 +296,6 @@ export function fitStage(mode: StageMode, learn: StageRow[], slice: readonly Sta
     }
   }
   if (mode === 'leerder') return { mode, gbdt, w: 1 };
-  // Combination weight: least absolute log error on the slice over w in [0, 1.5].
   let bestW = 0;
   let best = Infinity;
   for (let w = 0; w <= 1.5 + 1e-9; w += 0.05) {

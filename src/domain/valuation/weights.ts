@@ -82,7 +82,6 @@ export function weightedMedian(values: ArrayLike<number>, weights: ArrayLike<num
     cum += weights[order[k]];
     if (cum > half * (1 + 1e-12)) return values[order[k]];
     if (Math.abs(cum - half) <= half * 1e-12) {
-      // Exactly half: average with the next value carrying weight.
       for (let j = k + 1; j < n; j++) if (weights[order[j]] > 0) return (values[order[k]] + values[order[j]]) / 2;
       return values[order[k]];
     }

@@ -85,7 +85,6 @@ export function calibrationSpec(rows: readonly BacktestPrediction[], target = 0.
     }
   };
   series(v, 'prijs binnen band (alle)', 10, true);
-  // Per label: does each label's band cover what it claims?
   const labels = new Set(v.map((p) => p.label));
   if (labels.size > 1) for (const l of ['hoog', 'normaal', 'laag'] as const) series(v.filter((p) => p.label === l), `prijs binnen band (${l})`, 5, false);
   return {
