@@ -71,7 +71,7 @@ describe(`web-app procedures over /trpc (${dialect})`, () => {
       const lijst = await trpc(t, 'query', 'sleutels.lijst', undefined, { sessie: s });
       expect(lijst.data).toEqual([
         {
-          id: r.data.id, naam: 'productie', voorvoegsel: r.data.voorvoegsel, familie: 'inzicht', rechten: ['inzicht:lezen'],
+          id: r.data.id, naam: 'productie', voorvoegsel: r.data.voorvoegsel, familie: 'inzicht', rechten: ['inzicht:lezen'], modus: 'live', maandlimiet: null,
           // Used once (the whoami above): laatst_gebruikt_op is kept (issue 12).
           aangemaakt_op: expect.any(String), laatst_gebruikt_op: expect.any(String), verloopt_op: r.data.verloopt_op, ingetrokken_op: null, status: 'geldig',
         },

@@ -94,7 +94,7 @@ describe(`web-app webhook procedures over /trpc (${dialect})`, () => {
       expect((await stand(w.id)).geheim).toBe(w.geheim);
       const lijst = (await trpc(t, 'query', 'webhooks.lijst', undefined, { sessie: s })).data;
       expect(lijst.max).toBe(10);
-      expect(lijst.event_typen).toEqual(['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag', 'sleutel.verloopt']);
+      expect(lijst.event_typen).toEqual(['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag', 'sleutel.verloopt', 'sleutel.limiet_bereikt']);
       const { geheim: _geheim, ...zonderGeheim } = w;
       expect(lijst.webhooks).toEqual([zonderGeheim]);
       expect(JSON.stringify(lijst)).not.toContain(w.geheim);
