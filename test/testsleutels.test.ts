@@ -104,7 +104,7 @@ describe(`test keys (${dialect})`, () => {
     expect(res.statusCode).toBe(404);
     expect(Object.keys(res.json())).toEqual(['fout']);
     expect(res.json().fout).toMatch(/testsleutel kent alleen de adressen van de synthetische demoplaats/);
-    expect(res.json().fout).toMatch(/docs\/api\.md/);
+    expect(res.json().fout).toMatch(/op \/docs, in de voorbeelden bij elke opvraging/);
     expect(await getBalance(t.db.prisma, acc.id)).toBe(100);
   });
 

@@ -17,5 +17,5 @@ const voorbeeld = DEMO_ADRESSEN.find((a) => a.geval === 'waardering') ?? DEMO_AD
 
 export const BUITEN_DEMO_FOUT =
   'Een testsleutel kent alleen de adressen van de synthetische demoplaats Fictiedal (postcodes met de letters SA, SD of SS, ' +
-  `bijvoorbeeld ${voorbeeld.postcode} huisnummer ${voorbeeld.huisnummer}). De demo-adressen staan in de documentatie (/docs, de voorbeelden bij elke opvraging, ` +
-  'en docs/api.md onder "Testsleutels"). Gebruik een live sleutel voor echte adressen.';
+  `bijvoorbeeld ${voorbeeld.postcode} huisnummer ${voorbeeld.huisnummer}). De demo-adressen staan in de documentatie op /docs, ` +
+  'in de voorbeelden bij elke opvraging. Gebruik een live sleutel voor echte adressen.';
