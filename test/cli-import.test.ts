@@ -103,5 +103,8 @@ describe(`operator CLI: import and its output (${dialect})`, { timeout: 240_000 
     expect(hulp.stdout).toMatch(/^Gebruik: insight account \[opties\] \[commando\]$/m);
     expect(hulp.stdout).toMatch(/^ {2}create \[opties\]/m);
     expect(hulp.stdout).not.toMatch(/\[options\]|\[command\]/);
+    const sleutel = await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, 'key', 'create', '--help'], { env, cwd: dir });
+    expect(sleutel.stdout).toContain('(standaard: "inzicht")');
+    expect(sleutel.stdout).not.toMatch(/\bdefault:/);
   });
 });

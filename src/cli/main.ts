@@ -41,12 +41,14 @@ const schrijfFout = (ruw: string) => {
 const TITELS: Record<string, string> = { 'Usage:': 'Gebruik:', 'Options:': 'Opties:', 'Commands:': 'Commando\'s:', 'Arguments:': 'Argumenten:' };
 // Commander writes its own placeholders into usage lines ("[options] [command]").
 const plaatshouders = (term: string) => term.replace('[options]', '[opties]').replace('[command]', '[commando]');
+// ... and its own words after a description: "(default: ...)", "choices: ...".
+const extraInfo = (tekst: string) => tekst.replace(/\bdefault: /g, 'standaard: ').replace(/\bchoices: /g, 'keuzes: ').replace(/\bpreset: /g, 'vooraf: ');
 const program = new Command('insight')
   .description('Insight API: server en beheer')
   .exitOverride()
   .configureOutput({ outputError: (str) => schrijfFout(str) })
   // The help in Dutch too (subcommands inherit these settings).
-  .configureHelp({ styleTitle: (titel) => TITELS[titel] ?? titel, styleUsage: plaatshouders, styleSubcommandTerm: plaatshouders })
+  .configureHelp({ styleTitle: (titel) => TITELS[titel] ?? titel, styleUsage: plaatshouders, styleSubcommandTerm: plaatshouders, styleOptionDescription: extraInfo, styleArgumentDescription: extraInfo })
   .helpOption('-h, --help', 'toon deze hulp')
   .helpCommand('help [commando]', 'toon de hulp bij een commando');
 if (!alsJson) program.showHelpAfterError('(uitleg: insight help <commando>, of het commando met --help)');
