@@ -7,7 +7,7 @@ import { createKey } from '../src/domain/keys/sleutels.ts';
 import { clusterOnmogelijk, startCluster, startStandby, type Cluster } from './support/cluster.ts';
 import { dialect } from './support/db.ts';
 import { LOOKUPS } from './support/http.ts';
-import { adresBody, maakVolledigAdres } from './support/register.ts';
+import { adresBody, maakAdres, maakVolledigAdres } from './support/register.ts';
 import { startServer, verzoek, type ServerProces } from './support/server.ts';
 import { maakVerkopen } from './support/verkopen.ts';
 
@@ -158,6 +158,28 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     await vraag(standby!.url, 'SELECT pg_wal_replay_resume()');
     await wachtOpToestand('bruikbaar');
     expect(aanroepen(await statements(standby!.url), GELD)).toBe(0);
+  });
+
+  it('an address the primary committed a moment ago and the usable replica has not replayed: 200 from the primary, and the idempotent answer kept is that 200', async () => {
+    await vraag(standby!.url, 'SELECT pg_wal_replay_pause()');
+    try {
+      const nieuw = await maakAdres(db!.prisma, { lat: 52.1, lon: 5.1 });
+      // The replica is still within its lag bound (it was caught up a moment ago) and lacks the row.
+      expect(await metriek('insight_db_replica_toestand', `replica="${replica}",toestand="bruikbaar"`)).toBe(1);
+      expect(await vraag(standby!.url, `SELECT 1 FROM adres WHERE id = '${nieuw.id}'`)).toEqual([]);
+      const idem = { 'idempotency-key': `replica-nieuw-${nieuw.id}` };
+      const eerste = await verzoek(server!.url, 'POST', '/api/v1/inzicht/adres', { key, body: adresBody(nieuw), headers: idem });
+      expect(eerste.status, JSON.stringify(eerste.body)).toBe(200);
+      const herhaald = await verzoek(server!.url, 'POST', '/api/v1/inzicht/adres', { key, body: adresBody(nieuw), headers: idem });
+      expect(herhaald.status).toBe(200);
+      expect(herhaald.headers.get('idempotent-replayed')).toBe('true');
+      // An address that is on neither is still a 404.
+      const nergens = await verzoek(server!.url, 'POST', '/api/v1/inzicht/adres', { key, body: { adres: { postcode: '9999ZZ', huisnummer: '1' } } });
+      expect(nergens.status).toBe(404);
+    } finally {
+      await vraag(standby!.url, 'SELECT pg_wal_replay_resume()');
+    }
+    await wachtOpToestand('bruikbaar');
   });
 
   it('a stopped replica: every answer still 200, from the primary; one log line per change of state', async () => {

@@ -57,7 +57,7 @@ export const registerLezingen = waarnemers<'replica' | 'primair'>();
  * the replica is read again from the primary, so a replica that disappears costs time, not an answer.
  * Keys, balances, charges, rate limits, idempotency, usage and webhooks never come here: sqlRijen.
  */
-export async function registerRijen<T>(db: Db, tekst: string, waarden: unknown[]): Promise<T[]> {
+export async function registerRijen<T>(db: Db, tekst: string, waarden: unknown[], opties: { compleet?: (rijen: T[]) => boolean } = {}): Promise<T[]> {
   const direct = directePools.get(db);
   const replica = direct?.replicas?.kies();
   if (direct?.replicas && replica) {
@@ -65,6 +65,12 @@ export async function registerRijen<T>(db: Db, tekst: string, waarden: unknown[]
       direct.onQuery?.(tekst);
       const rijen = (await replica.pool.query({ name: statementNaam(tekst), text: tekst, values: waarden })).rows as T[];
       registerLezingen.meld(db, 'replica');
+      // A replica within its lag bound can still miss a row the primary committed a moment ago: where a
+      // missing row would become an answer (a 404, which an Idempotency-Key then keeps), ask the primary.
+      if (opties.compleet && !opties.compleet(rijen)) {
+        registerLezingen.meld(db, 'primair');
+        return sqlRijen<T>(db, tekst, waarden);
+      }
       return rijen;
     } catch (e) {
       direct.replicas.meldFout(replica, e);

@@ -71,7 +71,9 @@ export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (
   const lezer = perDatabase<{ postcode: string; huisnummer: number }, R[]>((db) => ({
     maxGrootte: 64,
     async verwerk(_sleutel, items) {
-      const rijen = await registerRijen<Record<string, unknown> & { n: number }>(db, tekst, [items.map((i) => i.postcode), items.map((i) => i.huisnummer)]);
+      const rijen = await registerRijen<Record<string, unknown> & { n: number }>(db, tekst, [items.map((i) => i.postcode), items.map((i) => i.huisnummer)], {
+        compleet: (r) => new Set(r.map((x) => Number(x.n))).size === items.length,
+      });
       const perItem: R[][] = items.map(() => []);
       for (const { n, ...rij } of rijen) perItem[Number(n) - 1].push(naarRij(rij));
       return perItem;
