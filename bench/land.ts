@@ -281,7 +281,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const server: ChildProcess = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'src/cli/main.ts', 'serve'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: url, DATA_DIR: dataDir, PORT: String(poort), HOST: '127.0.0.1', DEMO_SEED: 'false', LOG_LEVEL: 'info', RATE_LIMIT_REST_PER_MIN: '10000000' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: url, DATA_DIR: dataDir, PORT: String(poort), HOST: '127.0.0.1', DEMO_SEED: 'false', DEMO_PLAATS: 'false', LOG_LEVEL: 'info', RATE_LIMIT_REST_PER_MIN: '10000000' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let log = '';

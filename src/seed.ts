@@ -1,8 +1,9 @@
 /**
- * First start of a fresh database (DEMO_SEED=true): a demo account with credits and one insight key,
- * and the synthetic demo dataset (a fictional town; every row marked synthetic in `bron`). The key is
- * printed once and kept in DATA_DIR/demo-sleutel.txt (mode 0600) so the README's examples work.
- * Each part is seeded only when its tables are empty, so a restart or real data is never touched.
+ * At every start: the synthetic demo town (a fictional town; every row marked synthetic in `bron`) in
+ * the register unless DEMO_PLAATS=false, beside any real data. First start of a fresh database
+ * (DEMO_SEED=true): also a demo account with credits and one insight key. The key is printed once and
+ * kept in DATA_DIR/demo-sleutel.txt (mode 0600) so the README's examples work. The account is made
+ * only when there is none, so a restart or real data is never touched.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,17 +13,49 @@ import type { Database } from './db/client.ts';
 import { createAccount } from './domain/billing/tegoed.ts';
 import { createKey } from './domain/keys/sleutels.ts';
 import { maakDemoGebruiker } from './domain/gebruikers/gebruikers.ts';
-import { loadDemoDataset } from './domain/register/demo/index.ts';
+import type { Logger } from 'pino';
+import { DEMO_ADRESSEN, loadDemoDataset } from './domain/register/demo/index.ts';
 
 export const DEMO_ACCOUNT_NAAM = 'Demo-account';
 
+/** Whether the demo town is in the register: one lookup of its first curated address by the (postcode, huisnummer) index. */
+export async function demoPlaatsAanwezig(database: Database): Promise<boolean> {
+  const { postcode, huisnummer } = DEMO_ADRESSEN[0];
+  return (await database.prisma.adres.findFirst({ where: { postcode, huisnummer }, select: { id: true } })) !== null;
+}
+
+/**
+ * The demo town as DEMO_PLAATS asks: loaded when missing (in one transaction; a second server process
+ * that loads it at the same moment fails on the primary key and finds it there). Left out, a copy
+ * loaded before stays until the operator removes it (`insight demoplaats verwijderen`): a setting
+ * never deletes data on its own.
+ */
+export async function zorgVoorDemoPlaats(services: Services, config: Config, database: Database): Promise<void> {
+  const { log } = services;
+  const aanwezig = await demoPlaatsAanwezig(database);
+  if (!config.DEMO_PLAATS) {
+    if (aanwezig) log.warn('DEMO_PLAATS=false, maar de demoplaats staat nog in het register: verwijder haar met `insight demoplaats verwijderen`');
+    return;
+  }
+  if (aanwezig) return;
+  await laadDemoPlaats(database, log);
+}
+
+/** Load the demo town (replacing an earlier copy). */
+export async function laadDemoPlaats(database: Database, log: Logger): Promise<void> {
+  log.info('synthetische demoplaats laden (fictieve plaats, ~25.000 adressen; uit te zetten met DEMO_PLAATS=false)');
+  try {
+    const r = await loadDemoDataset(database);
+    log.info({ aantallen: r.aantallen, ms: Math.round(r.ms) }, 'demoplaats geladen');
+  } catch (e) {
+    if (!(await demoPlaatsAanwezig(database))) throw e;
+    log.info('demoplaats intussen door een ander proces geladen');
+  }
+}
+
 export async function seedDemo(services: Services, config: Config, database: Database): Promise<void> {
   const { db, log } = services;
-  if ((await db.adres.count()) === 0 && (await db.verkoop.count()) === 0) {
-    log.info('lege registerdatabase: synthetische demo-dataset laden (fictieve plaats, ~25.000 adressen)');
-    const r = await loadDemoDataset(database);
-    log.info({ aantallen: r.aantallen, ms: Math.round(r.ms) }, 'demo-dataset geladen');
-  }
+  await zorgVoorDemoPlaats(services, config, database);
   if ((await db.account.count()) === 0) {
     const acc = await createAccount(db, { naam: DEMO_ACCOUNT_NAAM, credits: config.DEMO_CREDITS });
     const k = await createKey(db, { accountId: acc.id, naam: 'demo' });

@@ -6,7 +6,7 @@ import type { Config } from './config/env.ts';
 import { buildApp } from './app.ts';
 import { createLogger } from './logging.ts';
 import { createServices, openMigratedDatabase } from './runtime.ts';
-import { seedDemo } from './seed.ts';
+import { seedDemo, zorgVoorDemoPlaats } from './seed.ts';
 import { startBezorger } from './domain/webhooks/bezorger.ts';
 import { ruimIdempotentieOp } from './domain/idempotentie/idempotentie.ts';
 
@@ -19,7 +19,8 @@ export async function serve(config: Config): Promise<void> {
     log.warn('WEBHOOK_ALLOW_INSECURE=true: webhooks mogen naar http:// en naar loopback- en privé-adressen; alleen voor ontwikkeling en tests, nooit in productie');
   }
   if (config.DEMO_SEED) await seedDemo(services, config, db);
-  else if ((await services.db.account.count()) === 0) log.warn('geen accounts en geen demo (DEMO_SEED staat uit): maak er een met `insight account create`');
+  else await zorgVoorDemoPlaats(services, config, db);
+  if (!config.DEMO_SEED && (await services.db.account.count()) === 0) log.warn('geen accounts en geen demo-account (DEMO_SEED staat uit): maak er een met `insight account create`');
   const app = await buildApp({ services });
   const bezorger = startBezorger(services, db);
   // Idempotency records past their window and claims abandoned by a killed process: swept every 5 minutes.

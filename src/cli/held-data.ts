@@ -4,8 +4,12 @@ import { laadPrijsindex, laadVerkopen } from '../domain/valuation/gegevens.ts';
 import type { PriceIndexPoint, SaleRecord } from '../domain/valuation/index.ts';
 import { withDatabase } from './db.ts';
 
+/** The real register's sales, as the live model learns from them; on a register with only the demo town, the demo's. */
 export function loadHeldSales(): Promise<SaleRecord[]> {
-  return withDatabase(loadConfig(), (db) => laadVerkopen(db.prisma));
+  return withDatabase(loadConfig(), async (db) => {
+    const register = await laadVerkopen(db.prisma, 'register');
+    return register.length ? register : laadVerkopen(db.prisma, 'demo');
+  });
 }
 
 export async function loadPriceIndex(): Promise<PriceIndexPoint[]> {

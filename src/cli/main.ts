@@ -60,7 +60,7 @@ registerUserCommands(program);
 
 // import and backtest load their modules (parsers, the model, report charts) only when they may be
 // asked for: account, key, user, migrate and serve never load them.
-if (!['account', 'key', 'user', 'migrate', 'serve'].includes(process.argv[2] ?? '')) {
+if (!['account', 'key', 'user', 'migrate', 'serve', 'demoplaats'].includes(process.argv[2] ?? '')) {
   const { registerImportCommand } = await import('./commands/import.ts');
   registerImportCommand(program, { openDb: () => openCliDatabase(loadConfig()) });
   const { registerBacktestCommand } = await import('./commands/backtest.ts');

@@ -55,6 +55,11 @@ export const configSchema = z.object({
    * the embedded database only, so a first start on an empty PostgreSQL gives away no credits.
    */
   DEMO_SEED: bool.optional(),
+  /**
+   * The synthetic demo town (what test keys answer for) in every register, production included: loaded
+   * at start when its addresses are missing. false: left out, and removed if it was loaded before.
+   */
+  DEMO_PLAATS: bool.default(true),
   /** Webhooks: allow http:// and loopback targets (development and tests only). */
   WEBHOOK_ALLOW_INSECURE: bool.default(false),
   /** GET /metrics (Prometheus) requires `Authorization: Bearer <METRICS_TOKEN>`; empty: no /metrics at all (404). */

@@ -54,6 +54,8 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
       PORT: String(port),
       HOST: '127.0.0.1',
       DEMO_SEED: 'false',
+      // Loading the demo town takes seconds per start: only with the demo account, or when asked for.
+      DEMO_PLAATS: env.DEMO_SEED === 'true' ? 'true' : 'false',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'test',
       ...env,

@@ -120,7 +120,7 @@ export function registerBacktestCommand(program: Command, deps: BacktestDeps): v
   program
     .command('backtest')
     .description('Backtest van het marktwaardemodel: recente verkopen waarderen met een model uit de verkopen ervóór')
-    .argument('[bestanden...]', `verkopenbestand(en) zoals bij insight import verkopen (docs/import-formaten.md), of '${DEMO}' voor de verkopen van de demodataset met WOZ; zonder bestand: de verkopen in de database; meer dan één: één tabel over alle datasets`)
+    .argument('[bestanden...]', `verkopenbestand(en) zoals bij insight import verkopen (docs/import-formaten.md), of '${DEMO}' voor de verkopen van de demodataset met WOZ; zonder bestand: de verkopen in de database (van het echte register; alleen de demoplaats: die van de demo); meer dan één: één tabel over alle datasets`)
     .option('--from <datum>', 'eerste verkoopdatum die wordt voorspeld (JJJJ-MM-DD); standaard de recentste 10% van de verkopen')
     .option('--json', 'resultaat als JSON op stdout')
     .option('--predictions <uit.csv>', 'schrijf de waardering per verkoop naar dit CSV-bestand')

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/env.ts';
-import { openCliDatabase, print } from '../db.ts';
+import { openCliDatabase, print, withDatabase } from '../db.ts';
 import { applyMigrations } from '../../db/migrate.ts';
 import { openDatabase } from '../../db/client.ts';
 
 export function registerServeCommands(program: Command) {
   program
     .command('serve')
-    .description('Start de server (migreert eerst; vult een lege database met de demo)')
+    .description('Start de server (migreert eerst; laadt de demoplaats als die ontbreekt, tenzij DEMO_PLAATS=false)')
     .action(async () => {
       // Loaded here, not at the top: the other commands never need the HTTP stack (CLI start-up time).
       const { serve } = await import('../../server.ts');
@@ -28,6 +28,27 @@ export function registerServeCommands(program: Command) {
       } finally {
         await db.close();
       }
+    });
+
+  program
+    .command('demoplaats')
+    .description('De synthetische demoplaats (voor testsleutels) in het register laden of eruit verwijderen')
+    .argument('<actie>', 'laden of verwijderen')
+    .option('--json', 'uitvoer als JSON')
+    .action(async (actie: string, opts: { json?: boolean }) => {
+      if (actie !== 'laden' && actie !== 'verwijderen') throw new Error(`onbekende actie '${actie}': kies laden of verwijderen`);
+      const { pino } = await import('pino');
+      const { laadDemoPlaats } = await import('../../seed.ts');
+      const { verwijderDemoDataset } = await import('../../domain/register/demo/index.ts');
+      await withDatabase(loadConfig(), async (db) => {
+        if (actie === 'laden') {
+          await laadDemoPlaats(db, pino({ level: opts.json ? 'silent' : 'info' }));
+          print(!!opts.json, { geladen: true }, 'Demoplaats geladen.');
+        } else {
+          const rijen = await verwijderDemoDataset(db);
+          print(!!opts.json, { verwijderd: rijen }, `Demoplaats verwijderd (${rijen} rijen). Zet DEMO_PLAATS=false, anders laadt de server haar bij de volgende start opnieuw.`);
+        }
+      });
     });
   void openCliDatabase;
 }

@@ -1,17 +1,12 @@
 /**
  * What a test key (`pct_test_`) may ask for: the synthetic demo town only. Its postcodes use the letter
- * pairs SA, SD and SS, which PostNL never issues (src/domain/register/demo/opzet.ts), so the postcode
+ * pairs SA, SD and SS, which PostNL never issues (defined in src/domain/register/demo/opzet.ts), so the postcode
  * alone tells a demo address from a real one, before any work and without a database read.
  * test/testsleutels.test.ts checks every generated demo address against this list.
  */
 import { DEMO_ADRESSEN } from '../register/demo/index.ts';
 
-export const DEMO_LETTERPAREN: readonly string[] = ['SA', 'SD', 'SS'];
-
-/** `postcode` as the input schema normalises it: `1234AB`. */
-export function isDemoPostcode(postcode: string): boolean {
-  return DEMO_LETTERPAREN.includes(postcode.slice(4, 6).toUpperCase());
-}
+export { DEMO_LETTERPAREN, isDemoPostcode } from '../register/demo/opzet.ts';
 
 const voorbeeld = DEMO_ADRESSEN.find((a) => a.geval === 'waardering') ?? DEMO_ADRESSEN[0];
 

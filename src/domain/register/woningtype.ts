@@ -27,6 +27,7 @@ import type { Woningtype } from '../begrippen.ts';
 import type { Database } from '../../db/client.ts';
 import { lonLatNaarRd } from './import/geo.ts';
 import { type UpsertTelling, upsertBatch } from './import/schrijver.ts';
+import { DEMO_BRON } from './demo/opzet.ts';
 
 export const AFGELEID_BRON = 'BAG-afleiding';
 export const AANRAAK_TOLERANTIE_M = 0.3;
@@ -274,14 +275,17 @@ async function woonpandSlot(db: WoningtypeDb): Promise<() => Promise<void>> {
 /** A longitude margin (degrees) wider than `tol` metres anywhere in the Netherlands (cos 54° > 0.58). */
 const graden = (tol: number) => (tol * 1.5) / (111_320 * 0.58) + 1e-9;
 
-/** Every residential pand into `woonpand`, with its number of homes and its footprint's longitude range. */
+/**
+ * Every residential pand into `woonpand`, with its number of homes and its footprint's longitude range.
+ * The demo town's buildings stay out, so none can touch a real one (demo/opzet.ts, `Deel`).
+ */
 async function vulWoonpanden(prisma: Prisma): Promise<void> {
   await prisma.$executeRawUnsafe(`DELETE FROM woonpand`);
   await prisma.$executeRawUnsafe(
     `INSERT INTO woonpand (pand_id, n, minx, maxx)
      SELECT w.pand_id, w.n, b.minx, b.maxx
      FROM (SELECT pand_id, count(DISTINCT COALESCE(object_id, id))::int AS n FROM adres
-           WHERE pand_id IS NOT NULL AND object_type = 'verblijfsobject' AND 'woonfunctie' = ANY(gebruiksdoelen)
+           WHERE pand_id IS NOT NULL AND object_type = 'verblijfsobject' AND 'woonfunctie' = ANY(gebruiksdoelen) AND bron <> $1
            GROUP BY pand_id) w
      LEFT JOIN pand p ON p.id = w.pand_id
      LEFT JOIN LATERAL (
@@ -290,6 +294,7 @@ async function vulWoonpanden(prisma: Prisma): Promise<void> {
        FROM jsonb_path_query(p.geometrie::jsonb,
          (CASE WHEN p.geometrie->>'type' = 'MultiPolygon' THEN '$.coordinates[*][*][*][0]' ELSE '$.coordinates[*][*][0]' END)::jsonpath) v
      ) b ON true`,
+    DEMO_BRON,
   );
   await prisma.$executeRawUnsafe(`ANALYZE woonpand`);
 }
@@ -410,8 +415,9 @@ async function* afleiding(prisma: Prisma, stat: WoningtypeStatistiek, tol: numbe
       `SELECT a.id, a.object_type, a.pand_id, a.gebruiksdoelen, (SELECT w.bron FROM woningtype w WHERE w.adres_id = a.id) AS wt_bron,
               k.n, k.aantal, k.enige, (SELECT e.aantal FROM woonpand e WHERE e.pand_id = k.enige) AS enige_aantal
        FROM adres a LEFT JOIN LATERAL (SELECT n, aantal, enige FROM woonpand WHERE pand_id = a.pand_id) k ON true
-       WHERE a.id > $1 ORDER BY a.id LIMIT ${adresPagina}`,
+       WHERE a.id > $1 AND a.bron <> $2 ORDER BY a.id LIMIT ${adresPagina}`,
       na,
+      DEMO_BRON,
     )) as {
       id: string;
       object_type: string;

@@ -1,6 +1,7 @@
 /** Loading what the valuation model needs from the register: the held sales and the price index. */
 import { sqlRijen, type Db } from '../../db/client.ts';
 import { datumKolom } from '../begrippen.ts';
+import { DEMO_BRON, type Deel } from '../register/demo/opzet.ts';
 import type { PriceIndexPoint, SaleRecord } from './index.ts';
 
 /**
@@ -14,14 +15,18 @@ const WOZ_BIJ_VERKOOP = `SELECT v.id, z.waarde, to_char(z.peildatum, 'YYYY-MM-DD
                 ORDER BY w.peildatum DESC LIMIT 1) z ON true
   WHERE v.id = ANY($1::text[])`;
 
-/** Every held sale with a location, as the model's SaleRecord, with its WOZ value known at the sale. Streams in pages to bound peak memory. */
-export async function laadVerkopen(db: Db): Promise<SaleRecord[]> {
+/**
+ * Every held sale with a location (of one part of the register when `deel` is given), as the model's
+ * SaleRecord, with its WOZ value known at the sale. Streams in pages to bound peak memory.
+ */
+export async function laadVerkopen(db: Db, deel?: Deel): Promise<SaleRecord[]> {
+  const vanDeel = deel === undefined ? {} : { bron: deel === 'demo' ? DEMO_BRON : { not: DEMO_BRON } };
   const uit: SaleRecord[] = [];
   const pagina = 50_000;
   let na: string | undefined;
   for (;;) {
     const rows = await db.verkoop.findMany({
-      where: { lat: { not: null }, lon: { not: null } },
+      where: { lat: { not: null }, lon: { not: null }, ...vanDeel },
       orderBy: { id: 'asc' },
       take: pagina,
       ...(na ? { cursor: { id: na }, skip: 1 } : {}),

@@ -1,22 +1,26 @@
 /**
- * Holds the fitted valuation model of this process. It is built at start-up and rebuilt when the
+ * Holds the fitted valuation models of this process, one per part of the register (the demo town and
+ * the real register: neither learns from the other's sales). They are built at start-up and rebuilt when the
  * held data changes (an import by the CLI, possibly in another process, finishes): a cheap vintage
  * query at most every `controleMs` decides, in the background: a request never waits for it. Nothing
  * is fitted per request; a rebuild runs in the background while the previous model keeps answering.
  */
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
+import type { Deel } from '../register/demo/opzet.ts';
 import { buildModelInWorker, type ValuationModel } from './index.ts';
 import { laadPrijsindex, laadVerkopen } from './gegevens.ts';
 
+export type Modellen = Record<Deel, ValuationModel>;
+
 export interface ModelHouder {
-  /** The current model. Before the first build: waits for it, or (`wachtOpEerste: false`) throws WaardemodelNietGereed. */
-  model(): Promise<ValuationModel>;
+  /** The current model of a part (default the real register). Before the first build: waits for it, or (`wachtOpEerste: false`) throws WaardemodelNietGereed. */
+  model(deel?: Deel): Promise<ValuationModel>;
   /** Whether a valuation can be answered now (a model is built, or requests wait for the first). */
   beschikbaar(): boolean;
   /** Rebuild now (after an import in this process). */
-  vernieuw(): Promise<ValuationModel>;
-  /** The model in use (for /metrics): when it was built, how long the build took, on how many sales; null before the first build. */
+  vernieuw(): Promise<Modellen>;
+  /** The models in use (for /metrics): when they were built, how long the build took, on how many sales in all; null before the first build. */
   staat(): ModelStaat | null;
 }
 
@@ -42,11 +46,11 @@ async function vintage(db: Db): Promise<string> {
 }
 
 /**
- * Load the held data and start the worker. The sales list lives only in this function: the worker
+ * Load one part's sales and start its worker. The sales list lives only in this function: the worker
  * has its own columns once it starts, so the list (~0.4 GB per million sales) is garbage while it fits.
  */
-async function startBouw(db: Db): Promise<{ aantal: number; bouwen: Promise<ValuationModel> }> {
-  const [verkopen, index] = await Promise.all([laadVerkopen(db), laadPrijsindex(db)]);
+async function startBouw(db: Db, deel: Deel, index: Awaited<ReturnType<typeof laadPrijsindex>>): Promise<{ aantal: number; bouwen: Promise<ValuationModel> }> {
+  const verkopen = await laadVerkopen(db, deel);
   const bouwen = buildModelInWorker(verkopen, index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
   return { aantal: verkopen.length, bouwen };
 }
@@ -68,28 +72,35 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
   const maxOpnieuwMs = opts.maxOpnieuwMs ?? 300_000;
   const wachtOpEerste = opts.wachtOpEerste ?? true;
   const now = opts.now ?? Date.now;
-  let huidig: Promise<ValuationModel> | null = null;
+  let huidig: Promise<Modellen> | null = null;
   let huidigeVintage = '';
   let laatsteControle = 0;
-  let bouwt: Promise<ValuationModel> | null = null;
+  let bouwt: Promise<Modellen> | null = null;
   let staat: ModelStaat | null = null;
   let volgendeStaat: ModelStaat | null = null;
   let gebouwd = false;
   let mislukt = 0;
   let opnieuw: NodeJS.Timeout | null = null;
 
-  async function bouw(): Promise<ValuationModel> {
+  /** One part after the other, so the peak memory stays that of the larger part. */
+  async function bouw(): Promise<Modellen> {
     const v = await vintage(db);
     const start = now();
-    const { aantal, bouwen } = await startBouw(db);
-    const model = await bouwen;
+    const index = await laadPrijsindex(db);
+    const modellen = {} as Modellen;
+    let aantal = 0;
+    for (const deel of ['demo', 'register'] as const) {
+      const b = await startBouw(db, deel, index);
+      modellen[deel] = await b.bouwen;
+      aantal += b.aantal;
+      log.info({ deel, verkopen: b.aantal, indexBron: modellen[deel].info.indexBron }, 'waardemodel gebouwd');
+    }
     huidigeVintage = v;
-    log.info({ verkopen: aantal, indexBron: model.info.indexBron, ms: now() - start }, 'waardemodel gebouwd');
     volgendeStaat = { gebouwdOp: now(), bouwMs: now() - start, verkopen: aantal };
-    return model;
+    return modellen;
   }
 
-  function herbouw(): Promise<ValuationModel> {
+  function herbouw(): Promise<Modellen> {
     bouwt ??= bouw().finally(() => {
       bouwt = null;
     });
@@ -132,7 +143,7 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
   }
 
   return {
-    async model() {
+    async model(deel = 'register') {
       if (!huidig && !wachtOpEerste) {
         if (!bouwt) herbouw().catch(() => {});
         throw new WaardemodelNietGereed();
@@ -145,10 +156,10 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
           if (huidig === p) huidig = null;
         });
         laatsteControle = now();
-        return p;
+        return (await p)[deel];
       }
       if (now() - laatsteControle >= controleMs) controleer();
-      return huidig;
+      return (await huidig)[deel];
     },
     beschikbaar: () => wachtOpEerste || huidig !== null,
     vernieuw: () => herbouw(),

@@ -4,7 +4,7 @@ import { DATUM_INVOER_RE, datumAmsterdam } from '../../domain/begrippen.ts';
 import { waardeerAdres, waarderingsKandidaten } from '../../domain/valuation/adres-waarde.ts';
 import { WaardemodelNietGereed } from '../../domain/valuation/houder.ts';
 import { maakLookup } from './maak-lookup.ts';
-import { DEMO_BRON } from '../../domain/register/demo/opzet.ts';
+import { DEMO_BRON, deelVan } from '../../domain/register/demo/opzet.ts';
 
 function geldigeDatum(v: string): boolean {
   const d = new Date(`${v}T00:00:00Z`);
@@ -73,7 +73,7 @@ export const waarde = maakLookup({
   kandidaten: waarderingsKandidaten,
   async vind(ctx, a, input) {
     const peildatum = input.peildatum ?? datumAmsterdam(ctx.services.now());
-    const model = await ctx.services.waardemodel.model().catch((e: unknown) => {
+    const model = await ctx.services.waardemodel.model(deelVan(a.bron)).catch((e: unknown) => {
       // Before the first model after a start: 503, not charged (the lookup charges only what it returns).
       throw e instanceof WaardemodelNietGereed ? new InsightFout('niet_beschikbaar', e.message, { headers: { 'Retry-After': '15' } }) : e;
     });

@@ -9,7 +9,7 @@ import type { DemoDataset } from './genereer.ts';
 
 export { generateDemoDataset, demoInvloedObjecten, DEMO_BRON_DATUM, VERKOOP_VANAF, VERKOOP_TOT_EN_MET, WOZ_PEILDATA } from './genereer.ts';
 export type { AdresRij, DemoDataset, DemoOpties, PandRij, Woningtype, WoningtypeRij } from './genereer.ts';
-export { loadDemoDataset } from './laden.ts';
+export { loadDemoDataset, verwijderDemoDataset } from './laden.ts';
 export type { LaadOpties, LaadResultaat } from './laden.ts';
 export { DEMO_ADRESSEN, DEMO_UITLEG, kiesDemoAdressen } from './adressen.ts';
 export type { DemoAdres, DemoGeval } from './adressen.ts';

@@ -214,3 +214,26 @@ export async function loadDemoDataset(db: Database, opts: LaadOpties = {}): Prom
   );
   return { aantallen, ms: Math.round(performance.now() - t0) };
 }
+
+/**
+ * Remove every demo row (an operator who leaves the demo town out: DEMO_PLAATS=false), in one
+ * transaction. Rows about a demo address are removed by address too, whatever their source.
+ */
+export async function verwijderDemoDataset(db: Database): Promise<number> {
+  return db.prisma.$transaction(
+    async (tx) => {
+      let weg = 0;
+      for (const t of [...TABELLEN].reverse()) {
+        const adresKolom = t.kolommen.some(([k]) => k === 'adres_id') && t.tabel !== 'verkoop';
+        weg += await tx.$executeRawUnsafe(
+          adresKolom
+            ? `DELETE FROM ${t.tabel} WHERE bron = $1 OR adres_id IN (SELECT id FROM adres WHERE bron = $1)`
+            : `DELETE FROM ${t.tabel} WHERE bron = $1`,
+          DEMO_BRON,
+        );
+      }
+      return weg;
+    },
+    { timeout: 600_000, maxWait: 60_000 },
+  );
+}

@@ -12,6 +12,25 @@
 
 export const DEMO_BRON = 'synthetisch demo-dataset (fictief) v1';
 
+export const DEMO_LETTERPAREN: readonly string[] = ['SA', 'SD', 'SS'];
+
+/** `postcode` as the input schema normalises it: `1234AB`. */
+export function isDemoPostcode(postcode: string): boolean {
+  return DEMO_LETTERPAREN.includes(postcode.slice(4, 6).toUpperCase());
+}
+
+/**
+ * The demo town lives in every register beside the real data, and neither may colour the other: the
+ * valuation learns from each part's own sales, and the derivations (house type, influences) leave the
+ * demo's rows as generated and never let a demo building or object reach a real address.
+ * Every row of the demo carries `bron = DEMO_BRON`.
+ */
+export type Deel = 'demo' | 'register';
+
+export function deelVan(bron: string | null | undefined): Deel {
+  return bron === DEMO_BRON ? 'demo' : 'register';
+}
+
 /** RD New (EPSG:28992) coordinates of the town centre. */
 export const CENTRUM_RD: readonly [number, number] = [206000, 489000];
 

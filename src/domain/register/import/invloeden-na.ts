@@ -6,10 +6,14 @@
  * fingerprint in invloed_stand for every address; otherwise only new and moved addresses (other
  * coordinates than the row was computed for). A page is written while the next is computed (Node
  * computes, the database writes: both cores).
+ *
+ * The demo town's objects and addresses are left out (demo/opzet.ts, `Deel`): its rows stay as
+ * generated, its fictional objects never reach a real address, and loading it recomputes nothing.
  */
 import { createHash } from 'node:crypto';
 import type { Geometry } from 'geojson';
 import type { Database } from '../../../db/client.ts';
+import { DEMO_BRON } from '../demo/opzet.ts';
 import { InvloedIndex, rekenregelsVan } from '../invloeden.ts';
 import { upsertBatch, type UpsertResultaat } from './schrijver.ts';
 import type { ImportSoort } from './types.ts';
@@ -29,7 +33,7 @@ export interface InvloedTelling {
 }
 
 export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>, opts: { alles?: boolean } = {}): Promise<InvloedTelling> {
-  const objecten = await db.prisma.invloedObject.findMany({ orderBy: { id: 'asc' } });
+  const objecten = await db.prisma.invloedObject.findMany({ where: { bron: { not: DEMO_BRON } }, orderBy: { id: 'asc' } });
   const index = new InvloedIndex(objecten.map((o) => ({ id: o.id, type: o.type, naam: o.naam, geometrie: o.geometrie as unknown as Geometry, bron: o.bron })));
   const types = index.types;
   const vingers = new Map<string, ReturnType<typeof createHash>>();
@@ -40,19 +44,19 @@ export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>, opts: {
   }
   const vingerafdruk = new Map([...vingers].map(([t, h]) => [t, h.digest('hex')]));
   const telling: InvloedTelling = { ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 0, verwijderd: 0, adressen: 0, berekend: 0, gewijzigdeTypes: [] };
-  telling.verwijderd += (await db.prisma.adresInvloed.deleteMany({ where: { type: { notIn: types } } })).count;
+  telling.verwijderd += (await db.prisma.adresInvloed.deleteMany({ where: { type: { notIn: types }, bron: { not: DEMO_BRON } } })).count;
   await db.prisma.invloedStand.deleteMany({ where: { type: { notIn: types } } });
   if (types.length === 0) return telling;
   const stand = new Map((await db.prisma.invloedStand.findMany()).map((s) => [s.type, s.vingerafdruk]));
-  telling.adressen = await db.prisma.adres.count({ where: { lat: { not: null }, lon: { not: null } } });
+  telling.adressen = await db.prisma.adres.count({ where: { lat: { not: null }, lon: { not: null }, bron: { not: DEMO_BRON } } });
 
   for (const type of types) {
     const alles = opts.alles || stand.get(type) !== vingerafdruk.get(type);
     if (alles) telling.gewijzigdeTypes.push(type);
     const sql = alles
-      ? `SELECT id, lat, lon FROM adres WHERE id > $1 AND lat IS NOT NULL AND lon IS NOT NULL ORDER BY id LIMIT ${PAGINA}`
+      ? `SELECT id, lat, lon FROM adres WHERE id > $1 AND lat IS NOT NULL AND lon IS NOT NULL AND bron <> $2 ORDER BY id LIMIT ${PAGINA}`
       : `SELECT a.id, a.lat, a.lon FROM adres a LEFT JOIN adres_invloed ai ON ai.adres_id = a.id AND ai.type = $2
-         WHERE a.id > $1 AND a.lat IS NOT NULL AND a.lon IS NOT NULL
+         WHERE a.id > $1 AND a.lat IS NOT NULL AND a.lon IS NOT NULL AND a.bron <> $3
            AND (ai.adres_id IS NULL OR ai.lat IS DISTINCT FROM a.lat OR ai.lon IS DISTINCT FROM a.lon)
          ORDER BY a.id LIMIT ${PAGINA}`;
     let na = '';
@@ -64,7 +68,7 @@ export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>, opts: {
       telling.ongewijzigd += r.ongewijzigd;
     };
     for (;;) {
-      const adressen = (await (alles ? db.prisma.$queryRawUnsafe(sql, na) : db.prisma.$queryRawUnsafe(sql, na, type))) as { id: string; lat: number; lon: number }[];
+      const adressen = (await (alles ? db.prisma.$queryRawUnsafe(sql, na, DEMO_BRON) : db.prisma.$queryRawUnsafe(sql, na, type, DEMO_BRON))) as { id: string; lat: number; lon: number }[];
       const rijen: Record<string, unknown>[] = [];
       for (const a of adressen) {
         const b = index.beoordeel(type, a.lon, a.lat);
