@@ -13,7 +13,7 @@ if (!existsSync(node)) {
   console.error('Insight heeft Node 24 nodig. Draai eerst `npm install` in de projectmap.');
   process.exit(1);
 }
-// An import of a CSV kind runs with a bounded heap growth (import-geheugen.json says why).
+// An import of a CSV kind or of influences runs with a bounded heap growth (import-geheugen.json says why).
 const geheugen = JSON.parse(readFileSync(new URL('./import-geheugen.json', import.meta.url), 'utf8'));
 const args = process.argv.slice(2);
 const vlaggen = args[0] === 'import' && args.slice(1).some((a) => geheugen.soorten.includes(a)) ? geheugen.vlaggen : [];
