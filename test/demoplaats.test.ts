@@ -67,9 +67,16 @@ describe(`the demo town beside real data (${dialect})`, () => {
   }, 120_000);
 
   it('valuation: each part learns only from its own sales; test and live keys each see their part', async () => {
+    // A real CBS index for months the demo's own index also has: each part keeps its own.
+    await t.db.prisma.prijsindex.createMany({
+      data: ['2024-01-01', '2024-02-01'].map((p, i) => ({ tabel: '83906NED', regio: 'NL', periode: new Date(p), index: 100 + i, bron: 'CBS StatLine 83906NED' })),
+    });
     const demoVerkopen = ds.verkoop.filter((v) => v.lat !== null && v.lon !== null).length;
-    expect((await t.services.waardemodel.model('demo')).info.verkopen).toBe(demoVerkopen);
-    expect((await t.services.waardemodel.model('register')).info.verkopen).toBe(0);
+    const demo = await t.services.waardemodel.model('demo');
+    const register = await t.services.waardemodel.model('register');
+    expect(demo.info).toMatchObject({ verkopen: demoVerkopen, indexBron: `CBS 83906NED (${DEMO_BRON})` });
+    expect(register.info).toMatchObject({ verkopen: 0, indexBron: 'CBS 83906NED (CBS StatLine 83906NED)' });
+    expect(await t.db.prisma.prijsindex.count({ where: { bron: DEMO_BRON } })).toBe(ds.prijsindex.length);
 
     const acc = await t.account(1000);
     const live = await t.key(acc.id);

@@ -62,11 +62,17 @@ export interface IndexReeks {
 }
 
 /** The national monthly index of existing homes (CBS 83906NED, else any national table held). */
-export async function laadPrijsindex(db: Db): Promise<IndexReeks> {
-  const tabellen = await db.prijsindex.groupBy({ by: ['tabel'], where: { regio: 'NL' }, _count: true });
+/**
+ * The national price index of one part of the register: the real register's CBS series, or the demo
+ * town's own (CBS figures with a documented extrapolation, under its own key so neither overwrites
+ * the other; a copy loaded before that key, under 'NL', is found by its source).
+ */
+export async function laadPrijsindex(db: Db, deel: Deel = 'register'): Promise<IndexReeks> {
+  const waar = deel === 'demo' ? { bron: DEMO_BRON } : { regio: 'NL', bron: { not: DEMO_BRON } };
+  const tabellen = await db.prijsindex.groupBy({ by: ['tabel'], where: waar, _count: true });
   if (tabellen.length === 0) return { punten: [], bron: null };
   const tabel = tabellen.find((t) => t.tabel === '83906NED')?.tabel ?? tabellen.sort((a, b) => b._count - a._count)[0].tabel;
-  const rows = await db.prijsindex.findMany({ where: { tabel, regio: 'NL' }, orderBy: { periode: 'asc' } });
+  const rows = await db.prijsindex.findMany({ where: { ...waar, tabel }, orderBy: { periode: 'asc' } });
   return {
     punten: rows.map((r) => ({ periode: datumKolom(r.periode).slice(0, 7), index: r.index })),
     bron: `CBS ${tabel} (${rows[0].bron})`,

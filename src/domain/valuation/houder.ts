@@ -86,11 +86,10 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
   async function bouw(): Promise<Modellen> {
     const v = await vintage(db);
     const start = now();
-    const index = await laadPrijsindex(db);
     const modellen = {} as Modellen;
     let aantal = 0;
     for (const deel of ['demo', 'register'] as const) {
-      const b = await startBouw(db, deel, index);
+      const b = await startBouw(db, deel, await laadPrijsindex(db, deel));
       modellen[deel] = await b.bouwen;
       aantal += b.aantal;
       log.info({ deel, verkopen: b.aantal, indexBron: modellen[deel].info.indexBron }, 'waardemodel gebouwd');

@@ -12,7 +12,7 @@ import type { Polygon, Position } from 'geojson';
 import { RD_PROJ4 } from '../parsers/invloeden.ts';
 import type { EnergielabelRij, InvloedObjectRij, PrijsindexRij, VerkoopRij, WozRij } from '../parsers/gedeeld.ts';
 import { type AdresInvloedRij, computeInvloeden } from '../invloeden.ts';
-import { type AppStijl, type Bouwsoort, type BuurtDef, BUURTEN, CENTRUM_RD, DEMO_BRON, GEHUCHT, GEMEENTE, INVLOED_DEFS } from './opzet.ts';
+import { type AppStijl, type Bouwsoort, type BuurtDef, BUURTEN, CENTRUM_RD, DEMO_BRON, DEMO_INDEX_REGIO, GEHUCHT, GEMEENTE, INVLOED_DEFS } from './opzet.ts';
 import { CBS_CSV_PAD, DEMO_PRIJSMODEL, bouwjaarEffect, indexOp, leesDemoPrijsindex, ruimtelijkVeld } from './prijsmodel.ts';
 import { type Rng, stroom } from './rng.ts';
 import { ENERGIELABELS, type Woningtype } from '../../begrippen.ts';
@@ -753,10 +753,11 @@ export async function generateDemoDataset(seed = 1, opts: DemoOpties = {}): Prom
   verkopen.sort((a, b) => a.transactiedatum.getTime() - b.transactiedatum.getTime() || (a.adres_id! < b.adres_id! ? -1 : 1));
   verkopen.forEach((v, i) => (v.id = `demo-vk-${String(i + 1).padStart(6, '0')}`));
 
-  // Price index rows: CBS 83906NED up to 2021-12 and the documented extrapolation.
+  // Price index rows: CBS 83906NED up to 2021-12 and the documented extrapolation, under the demo's
+  // own regio so a real CBS import and the demo never overwrite each other's months.
   const prijsindex: PrijsindexRij[] = [...reeks.entries()].map(([k, index]) => ({
     tabel: '83906NED',
-    regio: 'NL',
+    regio: DEMO_INDEX_REGIO,
     periode: new Date(Date.UTC(+k.slice(0, 4), +k.slice(5, 7) - 1, 1)),
     index,
     bron: DEMO_BRON,

@@ -12,6 +12,9 @@
 
 export const DEMO_BRON = 'synthetisch demo-dataset (fictief) v1';
 
+/** `prijsindex.regio` of the demo's index rows (a real national series is 'NL'). */
+export const DEMO_INDEX_REGIO = 'NL-demo';
+
 export const DEMO_LETTERPAREN: readonly string[] = ['SA', 'SD', 'SS'];
 
 /** `postcode` as the input schema normalises it: `1234AB`. */
