@@ -5,6 +5,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { aanmelden } from './app/trpc-hulp.ts';
+import { datumAmsterdam } from '../src/domain/begrippen.ts';
 
 /**
  * Compression over real HTTP, as clients send it: every answer above @fastify/compress's 1 KiB threshold
@@ -149,7 +150,8 @@ describe(`compressed answers over real HTTP (${dialect})`, () => {
     const auth = { authorization: `Bearer ${eigen}`, 'content-type': 'application/json' };
     await t.db.prisma.account.update({ where: { id: s.accountId }, data: { credits: 1000 } });
     for (let i = 0; i < 20; i++) await verzoek(`${base}/api/v1/inzicht/adres`, { method: 'POST', headers: auth, body });
-    const dag = t.clock.now.toISOString().slice(0, 10);
+    // The usage list's days are Amsterdam days (between 23:00 and 24:00 UTC in winter the UTC date is a day behind).
+    const dag = datumAmsterdam(t.clock.now);
     const url = `${base}/trpc/verbruik.lijst?input=${encodeURIComponent(JSON.stringify({ van: dag, tot: dag }))}`;
     const headers = { cookie: s.cookie };
     const verwacht = expectHeel(await verzoek(url, { headers }), 'trpc');
