@@ -1,16 +1,12 @@
 /**
- * Reading the register data the service holds, one function per lookup. What is not held is null
- * or an empty list; nothing is estimated here. On the request path: prepared statements on the pg pool
- * (registerRijen: a replica's when one is usable, docs/replicas.md), not Prisma queries, the WOZ values,
- * labels and house types of concurrent lookups read together (rijenPerSleutel, src/db/bundel.ts); DATE
- * columns are read as text (YYYY-MM-DD), so no time zone comes between the register and the answer.
+ * One function per lookup; what is not held is null or empty, nothing is estimated here. DATE columns are
+ * read as text, so no time zone comes between the register and the answer.
  */
 import { rijenPerSleutel } from '../../db/bundel.ts';
 import { registerRijen, type Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
 import { datumKolom } from '../begrippen.ts';
 
-/** The BAG characteristics of an address row already resolved by the lookup. */
 export function adresKenmerken(a: Adres) {
   return {
     kenmerken: {
