@@ -1,9 +1,4 @@
-/**
- * CBS StatLine CSV of the price index of existing owner-occupied homes (83906NED, its successor
- * 85773NED, the regional 85792NED), streamed; the table is recognised from the columns. Only monthly
- * rows are kept (yearly and quarterly rows are skipped silently); a missing value ('.', '', 'x') is a
- * refused row. docs/import-formaten.md has the details.
- */
+/** CBS StatLine price index CSV (83906NED, 85773NED, 85792NED), monthly rows only (docs/import-formaten.md). */
 import { type ParseFout, type ParseOk, type PrijsindexRij, datumUtc, kolomIndex, leesCsv, leesGetal, veld } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
 
@@ -12,7 +7,7 @@ export type { PrijsindexRij } from './gedeeld.ts';
 export type PrijsindexResultaat = ParseOk<'prijsindex', PrijsindexRij> | ParseFout;
 
 export interface PrijsindexOpties {
-  /** CBS table id, e.g. '83906NED'; default: recognised from the header. */
+  /** Default: recognised from the header. */
   tabel?: string;
   bron?: string;
 }
@@ -20,7 +15,6 @@ export interface PrijsindexOpties {
 const VERWACHT =
   'CBS StatLine-CSV van de prijsindex bestaande koopwoningen (tabel 83906NED, 85773NED of 85792NED; kopregel "ID";"Perioden";"Prijsindex..._1")';
 
-/** '83906NED_UntypedDataSet_05022022_160508.csv' -> '83906NED'; null when the name has no table id. */
 export function tabelUitBestandsnaam(naam: string): string | null {
   const m = /(\d{5}NED)/i.exec(naam);
   return m ? m[1].toUpperCase() : null;

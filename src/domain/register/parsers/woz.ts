@@ -1,7 +1,3 @@
-/**
- * WOZ values in our own CSV format (docs/import-formaten.md), streamed. Rows go to woz_waarde once
- * the framework has resolved `adres`.
- */
 import {
   type AdresSleutel,
   type ParseFout,
