@@ -1,4 +1,3 @@
-/** Argument parsers for the CLI: strict, with Dutch messages. */
 import { InvalidArgumentError } from 'commander';
 
 export function geheelGetal(min: number) {
@@ -10,7 +9,6 @@ export function geheelGetal(min: number) {
   };
 }
 
-/** A whole number other than 0, negative allowed (`--credits -50`). */
 export function heelGetalNietNul(v: string): number {
   if (!/^-?\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) === 0) {
     throw new InvalidArgumentError('verwacht een geheel getal, niet 0 (negatief om credits terug te nemen)');

@@ -1,4 +1,4 @@
-/** Data held in the database, for `insight backtest` without a file. */
+/** For `insight backtest` without a file. */
 import { loadConfig } from '../config/env.ts';
 import { laadPrijsindex, laadVerkopen } from '../domain/valuation/gegevens.ts';
 import type { PriceIndexPoint, SaleRecord } from '../domain/valuation/index.ts';

@@ -54,7 +54,6 @@ export function registerAccountCommands(program: Command) {
   });
 }
 
-/** `account <naam> <account_id> --credits <n> [--json]`: one change to one account, by a number of credits. */
 function metCredits(
   account: Command,
   naam: string,

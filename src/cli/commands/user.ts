@@ -4,7 +4,7 @@ import { maakGebruiker, zetWachtwoord } from '../../domain/gebruikers/gebruikers
 import { uuid } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
 
-/** The password comes on stdin (never as an argument: those show up in `ps` and shell history). */
+/** On stdin: arguments show up in `ps` and shell history. */
 async function leesWachtwoord(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('Wachtwoord (daarna Enter en Ctrl-D): ');
   const delen: Buffer[] = [];
