@@ -6,7 +6,6 @@ import { getBalance, saldoVan } from '../domain/billing/tegoed.ts';
 import { maandstanden } from '../domain/keys/sleutels.ts';
 import { whoamiMeta, whoamiOutput } from './whoami.types.ts';
 
-/** GET /api/v1/whoami: the calling key and its account's balance. Free. */
 export const whoami = accountProcedure
   .meta(whoamiMeta)
   .input(z.void())

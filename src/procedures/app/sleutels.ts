@@ -1,4 +1,3 @@
-/** Key management for the logged-in account, on the same domain functions as the operator CLI. */
 import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
@@ -36,7 +35,6 @@ export const sleutelsRouter = router({
       familie: r.familie,
       rechten: r.rechten,
       modus: modusVan(r.voorvoegsel),
-      /** The monthly cap and what the key charged this calendar month (Europe/Amsterdam); null without a cap. */
       maandlimiet: (() => {
         const st = standen.get(r.id);
         return st?.limiet == null ? null : { credits: st.limiet, verbruikt: st.verbruikt, resterend: Math.max(0, st.limiet - st.verbruikt), maand: st.maand };
@@ -49,7 +47,7 @@ export const sleutelsRouter = router({
     }));
   }),
 
-  /** The plaintext key is in this answer only; the database keeps its hash. */
+  /** The plaintext key is in this answer only. */
   maak: sessieProcedure
     .input(
       z.strictObject({
@@ -63,8 +61,7 @@ export const sleutelsRouter = router({
       const k = await createKey(ctx.services.db, {
         accountId: ctx.sessie.accountId,
         naam: input.naam,
-        // The web app makes insight keys only: this service offers no product for a "beheer" key, which
-        // only the operator CLI makes.
+        // Only the operator CLI makes a "beheer" key: this service offers no product for it.
         familie: 'inzicht',
         modus: input.test ? 'test' : 'live',
         verlooptOp: new Date(now.getTime() + input.looptijd_dagen * DAG_MS),
@@ -73,13 +70,11 @@ export const sleutelsRouter = router({
       return getoond(k);
     }),
 
-  /** The old key stops at once; the new one (same name, family, rights, expiry) is shown once. */
   roteer: sessieProcedure.input(sleutelId).mutation(async ({ ctx, input }) => {
     const k = await rotateKey(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
     return getoond(k);
   }),
 
-  /** Set (a whole number of credits) or clear (null) a live key's monthly cap. */
   maandlimiet: sessieProcedure
     .input(
       z.strictObject({
@@ -92,7 +87,6 @@ export const sleutelsRouter = router({
       return { id: input.id, maandlimiet_credits: input.credits };
     }),
 
-  /** How many valid keys of each mode an account may have. */
   maxima: sessieProcedure.query(() => ({ live: MAX_GELDIGE_INZICHT_SLEUTELS, test: MAX_GELDIGE_TEST_SLEUTELS })),
 
   trekIn: sessieProcedure.input(sleutelId).mutation(async ({ ctx, input }) => {
