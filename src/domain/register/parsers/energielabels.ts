@@ -12,8 +12,7 @@ import {
   leesCsv,
   leesDatumCompact,
   leesGetal,
-  leesHuisnummer,
-  geldigePostcode,
+  leesPostcodeHuisnummer,
   schoneToevoeging,
   veld,
 } from './gedeeld.ts';
@@ -128,16 +127,9 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
     }
     const v = item.velden;
     const fout = (reden: string): ParseFout => ({ ok: false, regel: item.regel, reden });
-    const pcRuw = veld(v, c.postcode);
-    const postcode = geldigePostcode(pcRuw);
-    if (!postcode) {
-      yield fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt');
-      continue;
-    }
-    const hnRuw = veld(v, c.huisnummer);
-    const huisnummer = leesHuisnummer(hnRuw);
-    if (huisnummer === null) {
-      yield fout(hnRuw ? `ongeldig huisnummer "${hnRuw}"` : 'huisnummer ontbreekt');
+    const nummer = leesPostcodeHuisnummer(veld(v, c.postcode), veld(v, c.huisnummer));
+    if (typeof nummer === 'string') {
+      yield fout(nummer);
       continue;
     }
     const regRuw = veld(v, c.registratie);
@@ -173,7 +165,7 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
       huisletter = schoneToevoeging(veld(v, c.huisletter));
       toevoeging = schoneToevoeging(veld(v, c.toevoeging));
     }
-    const adres: AdresSleutel = { postcode, huisnummer, huisletter, toevoeging, gecombineerd, verblijfsobjectId: veld(v, c.vbo) };
+    const adres: AdresSleutel = { ...nummer, huisletter, toevoeging, gecombineerd, verblijfsobjectId: veld(v, c.vbo) };
     yield {
       ok: true,
       regel: item.regel,

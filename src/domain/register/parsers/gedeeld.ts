@@ -121,6 +121,32 @@ export function detecteerScheiding(eersteRegel: string): ';' | ',' {
   return komma > puntkomma ? ',' : ';';
 }
 
+/**
+ * The data records of a CSV file after its header line, which `kop` reads (and throws on for a file of
+ * another kind). Unreadable records come out as refusals.
+ */
+export async function* csvNaKopregel<K>(
+  input: NodeJS.ReadableStream,
+  opts: { scheiding: CsvScheiding; verwacht: string },
+  kop: (velden: string[]) => K,
+): AsyncGenerator<{ ok: true; kop: K; velden: string[]; regel: number } | ParseFout> {
+  let k: K | undefined;
+  for await (const item of leesCsv(input, opts)) {
+    if (k === undefined) {
+      if (item.soort === 'fout') throw new Error(`Dit is geen ${opts.verwacht}: de kopregel is onleesbaar.`);
+      k = kop(item.velden);
+    } else if (item.soort === 'fout') yield { ok: false, regel: item.regel, reden: item.reden };
+    else yield { ok: true, kop: k, velden: item.velden, regel: item.regel };
+  }
+  if (k === undefined) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${opts.verwacht}.`);
+}
+
+/** Throws when the header lacks one of `nodig`: the file is of another kind. */
+export function eisKolommen(kop: Map<string, number>, velden: readonly string[], nodig: readonly string[], verwacht: string): void {
+  const ontbreekt = nodig.filter((n) => !kop.has(n));
+  if (ontbreekt.length) throw new Error(`Dit is geen ${verwacht}. Kolom(men) ${ontbreekt.join(', ')} ontbreken in de kopregel "${velden.join(';').slice(0, 200)}".`);
+}
+
 /** Records csv-parse cannot read come out as `fout` items instead of ending the stream. */
 export async function* leesCsv(input: NodeJS.ReadableStream, opts: { scheiding: CsvScheiding; verwacht: string }): AsyncGenerator<CsvItem> {
   const it = input[Symbol.asyncIterator]();
@@ -277,6 +303,18 @@ export function leesHuisnummer(v: string | null): number | null {
 }
 
 export { datumKolom, datumUtc, geldigePostcode, schoneToevoeging, toevoegingSleutel };
+
+/** Our own CSV formats keep letter and addition out of the huisnummer column. */
+export const HUISNUMMER_ZONDER_TOEVOEGING = ' (alleen cijfers; letter of toevoeging in kolom toevoeging)';
+
+/** Postcode and huisnummer of a data row, or why the row is refused; `hint` follows an invalid huisnummer. */
+export function leesPostcodeHuisnummer(pcRuw: string | null, hnRuw: string | null, hint = ''): { postcode: string; huisnummer: number } | string {
+  const postcode = geldigePostcode(pcRuw);
+  if (!postcode) return pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt';
+  const huisnummer = leesHuisnummer(hnRuw);
+  if (huisnummer === null) return hnRuw ? `ongeldig huisnummer "${hnRuw}"${hint}` : 'huisnummer ontbreekt';
+  return { postcode, huisnummer };
+}
 
 export function leesDatumCompact(v: string | null): Date | null {
   if (!v) return null;

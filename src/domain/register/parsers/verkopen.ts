@@ -10,13 +10,14 @@ import {
   type ParseOkMetAdres,
   type VerkoopRij,
   datumKolom,
+  HUISNUMMER_ZONDER_TOEVOEGING,
+  csvNaKopregel,
+  eisKolommen,
   kolomIndex,
-  leesCsv,
   leesDatumIso,
   leesGeheelGetal,
   leesGetal,
-  leesHuisnummer,
-  geldigePostcode,
+  leesPostcodeHuisnummer,
   schoneToevoeging,
   veld,
 } from './gedeeld.ts';
@@ -106,9 +107,7 @@ type Modus = 'import' | 'backtest';
 function leesKop(velden: readonly string[], modus: Modus): Map<string, number> {
   const kop = kolomIndex(velden);
   for (const [oud, nieuw] of Object.entries(ALIAS)) if (kop.has(oud) && !kop.has(nieuw)) kop.set(nieuw, kop.get(oud)!);
-  const nodig = modus === 'import' ? ['postcode', 'huisnummer', 'transactiedatum', 'koopsom'] : ['transactiedatum', 'koopsom', 'lat', 'lon'];
-  const ontbreekt = nodig.filter((n) => !kop.has(n));
-  if (ontbreekt.length) throw new Error(`Dit is geen ${VERWACHT}. Kolom(men) ${ontbreekt.join(', ')} ontbreken in de kopregel "${velden.join(';').slice(0, 200)}".`);
+  eisKolommen(kop, velden, modus === 'import' ? ['postcode', 'huisnummer', 'transactiedatum', 'koopsom'] : ['transactiedatum', 'koopsom', 'lat', 'lon'], VERWACHT);
   return kop;
 }
 
@@ -118,10 +117,9 @@ function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): Ve
   const pcRuw = get('postcode');
   const hnRuw = get('huisnummer');
   const zonderAdres = backtest && pcRuw === null && hnRuw === null;
-  const postcode = zonderAdres ? null : geldigePostcode(pcRuw);
-  if (!zonderAdres && !postcode) return pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt';
-  const huisnummer = zonderAdres ? null : leesHuisnummer(hnRuw);
-  if (!zonderAdres && huisnummer === null) return hnRuw ? `ongeldig huisnummer "${hnRuw}" (alleen cijfers; letter of toevoeging in kolom toevoeging)` : 'huisnummer ontbreekt';
+  const nummer = zonderAdres ? { postcode: null, huisnummer: null } : leesPostcodeHuisnummer(pcRuw, hnRuw, HUISNUMMER_ZONDER_TOEVOEGING);
+  if (typeof nummer === 'string') return nummer;
+  const { postcode, huisnummer } = nummer;
   const toevoeging = schoneToevoeging(get('toevoeging'));
   const tdRuw = get('transactiedatum');
   const transactiedatum = leesDatumIso(tdRuw);
@@ -178,18 +176,12 @@ function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): Ve
 
 export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: VerkoopOpties = {}): AsyncGenerator<VerkoopResultaat> {
   const bron = opts.bron ?? 'verkopen-import';
-  let k: Map<string, number> | null = null;
-  for await (const item of leesCsv(input, { scheiding: 'auto', verwacht: VERWACHT })) {
-    if (!k) {
-      if (item.soort === 'fout') throw new Error(`Dit is geen ${VERWACHT}: de kopregel is onleesbaar.`);
-      k = leesKop(item.velden, 'import');
+  for await (const item of csvNaKopregel(input, { scheiding: 'auto', verwacht: VERWACHT }, (velden) => leesKop(velden, 'import'))) {
+    if (!item.ok) {
+      yield item;
       continue;
     }
-    if (item.soort === 'fout') {
-      yield { ok: false, regel: item.regel, reden: item.reden };
-      continue;
-    }
-    const r = leesRij(item.velden, k, 'import');
+    const r = leesRij(item.velden, item.kop, 'import');
     if (typeof r === 'string') {
       yield { ok: false, regel: item.regel, reden: r };
       continue;
@@ -200,25 +192,18 @@ export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: Verkoop
     const adres: AdresSleutel = { postcode, huisnummer, huisletter: null, toevoeging: r.toevoeging, gecombineerd: true, verblijfsobjectId: null };
     yield { ok: true, regel: item.regel, tabel: 'verkoop', rij: { id: verkoopId(postcode, huisnummer, r.toevoeging, r.transactiedatum, r.koopsom), adres_id: null, ...velden, bron }, adres };
   }
-  if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
 
 export type BacktestVerkoop = { ok: true; regel: number; verkoop: VerkoopVelden & { id: string } } | ParseFout;
 
 /** Id: the `id` column, else the import's derived id, else `regel-<n>`. */
 export async function* parseVerkopenVoorBacktest(input: NodeJS.ReadableStream): AsyncGenerator<BacktestVerkoop> {
-  let k: Map<string, number> | null = null;
-  for await (const item of leesCsv(input, { scheiding: 'auto', verwacht: VERWACHT })) {
-    if (!k) {
-      if (item.soort === 'fout') throw new Error(`Dit is geen ${VERWACHT}: de kopregel is onleesbaar.`);
-      k = leesKop(item.velden, 'backtest');
+  for await (const item of csvNaKopregel(input, { scheiding: 'auto', verwacht: VERWACHT }, (velden) => leesKop(velden, 'backtest'))) {
+    if (!item.ok) {
+      yield item;
       continue;
     }
-    if (item.soort === 'fout') {
-      yield { ok: false, regel: item.regel, reden: item.reden };
-      continue;
-    }
-    const r = leesRij(item.velden, k, 'backtest');
+    const r = leesRij(item.velden, item.kop, 'backtest');
     if (typeof r === 'string') {
       yield { ok: false, regel: item.regel, reden: r };
       continue;
@@ -227,7 +212,6 @@ export async function* parseVerkopenVoorBacktest(input: NodeJS.ReadableStream): 
     const id = r.saleId ?? (adres ? verkoopId(r.postcode!, r.huisnummer!, r.toevoeging, r.transactiedatum, r.koopsom) : `regel-${item.regel}`);
     yield { ok: true, regel: item.regel, verkoop: { ...r, id, objectId: r.objectId ?? adres } };
   }
-  if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
 
 export const verkopenSoort = bestandSoort({
