@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 
 export function geheelGetal(min: number) {
   return (v: string): number => {
@@ -28,4 +28,9 @@ export function uuid(v: string): string {
     throw new InvalidArgumentError('verwacht een account-id (uuid)');
   }
   return v;
+}
+
+/** A subcommand of `ouder` on one account: the `<account_id>` most operator commands start with. */
+export function opAccount(ouder: Command, naam: string, omschrijving: string): Command {
+  return ouder.command(naam).argument('<account_id>', 'account-id (uuid)', uuid).description(omschrijving);
 }
