@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { eersteRegel, leesCsvRecords } from './csv.ts';
 import { geldigLonLat, geldigRd, rdNaarLonLat } from './geo.ts';
 import { invloedenNaBag } from './invloeden-na.ts';
-import { type ImportRecord, type ImportSoort, type LeesContext, VerkeerdFormaatFout } from './types.ts';
+import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
 import { geldigePostcode } from '../../begrippen.ts';
 
 const VERWACHT =
@@ -349,13 +349,11 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
   }
 }
 
-export const bagCsv: ImportSoort = {
+export const bagCsv = bagSoort({
   naam: 'bag-csv',
   omschrijving: 'NLExtract bagadres-full.csv (ook bagadresplus.csv): adressen en panden (zonder geometrie)',
   verwacht: VERWACHT,
-  tabellen: ['adres', 'pand', 'woningtype'],
-  bestandNodig: true,
   controleer,
   lees,
   na: invloedenNaBag,
-};
+});

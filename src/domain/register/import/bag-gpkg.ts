@@ -5,7 +5,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { beschrijfKop, type Bron } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesGpkgGeometrie } from './geo.ts';
-import { type ImportRecord, type ImportSoort, type LeesContext, VerkeerdFormaatFout } from './types.ts';
+import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import { geldigePostcode } from '../../begrippen.ts';
 
@@ -323,13 +323,11 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
   }
 }
 
-export const bagGpkg: ImportSoort = {
+export const bagGpkg = bagSoort({
   naam: 'bag-gpkg',
   omschrijving: 'PDOK bag-light.gpkg (GeoPackage): adressen, panden met footprint; daarna woningtype afleiden',
   verwacht: VERWACHT,
-  tabellen: ['adres', 'pand', 'woningtype'],
-  bestandNodig: true,
   controleer,
   lees,
   na: woningtypeNa,
-};
+});

@@ -12,7 +12,7 @@ import type { Position } from 'geojson';
 import { SaxesParser } from 'saxes';
 import { beschrijfKop, bestanden, kopVanEerste, lijstItems, type Bron, type BronItem } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesPosList } from './geo.ts';
-import { type FoutRecord, type ImportRecord, type ImportSoort, type LeesContext, VerkeerdFormaatFout } from './types.ts';
+import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import { normaliseerPostcode, POSTCODE_RE } from '../../begrippen.ts';
 
@@ -570,13 +570,11 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
   }
 }
 
-export const bagXml: ImportSoort = {
+export const bagXml = bagSoort({
   naam: 'bag-xml',
   omschrijving: 'LVBAG 2.0-extract (XML, zip of map; landelijk: zips in een zip): adressen, panden met footprint; daarna woningtype afleiden',
   verwacht: VERWACHT,
-  tabellen: ['adres', 'pand', 'woningtype'],
-  bestandNodig: true,
   controleer,
   lees,
   na: woningtypeNa,
-};
+});

@@ -45,6 +45,11 @@ export interface ImportSoort {
   parallel?: number;
 }
 
+/** A BAG import kind: reads one source and writes addresses, panden and (after it) house types. */
+export function bagSoort(s: Pick<ImportSoort, 'naam' | 'omschrijving' | 'verwacht' | 'controleer' | 'lees' | 'na'>): ImportSoort {
+  return { ...s, tabellen: ['adres', 'pand', 'woningtype'], bestandNodig: true };
+}
+
 export class VerkeerdFormaatFout extends Error {
   constructor(bericht: string) {
     super(bericht);
