@@ -4,10 +4,10 @@ import { laadPrijsindex, laadVerkopen } from '../domain/valuation/gegevens.ts';
 import type { PriceIndexPoint, SaleRecord } from '../domain/valuation/index.ts';
 import { withDatabase } from './db.ts';
 
-export function loadHeldSales(): Promise<SaleRecord[]> {
+export function verkopenUitDatabase(): Promise<SaleRecord[]> {
   return withDatabase(loadConfig(), (db) => laadVerkopen(db.prisma));
 }
 
-export async function loadPriceIndex(): Promise<PriceIndexPoint[]> {
+export async function prijsindexUitDatabase(): Promise<PriceIndexPoint[]> {
   return (await withDatabase(loadConfig(), (db) => laadPrijsindex(db.prisma))).punten;
 }

@@ -55,8 +55,8 @@ if (!['account', 'key', 'user', 'migrate', 'serve'].includes(process.argv[2] ?? 
   const { registerImportCommand } = await import('./commands/import.ts');
   registerImportCommand(program, { openDb: () => openCliDatabase(loadConfig()) });
   const { registerBacktestCommand } = await import('./commands/backtest.ts');
-  const { loadHeldSales, loadPriceIndex } = await import('./held-data.ts');
-  registerBacktestCommand(program, { loadHeldSales, loadPriceIndex });
+  const { verkopenUitDatabase, prijsindexUitDatabase } = await import('./held-data.ts');
+  registerBacktestCommand(program, { verkopenUitDatabase, prijsindexUitDatabase });
 }
 
 try {

@@ -10,7 +10,7 @@ import { meldKosten } from './kosten.ts';
 import { PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
 import { SCHEMA_INZICHT, SCHEMA_VERSIE } from './schema.ts';
 import { middleware, type Meta } from './trpc.ts';
-import { EENHEID_CENT, getBalance } from '../domain/billing/tegoed.ts';
+import { EENHEID_CENT, leesSaldo } from '../domain/billing/tegoed.ts';
 import { meldMaandlimietWeigering, meldMislukt, rekenAf } from '../domain/billing/afrekenen.ts';
 import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256 } from '../domain/idempotentie/idempotentie.ts';
 import { maandRuimte } from '../domain/keys/sleutels.ts';
@@ -102,7 +102,7 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     }
     if (c.soort === 'herhaling') {
       ctx.setHeader('Idempotent-Replayed', 'true');
-      meldKosten(ctx, 0, await getBalance(db, p.accountId));
+      meldKosten(ctx, 0, await leesSaldo(db, p.accountId));
       if (c.status !== 200) {
         throw new InsightFout(statusSoort[c.status] ?? 'onverwerkbaar', (c.antwoord as { fout: string }).fout, { headers: { 'Idempotent-Replayed': 'true' } });
       }
@@ -131,11 +131,11 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     if (test && !isDemoPostcode(adres.postcode)) {
       const antwoord = { fout: BUITEN_DEMO_FOUT };
       const a = await rekenAf(db, { ...basis, status: 404, credits: 0, idempotentie: claimId ? { id: claimId, antwoord } : undefined });
-      meldKosten(ctx, 0, a.saldo ?? saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId)));
+      meldKosten(ctx, 0, a.saldo ?? saldoBijClaim ?? ctx.saldo ?? (await leesSaldo(db, p.accountId)));
       klaar = true;
       throw new Uitval('niet_gevonden', BUITEN_DEMO_FOUT, 0);
     }
-    const saldo = saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId));
+    const saldo = saldoBijClaim ?? ctx.saldo ?? (await leesSaldo(db, p.accountId));
     const ruimte = p.maandlimiet === null ? null : await maandRuimte(db, p.keyId, now);
     if (saldo < prijs || (ruimte !== null && ruimte < prijs)) {
       meldKosten(ctx, 0, saldo);

@@ -4,7 +4,7 @@
  * once. Answers before a key is known cost 0.
  */
 import type { Context, Kosten } from './context.ts';
-import { EENHEID_CENT, getBalance } from '../domain/billing/tegoed.ts';
+import { EENHEID_CENT, leesSaldo } from '../domain/billing/tegoed.ts';
 
 export const KOSTEN_HEADER = 'Insight-Gefactureerd-Cent';
 export const SALDO_HEADER = 'Insight-Saldo-Credits';
@@ -19,7 +19,7 @@ export async function metKosten<R>(ctx: Context, accountId: string, verder: () =
     return await verder();
   } finally {
     if (!ctx.uitslag.kosten) {
-      const saldo = await getBalance(ctx.services.db, accountId).catch(() => null);
+      const saldo = await leesSaldo(ctx.services.db, accountId).catch(() => null);
       ctx.uitslag.kosten = saldo === null ? { gefactureerd_cent: 0 } : { gefactureerd_cent: 0, saldo_credits: saldo };
     }
   }

@@ -90,18 +90,18 @@ export function groepeer<T>(items: T[], groepVan: (item: T) => string): { items:
 
 /**
  * Reads the rows per id for the requests in flight together: `tekst` takes the ids as $1 and names each
- * row's id `sleutel`. `lees`: registerRijen for register data a replica may serve.
+ * row's id `id`. `lees`: registerRijen for register data a replica may serve.
  */
-export function rijenPerSleutel<R>(tekst: string, opties: { maxGrootte?: number; lees?: typeof sqlRijen } = {}): (db: Db, sleutel: string) => Promise<R[]> {
+export function rijenPerId<R>(tekst: string, opties: { maxGrootte?: number; lees?: typeof sqlRijen } = {}): (db: Db, id: string) => Promise<R[]> {
   const { maxGrootte = 64, lees = sqlRijen } = opties;
   const lezer = perDatabase<string, R[]>((db) => ({
     maxGrootte,
-    async verwerk(_, sleutels) {
-      const rijen = await lees<R & { sleutel: string }>(db, tekst, [sleutels]);
-      const perSleutel = new Map<string, R[]>(sleutels.map((k) => [k, []]));
-      for (const r of rijen) perSleutel.get(r.sleutel)?.push(r);
-      return sleutels.map((k) => perSleutel.get(k) as R[]);
+    async verwerk(_, ids) {
+      const rijen = await lees<R & { id: string }>(db, tekst, [ids]);
+      const perId = new Map<string, R[]>(ids.map((id) => [id, []]));
+      for (const r of rijen) perId.get(r.id)?.push(r);
+      return ids.map((id) => perId.get(id) as R[]);
     },
   }));
-  return (db, sleutel) => lezer(db).voer('rijen', sleutel);
+  return (db, id) => lezer(db).voer('rijen', id);
 }

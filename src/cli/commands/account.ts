@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Database } from '../../db/client.ts';
 import { loadConfig } from '../../config/env.ts';
-import { createAccount, waardeerOp, zetDrempel } from '../../domain/billing/tegoed.ts';
+import { maakAccount, waardeerOp, zetDrempel } from '../../domain/billing/tegoed.ts';
 import { boekCorrectie, lijstAccounts } from '../../domain/billing/correctie.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { geheelGetal, heelGetalNietNul, opAccount } from '../args.ts';
@@ -17,7 +17,7 @@ export function registerAccountCommands(program: Command) {
     .option('--credits <n>', 'beginsaldo in credits', geheelGetal(0), 0)
     .option('--json', 'uitvoer als JSON')
     .action(async (opts: { name: string; credits: number; json?: boolean }) => {
-      const acc = await withDatabase(loadConfig(), (db) => createAccount(db.prisma, { naam: opts.name, credits: opts.credits }));
+      const acc = await withDatabase(loadConfig(), (db) => maakAccount(db.prisma, { naam: opts.name, credits: opts.credits }));
       print(!!opts.json, { account_id: acc.id, credits: acc.credits }, `Account ${acc.id} aangemaakt met ${acc.credits} credits.`);
     });
 

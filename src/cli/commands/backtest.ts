@@ -13,8 +13,8 @@ import type { SalesCsv } from '../../domain/valuation/backtest/sales-csv.ts';
 import type { PriceIndexPoint, SaleRecord } from '../../domain/valuation/index.ts';
 
 export interface BacktestDeps {
-  loadHeldSales: () => Promise<SaleRecord[]>;
-  loadPriceIndex: () => Promise<PriceIndexPoint[]>;
+  verkopenUitDatabase: () => Promise<SaleRecord[]>;
+  prijsindexUitDatabase: () => Promise<PriceIndexPoint[]>;
 }
 
 interface BacktestFlags {
@@ -155,9 +155,9 @@ export function registerBacktestCommand(program: Command, deps: BacktestDeps): v
         } else process.stdout.write(formatDatasets(runs) + '\n');
         return;
       }
-      const sales = file ? await lees(file) : await deps.loadHeldSales();
+      const sales = file ? await lees(file) : await deps.verkopenUitDatabase();
       if (sales.length === 0) cmd.error(file ? `Geen verkopen in ${file}.` : 'Geen verkopen in de database: importeer eerst verkopen.');
-      const priceIndex = indexBron === 'db' ? await deps.loadPriceIndex() : undefined;
+      const priceIndex = indexBron === 'db' ? await deps.prijsindexUitDatabase() : undefined;
       if (!flags.json) process.stderr.write(`Backtest op ${sales.length} verkopen...\n`);
       let result: BacktestResult;
       let ablatie: AblationRow[] | undefined;

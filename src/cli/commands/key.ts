@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/env.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
-import { createKey, listKeys, MAX_GELDIGE_TEST_SLEUTELS, revokeKey, rotateKey, zetMaandlimiet, type Familie } from '../../domain/keys/sleutels.ts';
+import { maakSleutel, lijstSleutels, MAX_GELDIGE_TEST_SLEUTELS, trekSleutelIn, roteerSleutel, zetMaandlimiet, type Familie } from '../../domain/keys/sleutels.ts';
 import { modusVan } from '../../domain/keys/format.ts';
 import { datum, opAccount, uuid } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
@@ -24,7 +24,7 @@ export function registerKeyCommands(program: Command) {
     .action(async (accountId: string, opts: { name: string; family: Familie; expires?: string; test?: boolean; json?: boolean }) => {
       const id = accountId;
       const k = await withDatabase(loadConfig(), (db) =>
-        createKey(db.prisma, { accountId: id, naam: opts.name, familie: opts.family, modus: opts.test ? 'test' : 'live', verlooptOp: opts.expires ? new Date(`${opts.expires}T23:59:59Z`) : undefined }),
+        maakSleutel(db.prisma, { accountId: id, naam: opts.name, familie: opts.family, modus: opts.test ? 'test' : 'live', verlooptOp: opts.expires ? new Date(`${opts.expires}T23:59:59Z`) : undefined }),
       );
       print(!!opts.json, { key_id: k.id, key: k.key, voorvoegsel: k.voorvoegsel, verloopt_op: isoMetOffset(k.verlooptOp) },
         `Sleutel ${k.id} (wordt maar één keer getoond):\n\n  ${k.key}\n\nVerloopt op ${isoMetOffset(k.verlooptOp)}.`);
@@ -34,7 +34,7 @@ export function registerKeyCommands(program: Command) {
     .argument('<key_id>', 'sleutel-id (uuid)', uuid)
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, keyId: string, opts: { json?: boolean }) => {
-      const k = await withDatabase(loadConfig(), (db) => rotateKey(db.prisma, { accountId, keyId }));
+      const k = await withDatabase(loadConfig(), (db) => roteerSleutel(db.prisma, { accountId, keyId }));
       print(!!opts.json, { key_id: k.id, vervangt: keyId, key: k.key, voorvoegsel: k.voorvoegsel, verloopt_op: isoMetOffset(k.verlooptOp) }, `Nieuwe sleutel ${k.id}:\n\n  ${k.key}\n`);
     });
 
@@ -42,7 +42,7 @@ export function registerKeyCommands(program: Command) {
     .argument('<key_id>', 'sleutel-id (uuid)', uuid)
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, keyId: string, opts: { json?: boolean }) => {
-      await withDatabase(loadConfig(), (db) => revokeKey(db.prisma, { accountId, keyId }));
+      await withDatabase(loadConfig(), (db) => trekSleutelIn(db.prisma, { accountId, keyId }));
       print(!!opts.json, { key_id: keyId, ingetrokken: true }, `Sleutel ${keyId} ingetrokken.`);
     });
 
@@ -62,7 +62,7 @@ export function registerKeyCommands(program: Command) {
   opAccount(key, 'list', 'Sleutels van een account (zonder de sleutels zelf)')
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, opts: { json?: boolean }) => {
-      const rows = await withDatabase(loadConfig(), (db) => listKeys(db.prisma, accountId));
+      const rows = await withDatabase(loadConfig(), (db) => lijstSleutels(db.prisma, accountId));
       const iso = (d: Date | null) => (d ? isoMetOffset(d) : null);
       const uit = rows.map((r) => ({
         key_id: r.id, naam: r.naam, familie: r.familie, rechten: r.rechten, voorvoegsel: r.voorvoegsel, verloopt_op: iso(r.verlooptOp),

@@ -40,13 +40,13 @@ export function checksum(randomPart: string): string {
   return base62(crc32(randomPart), CHECK_LEN);
 }
 
-export function generateKey(modus: Modus = 'live'): string {
+export function genereerSleutel(modus: Modus = 'live'): string {
   const r = randomBase62(RANDOM_LEN);
   return `${modus === 'test' ? TEST_PREFIX : KEY_PREFIX}${r}${checksum(r)}`;
 }
 
 /** Says nothing about whether the key exists. */
-export function isWellFormedKey(key: string): boolean {
+export function isGeldigeSleutelvorm(key: string): boolean {
   const m = KEY_RE.exec(key);
   return m !== null && m[2] === checksum(m[1]);
 }
@@ -55,7 +55,7 @@ export function modusVan(keyOfVoorvoegsel: string): Modus {
   return keyOfVoorvoegsel.startsWith(TEST_PREFIX) ? 'test' : 'live';
 }
 
-export function hashKey(key: string): string {
+export function sleutelHash(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 

@@ -1,6 +1,6 @@
 /** Operator CLI and web app only; never reachable through REST or MCP (decisions section 4). */
 import { sqlRijen, TX_OPTS, type Db } from '../../db/client.ts';
-import { generateKey, hashKey, isWellFormedKey, modusVan, TEST_PREFIX, voorvoegsel, type Modus } from './format.ts';
+import { genereerSleutel, sleutelHash, isGeldigeSleutelvorm, modusVan, TEST_PREFIX, voorvoegsel, type Modus } from './format.ts';
 
 export type Familie = 'inzicht' | 'beheer';
 export const RECHTEN_PER_FAMILIE: Record<Familie, string[]> = {
@@ -45,7 +45,7 @@ function geldigFilter(now: Date) {
   return { ingetrokkenOp: null, verlooptOp: { gt: now } };
 }
 
-export async function createKey(
+export async function maakSleutel(
   db: Db,
   opts: { accountId: string; naam: string; familie?: Familie; modus?: Modus; verlooptOp?: Date; now?: Date },
 ): Promise<NieuweSleutel> {
@@ -60,7 +60,7 @@ export async function createKey(
   if (verlooptOp.getTime() > now.getTime() + MAX_LOOPTIJD_DAGEN * DAG_MS) {
     throw new SleutelFout('ongeldige_vervaldatum', 'Een sleutel is hoogstens 2 jaar geldig.');
   }
-  const key = generateKey(modus);
+  const key = genereerSleutel(modus);
   return db.$transaction(async (tx) => {
     // Serialised per account so two concurrent creates cannot both pass the limit.
     await tx.$queryRaw`SELECT id FROM account WHERE id = ${opts.accountId}::uuid FOR UPDATE`;
@@ -78,7 +78,7 @@ export async function createKey(
         naam: opts.naam,
         familie,
         rechten: RECHTEN_PER_FAMILIE[familie],
-        hash: hashKey(key),
+        hash: sleutelHash(key),
         voorvoegsel: voorvoegsel(key),
         verlooptOp,
       },
@@ -88,20 +88,23 @@ export async function createKey(
   }, TX_OPTS);
 }
 
+/** The old name, for src/seed.ts alone until its rename lands (docs/woordenlijst.md); then it goes. */
+export const createKey = maakSleutel;
+
 /** The old key is revoked at once; the new one keeps name, family, rights and expiry. */
-export async function rotateKey(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<NieuweSleutel> {
+export async function roteerSleutel(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<NieuweSleutel> {
   const now = opts.now ?? new Date();
   return db.$transaction(async (tx) => {
     const oud = await tx.apiKey.findFirst({ where: { id: opts.keyId, accountId: opts.accountId, ...geldigFilter(now) } });
     if (!oud) throw new SleutelFout('onbekend', 'Deze sleutel bestaat niet of is niet meer geldig.');
-    const key = generateKey(modusVan(oud.voorvoegsel));
+    const key = genereerSleutel(modusVan(oud.voorvoegsel));
     const nieuw = await tx.apiKey.create({
       data: {
         accountId: oud.accountId,
         naam: oud.naam,
         familie: oud.familie,
         rechten: oud.rechten,
-        hash: hashKey(key),
+        hash: sleutelHash(key),
         voorvoegsel: voorvoegsel(key),
         verlooptOp: oud.verlooptOp,
         maandlimietCredits: oud.maandlimietCredits,
@@ -114,7 +117,7 @@ export async function rotateKey(db: Db, opts: { accountId: string; keyId: string
   }, TX_OPTS);
 }
 
-export async function revokeKey(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<void> {
+export async function trekSleutelIn(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<void> {
   const res = await db.apiKey.updateMany({
     where: { id: opts.keyId, accountId: opts.accountId, ingetrokkenOp: null },
     data: { ingetrokkenOp: opts.now ?? new Date() },
@@ -161,7 +164,7 @@ export async function maandRuimte(db: Db, keyId: string, now: Date): Promise<num
   return s?.limiet == null ? null : s.limiet - s.verbruikt;
 }
 
-export async function listKeys(db: Db, accountId: string) {
+export async function lijstSleutels(db: Db, accountId: string) {
   return db.apiKey.findMany({
     where: { accountId },
     orderBy: { aangemaaktOp: 'desc' },
@@ -186,8 +189,8 @@ export function vergeetSleutel(keyId: string): void {
 export async function authenticate(db: Db, authorization: string | undefined, now = new Date()): Promise<Principal | null> {
   if (!authorization) return null;
   const m = /^Bearer ([^\s]+)$/i.exec(authorization.trim());
-  if (!m || !isWellFormedKey(m[1])) return null;
-  const hash = hashKey(m[1]);
+  if (!m || !isGeldigeSleutelvorm(m[1])) return null;
+  const hash = sleutelHash(m[1]);
   const gecacht = sleutelCache.get(hash);
   // Wall time: tests move the request clock, not this one.
   const klok = Date.now();

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { modusVan } from '../../domain/keys/format.ts';
-import { createKey, listKeys, maandstanden, MAX_GELDIGE_INZICHT_SLEUTELS, MAX_GELDIGE_TEST_SLEUTELS, MAX_LOOPTIJD_DAGEN, MAX_MAANDLIMIET, revokeKey, rotateKey, SleutelFout, zetMaandlimiet, type NieuweSleutel } from '../../domain/keys/sleutels.ts';
+import { maakSleutel, lijstSleutels, maandstanden, MAX_GELDIGE_INZICHT_SLEUTELS, MAX_GELDIGE_TEST_SLEUTELS, MAX_LOOPTIJD_DAGEN, MAX_MAANDLIMIET, trekSleutelIn, roteerSleutel, SleutelFout, zetMaandlimiet, type NieuweSleutel } from '../../domain/keys/sleutels.ts';
 import { router } from '../../core/trpc.ts';
 import { sessieProcedure } from '../../core/sessie.ts';
 
@@ -26,7 +26,7 @@ function getoond(k: NieuweSleutel) {
 export const sleutelsRouter = router({
   lijst: sessieProcedure.query(async ({ ctx }) => {
     const now = ctx.services.now();
-    const rows = await listKeys(ctx.services.db, ctx.sessie.accountId);
+    const rows = await lijstSleutels(ctx.services.db, ctx.sessie.accountId);
     const standen = await maandstanden(ctx.services.db, rows.filter((r) => r.maandlimietCredits !== null).map((r) => r.id), now);
     return rows.map((r) => ({
       id: r.id,
@@ -58,7 +58,7 @@ export const sleutelsRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       const now = ctx.services.now();
-      const k = await createKey(ctx.services.db, {
+      const k = await maakSleutel(ctx.services.db, {
         accountId: ctx.sessie.accountId,
         naam: input.naam,
         // Only the operator CLI makes a "beheer" key: this service offers no product for it.
@@ -71,7 +71,7 @@ export const sleutelsRouter = router({
     }),
 
   roteer: sessieProcedure.input(sleutelId).mutation(async ({ ctx, input }) => {
-    const k = await rotateKey(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
+    const k = await roteerSleutel(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
     return getoond(k);
   }),
 
@@ -90,7 +90,7 @@ export const sleutelsRouter = router({
   maxima: sessieProcedure.query(() => ({ live: MAX_GELDIGE_INZICHT_SLEUTELS, test: MAX_GELDIGE_TEST_SLEUTELS })),
 
   trekIn: sessieProcedure.input(sleutelId).mutation(async ({ ctx, input }) => {
-    await revokeKey(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
+    await trekSleutelIn(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
     return { id: input.id, ingetrokken: true };
   }),
 });
