@@ -32,8 +32,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { openDatabase } from '../src/db/client.ts';
-import { createAccount } from '../src/domain/billing/tegoed.ts';
-import { createKey } from '../src/domain/keys/sleutels.ts';
+import { maakAccount } from '../src/domain/billing/tegoed.ts';
+import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { startServer } from '../test/support/server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -279,8 +279,8 @@ async function sleutels(databaseUrl: string, n: number): Promise<string[]> {
   try {
     const uit: string[] = [];
     while (uit.length < n) {
-      const acc = await createAccount(db.prisma, { naam: `bench ${new Date().toISOString()}`, credits: 1_000_000_000 });
-      for (let i = 0; i < 10 && uit.length < n; i++) uit.push((await createKey(db.prisma, { accountId: acc.id, naam: `bench ${i}` })).key);
+      const acc = await maakAccount(db.prisma, { naam: `bench ${new Date().toISOString()}`, credits: 1_000_000_000 });
+      for (let i = 0; i < 10 && uit.length < n; i++) uit.push((await maakSleutel(db.prisma, { accountId: acc.id, naam: `bench ${i}` })).key);
     }
     return uit;
   } finally {
@@ -294,8 +294,8 @@ async function sleutelsVanAccounts(databaseUrl: string, n: number): Promise<stri
   try {
     const uit: string[] = [];
     for (let i = 0; i < n; i++) {
-      const acc = await createAccount(db.prisma, { naam: `bench account ${i}`, credits: 1_000_000_000 });
-      uit.push((await createKey(db.prisma, { accountId: acc.id, naam: 'bench' })).key);
+      const acc = await maakAccount(db.prisma, { naam: `bench account ${i}`, credits: 1_000_000_000 });
+      uit.push((await maakSleutel(db.prisma, { accountId: acc.id, naam: 'bench' })).key);
     }
     return uit;
   } finally {

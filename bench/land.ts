@@ -22,8 +22,8 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { openDatabase } from '../src/db/client.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
-import { createAccount } from '../src/domain/billing/tegoed.ts';
-import { createKey } from '../src/domain/keys/sleutels.ts';
+import { maakAccount } from '../src/domain/billing/tegoed.ts';
+import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { voerImportUit } from '../src/domain/register/import/runner.ts';
 import geheugen from '../bin/import-geheugen.json' with { type: 'json' };
 import { benchDatabase } from './bench-database.ts';
@@ -58,8 +58,8 @@ async function kindStap(): Promise<void> {
       await applyMigrations(db.migratieAdapterFactory);
     } else if (arg.stap === 'klant') {
       // An account and key for the lookups, and a sample of residential addresses to ask for.
-      const acc = await createAccount(db.prisma, { naam: 'bench:land', credits: 100_000_000 });
-      const key = (await createKey(db.prisma, { accountId: acc.id, naam: 'bench:land' })).key;
+      const acc = await maakAccount(db.prisma, { naam: 'bench:land', credits: 100_000_000 });
+      const key = (await maakSleutel(db.prisma, { accountId: acc.id, naam: 'bench:land' })).key;
       const adressen = await db.prisma.$queryRawUnsafe<{ postcode: string; huisnummer: number; toevoeging: string | null }[]>(
         `SELECT postcode, huisnummer, toevoeging FROM adres WHERE 'woonfunctie' = ANY(gebruiksdoelen) ORDER BY md5(id) LIMIT 2000`,
       );

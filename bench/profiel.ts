@@ -20,8 +20,8 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { openDatabase } from '../src/db/client.ts';
-import { createAccount } from '../src/domain/billing/tegoed.ts';
-import { createKey } from '../src/domain/keys/sleutels.ts';
+import { maakAccount } from '../src/domain/billing/tegoed.ts';
+import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { startServer } from '../test/support/server.ts';
 
 const { values: args } = parseArgs({
@@ -104,8 +104,8 @@ try {
   });
   try {
     const db = await openDatabase({ databaseUrl: dbUrl, dataDir: '' });
-    const acc = await createAccount(db.prisma, { naam: 'profiel', credits: 1_000_000_000 });
-    const { key } = await createKey(db.prisma, { accountId: acc.id, naam: 'profiel' });
+    const acc = await maakAccount(db.prisma, { naam: 'profiel', credits: 1_000_000_000 });
+    const { key } = await maakSleutel(db.prisma, { accountId: acc.id, naam: 'profiel' });
     const adressen = (
       await db.prisma.$queryRawUnsafe<{ postcode: string; huisnummer: number; huisletter: string | null; toevoeging: string | null }[]>(
         'SELECT postcode, huisnummer, huisletter, toevoeging FROM adres WHERE huisletter IS NULL AND toevoeging IS NULL ORDER BY md5(id) LIMIT 2000',

@@ -19,7 +19,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
-import { createAccount } from '../src/domain/billing/tegoed.ts';
+import { maakAccount } from '../src/domain/billing/tegoed.ts';
 import { maakEndpoint } from '../src/domain/webhooks/beheer.ts';
 import { schrijfGebeurtenis } from '../src/domain/webhooks/gebeurtenissen.ts';
 import { Bezorger } from '../src/domain/webhooks/bezorger.ts';
@@ -111,7 +111,7 @@ async function statements(reset: boolean): Promise<unknown[]> {
   }
 }
 const log = pino({ level: 'warn' });
-const acc = await createAccount(db.prisma, { naam: 'bench', credits: 0 });
+const acc = await maakAccount(db.prisma, { naam: 'bench', credits: 0 });
 await maakEndpoint(db.prisma, { accountId: acc.id, url: `${base}/hook`, events: ['inzicht.voltooid'], now: new Date(), onveilig: true });
 const bezorger = new Bezorger({ db: db.prisma, now: () => new Date(), log, onveilig: true, verloopControleMs: 0, luisterVerbinding: db.openRawConnection, eigenVerbinding: db.openRawConnection });
 await bezorger.start();

@@ -1,8 +1,4 @@
-/**
- * buildApp(): the whole HTTP service as one Fastify instance, without listening. server.ts listens;
- * tests use app.inject(). Every answer outside a procedure — unknown route, body too large, wrong
- * content type, a crash — is still `{"fout": "..."}` in Dutch, never a stack trace.
- */
+/** The whole HTTP service without listening (tests use app.inject()). Every answer outside a procedure is still a Dutch `{"fout"}`. */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from './core/context.ts';
@@ -31,9 +27,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   const app = Fastify({
     loggerInstance: services.log as unknown as FastifyBaseLogger,
     logController: new VerzoekLog(),
-    // The request logger is the service logger itself: its mixin adds the id of the request in whose async
-    // context a line is written (logging.ts); a pino child per request would run the redaction over its
-    // bindings on every request, and no route sets a log level of its own.
+    // No pino child per request: it would run the redaction over its bindings every time; the mixin adds reqId.
     childLoggerFactory: (logger) => logger,
     bodyLimit: services.config.BODY_LIMIT,
     genReqId: (req) => {
@@ -41,7 +35,6 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
-    // A client gets REQUEST_TIMEOUT_MS for the whole request (headers included); checked every second at most.
     requestTimeout: services.config.REQUEST_TIMEOUT_MS,
     http: {
       headersTimeout: services.config.REQUEST_TIMEOUT_MS,
@@ -54,7 +47,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   installJsonParser(app);
 
   installVerzoek(app);
-  // Set on arrival, so answers that bypass onSend (the hijacked /mcp reply) carry it too.
+  // On arrival, so answers that bypass onSend (the hijacked /mcp reply) carry it too.
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
@@ -72,7 +65,6 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
     void stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.verzoek.pad}`);
   });
 
-  // Where a visitor or a browser first knocks: the entry points, and no 404 for the tab icon.
   app.get('/', async () => ({
     naam: 'Insight API',
     omschrijving: 'Eén oordeel per Nederlands adres: marktwaarde, BAG-kenmerken, WOZ, energielabel, woningtype en omgevingsinvloeden.',
@@ -92,7 +84,6 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
       if (!f) services.log.warn({ err }, 'readyz: database niet bereikbaar');
       return stuurFout(reply, 503, 'De database is niet bereikbaar.', f?.headers);
     }
-    // Listening (liveness, /healthz) comes at once; ready once the valuation model is built.
     if (!services.waardemodel.beschikbaar()) return stuurFout(reply, 503, 'Het waardemodel wordt nog gebouwd; de server is zo gereed.', { 'Retry-After': '5' });
     return { status: 'ok', database: 'ok' };
   });

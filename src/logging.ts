@@ -1,13 +1,7 @@
 /**
- * pino logger. One redaction rule for everything that can carry a key (decisions section 4: a key never
- * appears in a log): credential headers and body fields are censored by path, and every logged URL —
- * path and query string — passes verbergSleutels(), which hides anything in the key format and the
- * value of any query parameter named like a credential.
- *
- * Every line written while a request is served carries its `reqId`: Fastify's request logger is the
- * services' logger itself (app.ts, no child per request), which adds the id of the request in whose async
- * context the line is written (volgVerzoekInLog, a mixin); the access line, written outside that context,
- * names it itself (VerzoekLog).
+ * Decisions section 4, a key never appears in a log: credential headers and fields are censored by path,
+ * every logged URL passes verbergSleutels(). Lines carry the request's `reqId` through a mixin reading the
+ * async context (no child logger per request); the access line, written outside it, names it itself.
  */
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -20,7 +14,6 @@ export const VERBORGEN = '[verborgen]';
 const SLEUTEL_IN_TEKST = new RegExp(`${KEY_PREFIX}[0-9A-Za-z]*`, 'g');
 const GEHEIME_PARAMETER = /([?&;](?:key|api[_-]?key|apikey|sleutel|token|access[_-]?token|auth|authorization|password|wachtwoord|secret)=)[^&;#]*/gi;
 
-/** A URL (or any text) with every key-shaped string and credential-named query value replaced by [verborgen]. */
 export function verbergSleutels(tekst: string): string {
   return tekst.replace(SLEUTEL_IN_TEKST, VERBORGEN).replace(GEHEIME_PARAMETER, `$1${VERBORGEN}`);
 }
@@ -30,7 +23,7 @@ const GEHEIME_VELDEN = ['authorization', 'proxy-authorization', 'cookie', 'set-c
 interface LogVerzoek {
   method?: string;
   url?: string;
-  /** The URL as it arrived (the REST edge rewrites `url` while it serves the request). */
+  /** The REST edge rewrites `url` while it serves the request. */
   originalUrl?: string;
   host?: string;
   hostname?: string;
@@ -38,19 +31,16 @@ interface LogVerzoek {
   socket?: { remotePort?: number };
 }
 
-/** The request being served in the current async context. */
 const lopendVerzoek = new AsyncLocalStorage<{ reqId: string }>();
 const verzoekBronnen = new WeakMap<FastifyRequest, AsyncResource>();
 
 /**
- * Serve each request of `app` in an async context of its own that knows its id. Entered on arrival and
- * entered again before validation: Fastify runs validation, the handler and the hooks after them from
- * the request stream's 'end' event, which Node fires in the socket's context, not the request's.
+ * Entered on arrival and again before validation: Fastify runs validation, the handler and later hooks
+ * from the request stream's 'end' event, which Node fires in the socket's context, not the request's.
  */
 export function volgVerzoekInLog(app: FastifyInstance): void {
   app.addHook('onRequest', (req, _reply, done) => {
-    // Fastify keeps the URL as it arrived from the first read of originalUrl on: read it before the REST
-    // edge rewrites req.url, so the access line (VerzoekLog) sees the path that was asked for.
+    // Fastify keeps the URL as it arrived from the first read of originalUrl on: read it before the REST edge rewrites it.
     void req.originalUrl;
     lopendVerzoek.run({ reqId: String(req.id) }, () => {
       const bron = new AsyncResource('insight-verzoek');
@@ -65,25 +55,19 @@ export function volgVerzoekInLog(app: FastifyInstance): void {
   });
 }
 
-/**
- * One log line per request, when it has been answered (Fastify's default is two, each passed through
- * the redaction). Like an access log, a request whose client goes away before the answer leaves no line.
- */
+/** One line per answered request (Fastify's default is two, each redacted). */
 export class VerzoekLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
-    // The id explicitly: Fastify calls this when the answer is written, outside the request's async context.
+    // Called when the answer is written, outside the request's async context.
     if (error) reply.log.error({ reqId: request.id, req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
     else reply.log.info({ reqId: request.id, req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   }
 }
 
-/**
- * Run `fn` outside any request's context: for work a request sets going that outlives it (a timer, a
- * background worker's round), whose lines must not carry that request's id.
- */
+/** For work a request sets going that outlives it, whose lines must not carry that request's id. */
 export function buitenVerzoek<T>(fn: () => T): T {
   return lopendVerzoek.exit(fn);
 }
@@ -101,7 +85,7 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, bestemming?: Des
         paths: GEHEIME_VELDEN.flatMap((v) => [`req.headers["${v}"]`, `headers["${v}"]`, `body["${v}"]`, `*.body["${v}"]`, `"${v}"`, `*["${v}"]`]),
         censor: VERBORGEN,
       },
-      // Replaces Fastify's request serializer (it merges ours over its own) with one that hides keys in the URL.
+      // Fastify merges ours over its own request serializer.
       serializers: {
         req: (req: LogVerzoek) => {
           const url = req.originalUrl ?? req.url;

@@ -1,7 +1,4 @@
-/**
- * Opening the service's resources from a validated config: the database (migrated) and the services
- * object the core needs. Shared by the server and the operator CLI.
- */
+/** Shared by the server and the operator CLI. */
 import type { Logger } from 'pino';
 import type { Config } from './config/env.ts';
 import type { Services } from './core/context.ts';
@@ -10,17 +7,14 @@ import { applyMigrations, migrationNames } from './db/migrate.ts';
 import { maakModelHouder } from './domain/valuation/houder.ts';
 import { herstelUitgesteldeIndexen } from './domain/register/import/indexen.ts';
 
-/**
- * `serving`: the server's own database, with DB_QUERY_TIMEOUT_MS on every statement. The operator CLI
- * (imports, index builds: statements that may rightly run for minutes) gets only the connect timeout.
- */
+/** `serving`: DB_QUERY_TIMEOUT_MS on every statement; the CLI's imports may rightly run for minutes. */
 export async function openMigratedDatabase(config: Config, log?: Logger, opts: { serving?: boolean } = {}): Promise<Database> {
   const db = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     verbindTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
     queryTimeoutMs: opts.serving ? config.DB_QUERY_TIMEOUT_MS : 0,
-    // Replicas serve the server's lookups; the CLI's imports and derivations read what they write.
+    // The CLI's imports and derivations read what they write: no replicas.
     ...(opts.serving
       ? { replicaUrls: config.DATABASE_REPLICA_URL, replicaMaxAchterstandMs: config.DATABASE_REPLICA_MAX_LAG_MS, replicaControleMs: config.DATABASE_REPLICA_CHECK_MS, log }
       : {}),
@@ -30,7 +24,6 @@ export async function openMigratedDatabase(config: Config, log?: Logger, opts: {
       const applied = await applyMigrations(db.migratieAdapterFactory);
       if (applied.length) log?.info({ applied }, 'migraties toegepast');
     }
-    // Indexes a crashed bulk import left deferred (PostgreSQL only).
     const gebouwd = await herstelUitgesteldeIndexen(db);
     if (gebouwd.length) log?.warn({ indexen: gebouwd }, 'uitgestelde indexen van een afgebroken import gebouwd');
     return db;
@@ -40,11 +33,7 @@ export async function openMigratedDatabase(config: Config, log?: Logger, opts: {
   }
 }
 
-/**
- * Fast path: every committed migration is recorded as finished, so the schema engine (a few seconds to
- * start) is not needed. Anything else — a fresh database, a new migration, a failed one — goes
- * through the engine, which also reports problems properly.
- */
+/** When every committed migration is recorded as finished, the schema engine (seconds to start) is not needed. */
 async function isBij(db: Database): Promise<boolean> {
   const [{ t }] = await db.prisma.$queryRaw<{ t: string | null }[]>`SELECT to_regclass('_prisma_migrations')::text AS t`;
   if (!t) return false;

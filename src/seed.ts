@@ -10,8 +10,8 @@ import path from 'node:path';
 import type { Config } from './config/env.ts';
 import type { Services } from './core/context.ts';
 import type { Database } from './db/client.ts';
-import { createAccount } from './domain/billing/tegoed.ts';
-import { createKey } from './domain/keys/sleutels.ts';
+import { maakAccount } from './domain/billing/tegoed.ts';
+import { maakSleutel } from './domain/keys/sleutels.ts';
 import { maakDemoGebruiker } from './domain/gebruikers/gebruikers.ts';
 import type { Logger } from 'pino';
 import { DEMO_ADRESSEN, loadDemoDataset } from './domain/register/demo/index.ts';
@@ -57,8 +57,8 @@ export async function seedDemo(services: Services, config: Config, database: Dat
   const { db, log } = services;
   await zorgVoorDemoPlaats(services, config, database);
   if ((await db.account.count()) === 0) {
-    const acc = await createAccount(db, { naam: DEMO_ACCOUNT_NAAM, credits: config.DEMO_CREDITS });
-    const k = await createKey(db, { accountId: acc.id, naam: 'demo' });
+    const acc = await maakAccount(db, { naam: DEMO_ACCOUNT_NAAM, credits: config.DEMO_CREDITS });
+    const k = await maakSleutel(db, { accountId: acc.id, naam: 'demo' });
     const dir = path.resolve(config.DATA_DIR);
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'demo-sleutel.txt');

@@ -1,7 +1,4 @@
-/**
- * `insight serve`: migrate, seed the demo on a fresh database, listen, and shut down gracefully
- * (stop accepting, finish in-flight requests, close the database) on SIGINT/SIGTERM.
- */
+/** `insight serve`: on SIGINT/SIGTERM stop accepting, finish in-flight requests, close the database. */
 import type { Config } from './config/env.ts';
 import { buildApp } from './app.ts';
 import { createLogger } from './logging.ts';
@@ -23,7 +20,6 @@ export async function serve(config: Config): Promise<void> {
   if (!config.DEMO_SEED && (await services.db.account.count()) === 0) log.warn('geen accounts en geen demo-account (DEMO_SEED staat uit): maak er een met `insight account create`');
   const app = await buildApp({ services });
   const bezorger = startBezorger(services, db);
-  // Idempotency records past their window and claims abandoned by a killed process: swept every 5 minutes.
   const opruimen = () =>
     void ruimIdempotentieOp(services.db, services.now())
       .then((n) => n > 0 && log.info({ verwijderd: n }, 'idempotentie: verlopen en verlaten claims opgeruimd'))
@@ -57,7 +53,7 @@ export async function serve(config: Config): Promise<void> {
 
   await app.listen({ host: config.HOST, port: config.PORT });
   log.info({ database: db.location }, `Insight API luistert op http://${config.HOST}:${config.PORT} (documentatie: /docs)`);
-  // Built after listening: /healthz answers at once, /readyz once the model is there.
+  // After listening: /healthz answers at once, /readyz once the model is there.
   const t0 = Date.now();
   services.waardemodel
     .vernieuw()

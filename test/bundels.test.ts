@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { rekenAf, type Afrekening } from '../src/domain/billing/afrekenen.ts';
-import { createAccount, getBalance } from '../src/domain/billing/tegoed.ts';
-import { createKey } from '../src/domain/keys/sleutels.ts';
+import { maakAccount, leesSaldo } from '../src/domain/billing/tegoed.ts';
+import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { controleerLimiet } from '../src/domain/limits/snelheid.ts';
 import { energielabel, woningtype, wozWaarden } from '../src/domain/register/opvragen.ts';
 import { dialect, useTestDatabase } from './support/db.ts';
@@ -20,8 +20,8 @@ const db = useTestDatabase({ onQuery: (sql) => statements.push(sql) });
 const aantal = (woord: string) => statements.filter((q) => q.includes(woord)).length;
 
 async function klant(credits: number) {
-  const acc = await createAccount(db.prisma, { naam: `bundel ${randomUUID()}`, credits });
-  const key = await createKey(db.prisma, { accountId: acc.id, naam: 'bundel' });
+  const acc = await maakAccount(db.prisma, { naam: `bundel ${randomUUID()}`, credits });
+  const key = await maakSleutel(db.prisma, { accountId: acc.id, naam: 'bundel' });
   const rij = await db.prisma.apiKey.findFirstOrThrow({ where: { accountId: acc.id } });
   return { accountId: acc.id, keyId: rij.id, voorvoegsel: key.key.slice(0, 12) };
 }
@@ -148,13 +148,13 @@ describe(`batched hot-path statements (${dialect})`, () => {
   it('balances asked for together are read in one statement; an unknown or malformed account fails alone', async () => {
     const [a, b] = await Promise.all([klant(7), klant(11)]);
     statements.length = 0;
-    const eerste = getBalance(db.prisma, a.accountId);
+    const eerste = leesSaldo(db.prisma, a.accountId);
     const uit = await Promise.all([
-      getBalance(db.prisma, b.accountId),
-      getBalance(db.prisma, randomUUID()).catch((e: Error) => e),
-      getBalance(db.prisma, a.accountId.toUpperCase()),
-      getBalance(db.prisma, 'geen-uuid').catch((e: Error) => e),
-      getBalance(db.prisma, b.accountId),
+      leesSaldo(db.prisma, b.accountId),
+      leesSaldo(db.prisma, randomUUID()).catch((e: Error) => e),
+      leesSaldo(db.prisma, a.accountId.toUpperCase()),
+      leesSaldo(db.prisma, 'geen-uuid').catch((e: Error) => e),
+      leesSaldo(db.prisma, b.accountId),
     ]);
     expect(await eerste).toBe(7);
     // The first alone, the other four valid ids together; the malformed one never reaches the database.

@@ -3,7 +3,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { adresBody, maakAdres, maakVolledigAdres, uniekePostcode } from './support/register.ts';
 import { waardeerOp } from '../src/domain/billing/tegoed.ts';
-import { hashKey } from '../src/domain/keys/format.ts';
+import { sleutelHash } from '../src/domain/keys/format.ts';
 import { CENT_PER_CREDIT, expectFout, lookup, LOOKUPS, PRIJS, saldo, sporen } from './support/http.ts';
 import { startServers, verzoek, type ServerProces } from './support/server.ts';
 import { bezetEventLoop } from './support/belasting.ts';
@@ -42,7 +42,7 @@ describe(`charging (${dialect})`, () => {
     expect(ledger[0].credits).toBe(-PRIJS[v]);
     const usage = await t.db.prisma.usageRecord.findMany({ where: { accountId } });
     expect(usage).toHaveLength(1);
-    const keyRow = await t.db.prisma.apiKey.findUniqueOrThrow({ where: { hash: hashKey(key) } });
+    const keyRow = await t.db.prisma.apiKey.findUniqueOrThrow({ where: { hash: sleutelHash(key) } });
     expect(usage[0]).toMatchObject({
       keyId: keyRow.id,
       kanaal: 'rest',

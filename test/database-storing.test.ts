@@ -6,8 +6,8 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/env.ts';
 import type { Services } from '../src/core/context.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
-import { createAccount, getBalance } from '../src/domain/billing/tegoed.ts';
-import { createKey } from '../src/domain/keys/sleutels.ts';
+import { maakAccount, leesSaldo } from '../src/domain/billing/tegoed.ts';
+import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { maakGebruiker } from '../src/domain/gebruikers/gebruikers.ts';
 import { maakModelHouder } from '../src/domain/valuation/houder.ts';
 import { createLogger } from '../src/logging.ts';
@@ -69,8 +69,8 @@ describe.skipIf(!testDatabaseUrl)('database outage (PostgreSQL behind a relay)',
     const services: Services = { db: viaRelais.prisma, config, now: () => new Date(), log, waardemodel: maakModelHouder(viaRelais.prisma, log, { controleMs: 0 }) };
     app = await buildApp({ services });
     await app.ready();
-    ({ id: accountId } = await createAccount(direct.prisma, { naam: 'storing', credits: 100 }));
-    key = (await createKey(direct.prisma, { accountId, naam: 'storing', now: new Date() })).key;
+    ({ id: accountId } = await maakAccount(direct.prisma, { naam: 'storing', credits: 100 }));
+    key = (await maakSleutel(direct.prisma, { accountId, naam: 'storing', now: new Date() })).key;
     adres = await maakVolledigAdres(direct.prisma);
   });
   afterAll(async () => {
@@ -85,7 +85,7 @@ describe.skipIf(!testDatabaseUrl)('database outage (PostgreSQL behind a relay)',
 
   it('answers 503 {fout} with Retry-After while unreachable, charges nothing, logs the outage once, and recovers without restart', async () => {
     expect((await woz()).statusCode).toBe(200);
-    const saldo = await getBalance(direct.prisma, accountId);
+    const saldo = await leesSaldo(direct.prisma, accountId);
     await relais.sluit();
     const tijdens = [];
     for (let i = 0; i < 20; i++) tijdens.push(await woz());
@@ -96,7 +96,7 @@ describe.skipIf(!testDatabaseUrl)('database outage (PostgreSQL behind a relay)',
       expect(r.json().fout).toMatch(/database|tijdelijk/i);
       expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
     }
-    expect(await getBalance(direct.prisma, accountId)).toBe(saldo);
+    expect(await leesSaldo(direct.prisma, accountId)).toBe(saldo);
     const storingRegels = regels.filter((r) => /"level":(40|50)/.test(r));
     expect(storingRegels.length, storingRegels.join('\n')).toBe(1);
     expect(storingRegels[0]).toMatch(/database onbereikbaar/);
@@ -151,7 +151,7 @@ describe.skipIf(!testDatabaseUrl)('database outage (PostgreSQL behind a relay)',
     const c = await mcpClient(base, key);
     const argumenten = { postcode: adres.postcode, huisnummer: adres.huisnummer };
     expect((await c.callTool({ name: 'woz', arguments: argumenten })).isError).toBeFalsy();
-    const saldo = await getBalance(direct.prisma, accountId);
+    const saldo = await leesSaldo(direct.prisma, accountId);
     await relais.sluit();
     await expect(c.callTool({ name: 'woz', arguments: { ...argumenten, toevoeging: null } })).rejects.toMatchObject({ code: 503, message: expect.stringMatching(/tijdelijk niet bereikbaar/) });
     const kop = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -164,7 +164,7 @@ describe.skipIf(!testDatabaseUrl)('database outage (PostgreSQL behind a relay)',
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(Object.keys((await r.json()) as object)).toEqual(['fout']);
     }
-    expect(await getBalance(direct.prisma, accountId)).toBe(saldo);
+    expect(await leesSaldo(direct.prisma, accountId)).toBe(saldo);
     await relais.open();
     for (let i = 0; i < 50 && (await woz()).statusCode === 503; i++) await new Promise((ok) => setTimeout(ok, 100));
     await c.close().catch(() => {});

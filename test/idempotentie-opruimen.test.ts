@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createAccount } from '../src/domain/billing/tegoed.ts';
+import { maakAccount } from '../src/domain/billing/tegoed.ts';
 import { canoniekeJson, claim, ruimIdempotentieOp, sha256 } from '../src/domain/idempotentie/idempotentie.ts';
-import { getBalance } from '../src/domain/billing/tegoed.ts';
+import { leesSaldo } from '../src/domain/billing/tegoed.ts';
 import { createTestApp } from './support/app.ts';
 import { lookup } from './support/http.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
-import { createKey } from '../src/domain/keys/sleutels.ts';
+import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { dialect, useTestDatabase } from './support/db.ts';
 
 /** Issue 12 item 7: claims left "bezig" by a killed process, and records past their window, are removed. */
@@ -14,8 +14,8 @@ describe(`idempotency clean-up (${dialect})`, () => {
 
   it('removes abandoned claims and expired records, keeps running claims and live answers', async () => {
     const nu = new Date('2026-11-22T10:00:00Z');
-    const { id: accountId } = await createAccount(db.prisma, { naam: 'opruimen', credits: 10 });
-    const sleutel = await createKey(db.prisma, { accountId, naam: 'k', now: nu });
+    const { id: accountId } = await maakAccount(db.prisma, { naam: 'opruimen', credits: 10 });
+    const sleutel = await maakSleutel(db.prisma, { accountId, naam: 'k', now: nu });
     const keyId = (await db.prisma.apiKey.findFirstOrThrow({ where: { accountId } })).id;
     const c = (s: string, t: Date) => claim(db.prisma, { keyId, scope: 'woz', sleutel: s, verzoekHash: 'h', now: t, accountId, termijnMs: 45_000 });
     await c('verlaten', new Date(nu.getTime() - 5 * 60_000));
@@ -53,7 +53,7 @@ describe(`an abandoned idempotency claim expires with its request's deadline (${
       t.clock.advance(1500);
       const opnieuw = await lookup(t, 'woz', key, body, { 'idempotency-key': 'na-crash' });
       expect(opnieuw.statusCode, opnieuw.body).toBe(200);
-      expect(await getBalance(t.db.prisma, accountId)).toBe(9);
+      expect(await leesSaldo(t.db.prisma, accountId)).toBe(9);
       expect(await ruimIdempotentieOp(t.db.prisma, t.clock.now)).toBe(0);
     } finally {
       await t.close();

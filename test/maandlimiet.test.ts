@@ -4,7 +4,7 @@ import { dialect } from './support/db.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { lookup } from './support/http.ts';
 import { startServers, verzoek, type ServerProces } from './support/server.ts';
-import { getBalance, grootboekSom } from '../src/domain/billing/tegoed.ts';
+import { leesSaldo, grootboekSom } from '../src/domain/billing/tegoed.ts';
 import { zetMaandlimiet } from '../src/domain/keys/sleutels.ts';
 import { Webhook } from 'standardwebhooks';
 import { maakAdres } from './support/register.ts';
@@ -38,7 +38,7 @@ describe(`monthly cap per key (${dialect})`, () => {
     expect(derde.headers['insight-gefactureerd-cent']).toBe('0');
     // The refusal is in the usage list (402, 0 credits), so the owner sees the key was stopped.
     expect(await t.db.prisma.usageRecord.findMany({ where: { accountId, status: 402 }, select: { credits: true, voorziening: true } })).toEqual([{ credits: 0, voorziening: 'woz' }]);
-    expect(await getBalance(t.db.prisma, accountId)).toBe(998);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(998);
     expect(await grootboekSom(t.db.prisma, accountId)).toBe(998);
     const ander = await t.key(accountId);
     expect((await lookup(t, 'woz', ander, adresBody(a))).statusCode).toBe(200);
@@ -67,7 +67,7 @@ describe(`monthly cap per key (${dialect})`, () => {
     expect(statussen.filter((s) => s === 200)).toHaveLength(10);
     expect(statussen.filter((s) => s === 402)).toHaveLength(190);
     for (const r of antwoorden.filter((x) => x.statusCode === 402)) expect(r.json().fout).toMatch(/maandlimiet/);
-    expect(await getBalance(t.db.prisma, accountId)).toBe(100_000 - 10);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(100_000 - 10);
     expect(await grootboekSom(t.db.prisma, accountId)).toBe(100_000 - 10);
   });
 
@@ -139,13 +139,13 @@ describe(`monthly cap per key (${dialect})`, () => {
       expect(statussen.filter((s) => s === 200)).toHaveLength(10);
       expect(statussen.filter((s) => s === 402)).toHaveLength(190);
       for (const r of antwoorden.filter((x) => x.status === 402)) expect(r.body.fout).toMatch(/maandlimiet van deze sleutel is bereikt/);
-      expect(await getBalance(t.db.prisma, accountId)).toBe(100_000 - 180);
+      expect(await leesSaldo(t.db.prisma, accountId)).toBe(100_000 - 180);
       expect(await grootboekSom(t.db.prisma, accountId)).toBe(100_000 - 180);
       expect(await t.db.prisma.webhookEvent.count({ where: { accountId, type: 'sleutel.limiet_bereikt' } })).toBe(1);
       expect(await t.db.prisma.usageRecord.count({ where: { accountId, status: 402, credits: 0 } })).toBe(190);
       const ander = await t.key(accountId);
       expect((await verzoek(servers[1].url, 'POST', '/api/v1/inzicht/waarde', { key: ander, body: adresBody(adressen[0]) })).status).toBe(200);
-      expect(await getBalance(t.db.prisma, accountId)).toBe(100_000 - 198);
+      expect(await leesSaldo(t.db.prisma, accountId)).toBe(100_000 - 198);
     }, 180_000);
   });
 
@@ -172,7 +172,7 @@ describe(`monthly cap per key (${dialect})`, () => {
       expect(statussen.filter((s) => s === 200)).toHaveLength(10);
       expect(statussen.filter((s) => s === 402)).toHaveLength(190);
       for (const r of antwoorden.filter((x) => x.status === 402)) expect(r.body.fout).toMatch(/maandlimiet/);
-      expect(await getBalance(t.db.prisma, accountId)).toBe(100_000 - 10);
+      expect(await leesSaldo(t.db.prisma, accountId)).toBe(100_000 - 10);
       expect(await grootboekSom(t.db.prisma, accountId)).toBe(100_000 - 10);
       const ander = await t.key(accountId);
       expect((await verzoek(servers[0].url, 'POST', '/api/v1/inzicht/woz', { key: ander, body: adresBody(adressen[0]) })).status).toBe(200);

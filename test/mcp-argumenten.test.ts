@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { mcpClient } from './support/mcp.ts';
-import { getBalance } from '../src/domain/billing/tegoed.ts';
+import { leesSaldo } from '../src/domain/billing/tegoed.ts';
 
 /**
  * Issue 12 item 5: MCP tool arguments are validated like the REST body — Dutch `{fout}` tool errors with
@@ -37,7 +37,7 @@ describe(`MCP arguments validated like REST (${dialect})`, () => {
     expect(tekst).not.toMatch(/Input validation error|Invalid arguments|Expected/);
     expect(r.structuredContent).toMatchObject({ status: 400, fout: expect.stringMatching(fout) });
     expect(JSON.parse(tekst)).toEqual(r.structuredContent);
-    expect(await getBalance(t.db.prisma, accountId)).toBe(10);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(10);
     await c.close();
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
-import { getBalance } from '../src/domain/billing/tegoed.ts';
+import { leesSaldo } from '../src/domain/billing/tegoed.ts';
 import { MCP_TOOLS } from '../src/gateways/mcp/tools.ts';
 import { z } from 'zod';
 
@@ -52,7 +52,7 @@ describe(`OpenAPI as strict as the server (${dialect})`, () => {
     const nul = await post(key, '/inzicht/waarde', { adres: { postcode: '9999ZZ', huisnummer: '1' }, peildatum: '0000-01-01' });
     expect(nul.statusCode).toBe(400);
     expect(nul.json().fout).toMatch(/peildatum/);
-    expect(await getBalance(t.db.prisma, accountId)).toBe(1000);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(1000);
   });
 
   it('the MCP tools publish the same postcode and huisnummer constraints as REST', () => {

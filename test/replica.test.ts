@@ -2,8 +2,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
-import { createAccount, getBalance } from '../src/domain/billing/tegoed.ts';
-import { createKey } from '../src/domain/keys/sleutels.ts';
+import { maakAccount, leesSaldo } from '../src/domain/billing/tegoed.ts';
+import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { clusterOnmogelijk, startCluster, startStandby, type Cluster } from './support/cluster.ts';
 import { dialect } from './support/db.ts';
 import { LOOKUPS } from './support/http.ts';
@@ -64,8 +64,8 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     db = await openDatabase({ databaseUrl: primair.url, dataDir: '' });
     await applyMigrations(db.migratieAdapterFactory);
     await db.prisma.$executeRawUnsafe('CREATE EXTENSION pg_stat_statements');
-    ({ id: accountId } = await createAccount(db.prisma, { naam: 'replica', credits: 100_000 }));
-    ({ key } = await createKey(db.prisma, { accountId, naam: 'replica', now: new Date() }));
+    ({ id: accountId } = await maakAccount(db.prisma, { naam: 'replica', credits: 100_000 }));
+    ({ key } = await maakSleutel(db.prisma, { accountId, naam: 'replica', now: new Date() }));
     await maakVerkopen(db.prisma, { lat: 52.1, lon: 5.1, n: 400, van: '2020-01-01', tot: '2026-10-31' });
     adres = await maakVolledigAdres(db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: 110 });
     standby = await startStandby(primair, { instellingen: INSTELLINGEN });
@@ -122,7 +122,7 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
   it('lookups are read from the replica; balances and charges only from the primary', async () => {
     await vraag(primair!.url, 'SELECT pg_stat_statements_reset()');
     await vraag(standby!.url, 'SELECT pg_stat_statements_reset()');
-    const saldo = await getBalance(db!.prisma, accountId);
+    const saldo = await leesSaldo(db!.prisma, accountId);
     const statussen = [...(await ronde()), ...(await ronde()), ...(await ronde())];
     expect(statussen).toEqual(Array(18).fill(200));
 
@@ -140,7 +140,7 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     expect(aanroepen(opPrimair, GELD)).toBeGreaterThan(0);
     expect(opPrimair.filter((r) => REGISTER.test(r.query))).toEqual([]);
     // 3 × (5 lookups of 1 credit each, invloeden 16, waarde 18), charged on the primary.
-    expect(await getBalance(db!.prisma, accountId)).toBe(saldo - 3 * (4 + 16 + 18));
+    expect(await leesSaldo(db!.prisma, accountId)).toBe(saldo - 3 * (4 + 16 + 18));
     expect(await metriek('insight_db_register_lezingen_total', 'bron="replica"')).toBeGreaterThanOrEqual(18);
     expect(await metriek('insight_db_register_lezingen_total', 'bron="primair"')).toBeUndefined();
   });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logging.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
-import { getBalance } from '../src/domain/billing/tegoed.ts';
+import { leesSaldo } from '../src/domain/billing/tegoed.ts';
 
 /** Issue 12: hostile input never answers 5xx and never costs money; every error is `{"fout"}` in Dutch. */
 describe(`hostile input (${dialect})`, () => {
@@ -27,7 +27,7 @@ describe(`hostile input (${dialect})`, () => {
     expect(res.statusCode).toBe(status);
     expect(Object.keys(res.json())).toEqual(['fout']);
     if (status === 400) expect(res.json().fout).toMatch(/genest/);
-    expect(await getBalance(t.db.prisma, accountId)).toBe(50);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(50);
   });
 
   it('a deep object inside a valid body and a deep body to /mcp are refused alike', async () => {

@@ -9,9 +9,9 @@ import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { lookup } from './support/http.ts';
 import { startOntvanger, type Ontvanger } from './support/ontvanger.ts';
 import { startBezorger, type Bezorger } from '../src/domain/webhooks/bezorger.ts';
-import { getBalance, grootboekSom } from '../src/domain/billing/tegoed.ts';
-import { createKey, MAX_GELDIGE_INZICHT_SLEUTELS, MAX_GELDIGE_TEST_SLEUTELS, SleutelFout } from '../src/domain/keys/sleutels.ts';
-import { isWellFormedKey } from '../src/domain/keys/format.ts';
+import { leesSaldo, grootboekSom } from '../src/domain/billing/tegoed.ts';
+import { maakSleutel, MAX_GELDIGE_INZICHT_SLEUTELS, MAX_GELDIGE_TEST_SLEUTELS, SleutelFout } from '../src/domain/keys/sleutels.ts';
+import { isGeldigeSleutelvorm } from '../src/domain/keys/format.ts';
 import { isDemoPostcode } from '../src/domain/keys/testsleutel.ts';
 import { generateDemoDataset } from '../src/domain/register/demo/index.ts';
 
@@ -49,14 +49,14 @@ describe(`test keys (${dialect})`, () => {
 
   it('a test key is pct_test_..., well formed, and counted apart: 5 test keys beside 10 live keys', async () => {
     const acc = await t.account(0);
-    const k = await createKey(t.db.prisma, { accountId: acc.id, naam: 't', modus: 'test', now: t.clock.now });
+    const k = await maakSleutel(t.db.prisma, { accountId: acc.id, naam: 't', modus: 'test', now: t.clock.now });
     expect(k.key).toMatch(/^pct_test_[0-9A-Za-z]{38}$/);
-    expect(isWellFormedKey(k.key)).toBe(true);
-    expect(isWellFormedKey(k.key.replace('pct_test_', 'pct_tost_'))).toBe(false);
-    for (let i = 1; i < MAX_GELDIGE_TEST_SLEUTELS; i++) await createKey(t.db.prisma, { accountId: acc.id, naam: `t${i}`, modus: 'test', now: t.clock.now });
-    await expect(createKey(t.db.prisma, { accountId: acc.id, naam: 'te veel', modus: 'test', now: t.clock.now })).rejects.toThrow(SleutelFout);
-    for (let i = 0; i < MAX_GELDIGE_INZICHT_SLEUTELS; i++) await createKey(t.db.prisma, { accountId: acc.id, naam: `l${i}`, now: t.clock.now });
-    await expect(createKey(t.db.prisma, { accountId: acc.id, naam: 'te veel', now: t.clock.now })).rejects.toThrow(/10 geldige inzichtsleutels/);
+    expect(isGeldigeSleutelvorm(k.key)).toBe(true);
+    expect(isGeldigeSleutelvorm(k.key.replace('pct_test_', 'pct_tost_'))).toBe(false);
+    for (let i = 1; i < MAX_GELDIGE_TEST_SLEUTELS; i++) await maakSleutel(t.db.prisma, { accountId: acc.id, naam: `t${i}`, modus: 'test', now: t.clock.now });
+    await expect(maakSleutel(t.db.prisma, { accountId: acc.id, naam: 'te veel', modus: 'test', now: t.clock.now })).rejects.toThrow(SleutelFout);
+    for (let i = 0; i < MAX_GELDIGE_INZICHT_SLEUTELS; i++) await maakSleutel(t.db.prisma, { accountId: acc.id, naam: `l${i}`, now: t.clock.now });
+    await expect(maakSleutel(t.db.prisma, { accountId: acc.id, naam: 'te veel', now: t.clock.now })).rejects.toThrow(/10 geldige inzichtsleutels/);
   });
 
   it('whoami shows the mode', async () => {
@@ -82,7 +82,7 @@ describe(`test keys (${dialect})`, () => {
     expect(res.json().meta).toEqual({ ...liveRes.json().meta, gefactureerd_cent: 0, test: true });
     expect(liveRes.json().meta.test).toBeUndefined();
     expect(res.headers['insight-gefactureerd-cent']).toBe('0');
-    expect(await getBalance(t.db.prisma, acc.id)).toBe(99);
+    expect(await leesSaldo(t.db.prisma, acc.id)).toBe(99);
     expect(await grootboekSom(t.db.prisma, acc.id)).toBe(99);
     expect(await t.db.prisma.ledgerEntry.count({ where: { accountId: acc.id, soort: 'afschrijving' } })).toBe(1);
     const rijen = await t.db.prisma.usageRecord.findMany({ where: { accountId: acc.id }, orderBy: { aangemaaktOp: 'asc' } });
@@ -105,7 +105,7 @@ describe(`test keys (${dialect})`, () => {
     expect(Object.keys(res.json())).toEqual(['fout']);
     expect(res.json().fout).toMatch(/testsleutel kent alleen de adressen van de synthetische demoplaats/);
     expect(res.json().fout).toMatch(/op \/docs, in de voorbeelden bij elke opvraging/);
-    expect(await getBalance(t.db.prisma, acc.id)).toBe(100);
+    expect(await leesSaldo(t.db.prisma, acc.id)).toBe(100);
   });
 
   it('idempotency is the live key\'s: the same key and body replay, another body is 409', async () => {
@@ -166,6 +166,6 @@ describe(`test keys (${dialect})`, () => {
     expect(res.json().meta).toMatchObject({ gefactureerd_cent: 5 });
     expect(res.json().meta.test).toBeUndefined();
     expect((await lookup(t, 'woz', key, adresBody(await maakVolledigAdres(t.db.prisma)))).statusCode).toBe(200);
-    expect(await getBalance(t.db.prisma, accountId)).toBe(8);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(8);
   });
 });

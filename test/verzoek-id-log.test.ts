@@ -7,7 +7,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/env.ts';
 import type { Services } from '../src/core/context.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
-import { generateKey } from '../src/domain/keys/format.ts';
+import { genereerSleutel } from '../src/domain/keys/format.ts';
 import { maakModelHouder } from '../src/domain/valuation/houder.ts';
 import { createLogger } from '../src/logging.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
@@ -155,7 +155,7 @@ describe('request id on the outage lines core writes (PostgreSQL URL to a closed
 
   it('the "database onbereikbaar" line of the request that noticed it carries its id; REST and MCP answer 503', async () => {
     // Well-formed, so the lookup reaches the database (a malformed key is refused before it).
-    const key = generateKey();
+    const key = genereerSleutel();
     // MCP first: the line that reports the outage is written while serving it.
     await v.venster('mcp tijdens storing', async () => {
       const m = await v.meetFetch(`${base}/mcp`, {

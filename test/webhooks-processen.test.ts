@@ -3,8 +3,8 @@ import { useTestDatabase } from './support/db.ts';
 import { startServer, verzoek, type ServerProces } from './support/server.ts';
 import { startOntvanger, type Ontvanger } from './support/ontvanger.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
-import { createAccount } from '../src/domain/billing/tegoed.ts';
-import { createKey } from '../src/domain/keys/sleutels.ts';
+import { maakAccount } from '../src/domain/billing/tegoed.ts';
+import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 
 /**
  * Webhook delivery across real server processes on one PostgreSQL database: a SIGKILL in the middle of
@@ -24,9 +24,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('webhook delivery across server 
   });
 
   async function klant(credits: number) {
-    const acc = await createAccount(db.prisma, { naam: `wh-${Math.random()}`, credits });
+    const acc = await maakAccount(db.prisma, { naam: `wh-${Math.random()}`, credits });
     await db.prisma.account.update({ where: { id: acc.id }, data: { drempelCredits: 0 } });
-    const k = await createKey(db.prisma, { accountId: acc.id, naam: 'wh', now: new Date() });
+    const k = await maakSleutel(db.prisma, { accountId: acc.id, naam: 'wh', now: new Date() });
     return { accountId: acc.id, key: k.key };
   }
 

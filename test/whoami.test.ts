@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
-import { hashKey } from '../src/domain/keys/format.ts';
+import { sleutelHash } from '../src/domain/keys/format.ts';
 import { zetMaandlimiet } from '../src/domain/keys/sleutels.ts';
 import { lookup } from './support/http.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
@@ -70,7 +70,7 @@ describe(`GET /api/v1/whoami (${dialect})`, () => {
     const { accountId, key } = await t.klant();
     const verlopen = await t.key(accountId, { verlooptOp: new Date(t.clock.now.getTime() + 1000) });
     const ingetrokken = await t.key(accountId);
-    await t.db.prisma.apiKey.update({ where: { hash: hashKey(ingetrokken) }, data: { ingetrokkenOp: t.clock.now } });
+    await t.db.prisma.apiKey.update({ where: { hash: sleutelHash(ingetrokken) }, data: { ingetrokkenOp: t.clock.now } });
     t.clock.advance(2000);
     const onbekend = `pct_${'A'.repeat(32)}${'0'.repeat(6)}`;
     const gevallen: (string | undefined)[] = [
@@ -103,6 +103,6 @@ describe(`GET /api/v1/whoami (${dialect})`, () => {
     const dump = await t.db.prisma.$queryRawUnsafe<{ t: string }[]>(`SELECT row_to_json(k)::text AS t FROM api_sleutel k`);
     expect(dump.length).toBeGreaterThan(0);
     expect(dump.some((r) => r.t.includes(key))).toBe(false);
-    expect(dump.some((r) => r.t.includes(hashKey(key)))).toBe(true);
+    expect(dump.some((r) => r.t.includes(sleutelHash(key)))).toBe(true);
   });
 });

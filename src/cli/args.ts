@@ -1,5 +1,4 @@
-/** Argument parsers for the CLI: strict, with Dutch messages. */
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 
 export function geheelGetal(min: number) {
   return (v: string): number => {
@@ -10,7 +9,6 @@ export function geheelGetal(min: number) {
   };
 }
 
-/** A whole number other than 0, negative allowed (`--credits -50`). */
 export function heelGetalNietNul(v: string): number {
   if (!/^-?\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) === 0) {
     throw new InvalidArgumentError('verwacht een geheel getal, niet 0 (negatief om credits terug te nemen)');
@@ -30,4 +28,9 @@ export function uuid(v: string): string {
     throw new InvalidArgumentError('verwacht een account-id (uuid)');
   }
   return v;
+}
+
+/** A subcommand of `ouder` on one account: the `<account_id>` most operator commands start with. */
+export function opAccount(ouder: Command, naam: string, omschrijving: string): Command {
+  return ouder.command(naam).argument('<account_id>', 'account-id (uuid)', uuid).description(omschrijving);
 }

@@ -1,4 +1,4 @@
-/** Data held in the database, for `insight backtest` without a file. */
+/** For `insight backtest` without a file. */
 import { loadConfig } from '../config/env.ts';
 import { laadPrijsindex, laadVerkopen } from '../domain/valuation/gegevens.ts';
 import type { PriceIndexPoint, SaleRecord } from '../domain/valuation/index.ts';
@@ -11,10 +11,10 @@ function gekozenDeel(db: Database): Promise<Deel> {
   return db.prisma.verkoop.count({ where: { bron: { not: DEMO_BRON } } }).then((n) => (n > 0 ? 'register' : 'demo'));
 }
 
-export function loadHeldSales(): Promise<SaleRecord[]> {
+export function verkopenUitDatabase(): Promise<SaleRecord[]> {
   return withDatabase(loadConfig(), async (db) => laadVerkopen(db.prisma, await gekozenDeel(db)));
 }
 
-export async function loadPriceIndex(): Promise<PriceIndexPoint[]> {
+export async function prijsindexUitDatabase(): Promise<PriceIndexPoint[]> {
   return (await withDatabase(loadConfig(), async (db) => laadPrijsindex(db.prisma, await gekozenDeel(db)))).punten;
 }

@@ -1,7 +1,4 @@
-/**
- * The operator CLI: `insight <command>` (npx insight ... / npm start). Every command that reports
- * something has --json; errors go to stderr in Dutch with a non-zero exit code.
- */
+/** The operator CLI: --json on every reporting command; errors to stderr in Dutch with a non-zero exit code. */
 import { existsSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config/env.ts';
@@ -12,11 +9,9 @@ import { registerServeCommands } from './commands/serve.ts';
 import { registerUserCommands } from './commands/user.ts';
 import { openCliDatabase } from './db.ts';
 
-// `.env` in the working directory when there is one; variables already set win. Node's own
-// --env-file-if-exists says ".env not found" on every run without one, so the file is loaded here.
+// Node's --env-file-if-exists says ".env not found" on every run without one; variables already set win.
 if (existsSync('.env')) process.loadEnvFile('.env');
 
-/** Commander's own (English) errors, in Dutch; the operator's messages after them are already Dutch. */
 const VERTALINGEN: [RegExp, string][] = [
   [/^error: option '(.+?)' argument '(.*?)' is invalid\.\s*/s, "fout: optie '$1' met waarde '$2' is ongeldig: "],
   [/^error: command-argument value '(.*?)' is invalid for argument '(.+?)'\.\s*/s, "fout: waarde '$1' is ongeldig voor argument '$2': "],
@@ -31,7 +26,7 @@ const VERTALINGEN: [RegExp, string][] = [
 ];
 const vertaal = (melding: string) => VERTALINGEN.reduce((m, [patroon, nl]) => m.replace(patroon, nl), melding);
 
-/** With --json, errors are JSON too: `{"fout": "..."}` on stderr, for scripts that parse the output. */
+/** Scripts that parse the output get errors as JSON too, on stderr. */
 const alsJson = process.argv.includes('--json');
 const schrijfFout = (ruw: string) => {
   const melding = vertaal(ruw);
@@ -39,15 +34,12 @@ const schrijfFout = (ruw: string) => {
 };
 
 const TITELS: Record<string, string> = { 'Usage:': 'Gebruik:', 'Options:': 'Opties:', 'Commands:': 'Commando\'s:', 'Arguments:': 'Argumenten:' };
-// Commander writes its own placeholders into usage lines ("[options] [command]").
 const plaatshouders = (term: string) => term.replace('[options]', '[opties]').replace('[command]', '[commando]');
-// ... and its own words after a description: "(default: ...)", "choices: ...".
 const extraInfo = (tekst: string) => tekst.replace(/\bdefault: /g, 'standaard: ').replace(/\bchoices: /g, 'keuzes: ').replace(/\bpreset: /g, 'vooraf: ');
 const program = new Command('insight')
   .description('Insight API: server en beheer')
   .exitOverride()
   .configureOutput({ outputError: (str) => schrijfFout(str) })
-  // The help in Dutch too (subcommands inherit these settings).
   .configureHelp({ styleTitle: (titel) => TITELS[titel] ?? titel, styleUsage: plaatshouders, styleSubcommandTerm: plaatshouders, styleOptionDescription: extraInfo, styleArgumentDescription: extraInfo })
   .helpOption('-h, --help', 'toon deze hulp')
   .helpCommand('help [commando]', 'toon de hulp bij een commando');
@@ -58,14 +50,13 @@ registerAccountCommands(program);
 registerKeyCommands(program);
 registerUserCommands(program);
 
-// import and backtest load their modules (parsers, the model, report charts) only when they may be
-// asked for: account, key, user, migrate and serve never load them.
+// Only load the parsers, the model and the report charts for the commands that may ask for them.
 if (!['account', 'key', 'user', 'migrate', 'serve', 'demoplaats'].includes(process.argv[2] ?? '')) {
   const { registerImportCommand } = await import('./commands/import.ts');
   registerImportCommand(program, { openDb: () => openCliDatabase(loadConfig()) });
   const { registerBacktestCommand } = await import('./commands/backtest.ts');
-  const { loadHeldSales, loadPriceIndex } = await import('./held-data.ts');
-  registerBacktestCommand(program, { loadHeldSales, loadPriceIndex });
+  const { verkopenUitDatabase, prijsindexUitDatabase } = await import('./held-data.ts');
+  registerBacktestCommand(program, { verkopenUitDatabase, prijsindexUitDatabase });
 }
 
 try {

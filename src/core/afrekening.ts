@@ -1,12 +1,8 @@
 /**
- * The charged procedure: what an insight call costs, written once for every gateway. The procedure's
- * resolver returns its answer (`antwoordVan`); this middleware sits around the resolver and tRPC's
- * output check, so an answer that fails its own schema is a 500 that charged nothing. In order:
- * idempotency (replay / 409), the balance (402 before any work), the lookup, then one settlement —
- * debit, ledger row, usage record, webhook event and the stored answer commit together
- * (domain/billing/afrekenen.ts) — and the cost on the call's `uitslag` for the gateway to render.
- * A test key (`pct_test_`) takes the same path at price 0: it is refused on a real address (404 before
- * any work), its answer and webhook event say `test: true`, and its usage row costs 0 with no ledger row.
+ * The charged procedure, once for every gateway: this middleware sits around the resolver and its output
+ * check (an answer failing its schema is an uncharged 500). Order: idempotency, balance (402 before any
+ * work), lookup, then one settlement in one commit (domain/billing/afrekenen.ts); the cost goes on `uitslag`.
+ * A test key takes the same path at price 0 and is refused on a real address.
  */
 import type { AuthContext } from './context.ts';
 import { InsightFout, type FoutSoort } from './errors.ts';
@@ -14,7 +10,7 @@ import { meldKosten } from './kosten.ts';
 import { PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
 import { SCHEMA_INZICHT, SCHEMA_VERSIE } from './schema.ts';
 import { middleware, type Meta } from './trpc.ts';
-import { EENHEID_CENT, getBalance } from '../domain/billing/tegoed.ts';
+import { EENHEID_CENT, leesSaldo } from '../domain/billing/tegoed.ts';
 import { meldMaandlimietWeigering, meldMislukt, rekenAf } from '../domain/billing/afrekenen.ts';
 import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256 } from '../domain/idempotentie/idempotentie.ts';
 import { maandRuimte } from '../domain/keys/sleutels.ts';
@@ -25,10 +21,7 @@ export interface Bron {
   datum: string | null;
 }
 
-/**
- * What a lookup found. `gefactureerd: false` for an answer that holds nothing (empty WOZ, no label).
- * 404 (unknown address) is never charged; 422 by default is.
- */
+/** `gefactureerd: false` for an answer that holds nothing. 404 is never charged; 422 by default is. */
 export type Uitkomst<D> =
   | { status: 200; data: D; bron: Bron | null; gefactureerd: boolean; extraMeta?: Record<string, unknown> }
   | { status: 404; fout: string }
@@ -47,7 +40,6 @@ export interface LookupEnvelope<D> {
   };
 }
 
-/** A lookup that found no answer to give: 404 or 422, with what it costs all the same. */
 export class Uitval extends InsightFout {
   readonly credits: number;
   constructor(soort: FoutSoort, fout: string, credits: number) {
@@ -56,7 +48,7 @@ export class Uitval extends InsightFout {
   }
 }
 
-/** The rule of what an outcome costs: the envelope of a 200 (its meta says the price), an Uitval for the rest. */
+/** The envelope of a 200 (its meta says the price), an Uitval for the rest. */
 export function antwoordVan<D>(voorziening: Voorziening, u: Uitkomst<D>): LookupEnvelope<D> {
   const prijs = PRIJZEN[voorziening];
   if (u.status === 404) throw new Uitval('niet_gevonden', u.fout, 0);
@@ -65,7 +57,7 @@ export function antwoordVan<D>(voorziening: Voorziening, u: Uitkomst<D>): Lookup
   return { data: u.data, meta: { ...meta, bron: u.bron, ...u.extraMeta } };
 }
 
-/** REST: by the Idempotency-Key header, per voorziening; MCP: always, by a fingerprint of tool and arguments. */
+/** REST: by the Idempotency-Key header; MCP: always, by a fingerprint of tool and arguments. */
 function idempotentie(ctx: AuthContext, voorziening: Voorziening, meta: Meta | undefined, input: unknown): { scope: string; sleutel: string } | undefined {
   if (ctx.kanaal === 'mcp') return { scope: 'mcp', sleutel: sha256(`${meta?.mcp?.tool ?? voorziening}\n${canoniekeJson(input)}`) };
   if (ctx.idempotencyKey === undefined) return undefined;
@@ -78,16 +70,14 @@ function idempotentie(ctx: AuthContext, voorziening: Voorziening, meta: Meta | u
 const statusSoort: Record<number, FoutSoort> = { 404: 'niet_gevonden', 422: 'onverwerkbaar' };
 
 /**
- * How long an idempotency claim holds: the request's own time (REQUEST_TIMEOUT_MS) to reach its
- * settlement, plus the settlement statement's bound (DB_QUERY_TIMEOUT_MS, the server's statement
- * timeout). A request still short of its settlement when the first part is spent gives up uncharged, so a
- * retry that takes the claim over after the deadline can never meet a settlement of the dead request.
+ * REQUEST_TIMEOUT_MS plus the settlement's statement timeout: a request short of its settlement past the
+ * first part gives up uncharged, so a retry that takes the claim over never meets a late settlement.
  */
 function claimTermijnMs(ctx: AuthContext): number {
   return ctx.services.config.REQUEST_TIMEOUT_MS + ctx.services.config.DB_QUERY_TIMEOUT_MS;
 }
 
-/** The charging middleware of every lookup; `.use()` it after `.input()` and before `.output()`. */
+/** `.use()` it after `.input()` and before `.output()`. */
 export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) => {
   const ctx = context as AuthContext;
   const voorziening = meta?.voorziening;
@@ -112,12 +102,11 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     }
     if (c.soort === 'herhaling') {
       ctx.setHeader('Idempotent-Replayed', 'true');
-      meldKosten(ctx, 0, await getBalance(db, p.accountId));
+      meldKosten(ctx, 0, await leesSaldo(db, p.accountId));
       if (c.status !== 200) {
         throw new InsightFout(statusSoort[c.status] ?? 'onverwerkbaar', (c.antwoord as { fout: string }).fout, { headers: { 'Idempotent-Replayed': 'true' } });
       }
       const oud = c.antwoord as LookupEnvelope<unknown>;
-      // The stored answer passed the output check when it was first given.
       return { ok: true as const, data: { ...oud, meta: { ...oud.meta, cached: true, gefactureerd_cent: 0 } }, marker: undefined as never };
     }
     claimId = c.id;
@@ -142,11 +131,11 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     if (test && !isDemoPostcode(adres.postcode)) {
       const antwoord = { fout: BUITEN_DEMO_FOUT };
       const a = await rekenAf(db, { ...basis, status: 404, credits: 0, idempotentie: claimId ? { id: claimId, antwoord } : undefined });
-      meldKosten(ctx, 0, a.saldo ?? saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId)));
+      meldKosten(ctx, 0, a.saldo ?? saldoBijClaim ?? ctx.saldo ?? (await leesSaldo(db, p.accountId)));
       klaar = true;
       throw new Uitval('niet_gevonden', BUITEN_DEMO_FOUT, 0);
     }
-    const saldo = saldoBijClaim ?? ctx.saldo ?? (await getBalance(db, p.accountId));
+    const saldo = saldoBijClaim ?? ctx.saldo ?? (await leesSaldo(db, p.accountId));
     const ruimte = p.maandlimiet === null ? null : await maandRuimte(db, p.keyId, now);
     if (saldo < prijs || (ruimte !== null && ruimte < prijs)) {
       meldKosten(ctx, 0, saldo);
@@ -178,7 +167,6 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     }
     const a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: claimId ? { id: claimId, antwoord: uitkomst.antwoord } : undefined });
     if (a.soort !== 'ok') {
-      // Another call of the same account (or key) spent the credits between our check and our debit.
       meldKosten(ctx, 0, a.saldo);
       if (a.soort === 'onvoldoende') {
         await meldMislukt(db, basis, 402);

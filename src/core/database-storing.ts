@@ -1,10 +1,7 @@
 /**
- * A database that cannot be reached is an outage, not a bug: callers get 503 `{"fout"}` with
- * `Retry-After` (nothing is charged: the charge is a database transaction that never committed), and the
- * log gets one line when the outage starts and one when it ends (with how many requests were refused
- * meanwhile), instead of a stack trace per request. While it lasts a probe (`SELECT 1`, every
- * PROBE_MS) notices the recovery; requests are tried as normal all the time, so the first one after
- * the database returns succeeds without a restart.
+ * An unreachable database is an outage, not a bug: 503 with Retry-After (uncharged, the charge never
+ * committed) and one log line at the start and one at the end, not a stack trace per request. A probe
+ * notices recovery; requests are tried as normal meanwhile, so no restart is needed.
  */
 import type { Services } from './context.ts';
 import { InsightFout } from './errors.ts';
@@ -13,7 +10,6 @@ import { buitenVerzoek } from '../logging.ts';
 export const RETRY_AFTER_S = 5;
 const PROBE_MS = 1000;
 
-/** Network and server states that mean "the database is not there right now" (pg, Prisma, PGlite). */
 const ONBEREIKBAAR_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
   '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', // admin shutdown, crash, starting, too many connections, connection failures
@@ -22,7 +18,6 @@ const ONBEREIKBAAR_CODES = new Set([
 ]);
 const ONBEREIKBAAR_TEKST = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Can't reach database|Cannot use a pool after calling end|connection (?:refused|closed|reset)|DatabaseNotReachable|server closed the connection/i;
 
-/** True when `err` (or anything in its cause chain) says the database could not be reached. */
 export function isDatabaseOnbereikbaar(err: unknown): boolean {
   let e: unknown = err;
   for (let i = 0; i < 8 && typeof e === 'object' && e !== null; i++) {
@@ -31,7 +26,7 @@ export function isDatabaseOnbereikbaar(err: unknown): boolean {
     if (typeof o.originalCode === 'string' && ONBEREIKBAAR_CODES.has(o.originalCode)) return true;
     if (o.kind === 'DatabaseNotReachable' || o.kind === 'ConnectionClosed' || o.kind === 'SocketTimeout') return true;
     if (typeof o.message === 'string' && ONBEREIKBAAR_TEKST.test(o.message)) return true;
-    // A Prisma model query keeps the driver's error (with the SQLSTATE, e.g. 57P01 during a shutdown) under meta, not cause.
+    // A Prisma model query keeps the driver's error under meta, not cause.
     e = o.cause ?? o.meta?.driverAdapterError;
   }
   return false;
@@ -45,13 +40,13 @@ interface Storing {
 
 const storingen = new WeakMap<Services['db'], Storing>();
 
-/** Count a request refused because the database is unreachable; the first one of an outage logs it and starts the probe. */
+/** The first one of an outage logs it and starts the probe. */
 export function meldOnbereikbaar(services: Services, err: unknown): InsightFout {
   const lopend = storingen.get(services.db);
   if (lopend) lopend.geweigerd++;
   else {
     services.log.error({ err: { message: err instanceof Error ? err.message : String(err) } }, 'database onbereikbaar: verzoeken krijgen 503 tot hij terug is');
-    // The probe outlives this request: started outside its context, so the recovery line is not logged as its.
+    // Started outside this request's context, so the recovery line is not logged as its.
     const storing: Storing = { sinds: Date.now(), geweigerd: 1, probe: buitenVerzoek(() => setInterval(() => void peil(services), PROBE_MS)) };
     storing.probe.unref();
     storingen.set(services.db, storing);
@@ -75,14 +70,12 @@ async function peil(services: Services): Promise<void> {
   services.log.warn({ geweigerd: storing.geweigerd, duurMs: Date.now() - storing.sinds }, 'database weer bereikbaar');
 }
 
-/** Stop the probe of an outage still running (on shutdown). */
 export function stopStoringsProbe(services: Services): void {
   const storing = storingen.get(services.db);
   if (storing) clearInterval(storing.probe);
   storingen.delete(services.db);
 }
 
-/** Whether an outage is being reported right now (for /readyz). */
 export function inStoring(services: Services): boolean {
   return storingen.has(services.db);
 }

@@ -1,34 +1,25 @@
-/**
- * The one error type and the one table that maps each kind of error to its HTTP status, its tRPC code
- * and its Dutch message. Every gateway (REST, MCP, /trpc, the Fastify edge) answers from this table;
- * there is no second mapping anywhere.
- */
+/** The one error table: kind → HTTP status, tRPC code, Dutch message and OpenAPI text. No second mapping anywhere. */
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/unstable-core-do-not-import';
 import { z } from 'zod';
 
-/** A response header that carries part of an error's meaning, as the OpenAPI document describes it. */
 interface FoutHeader {
   beschrijving: string;
   type?: 'string' | 'integer';
-  /** The header's value when it never varies (sent with every error of this kind). */
+  /** Sent with every error of this kind. */
   vast?: string;
 }
 
 interface FoutSoortDef {
   status: number;
   code: TRPC_ERROR_CODE_KEY;
-  /** Default Dutch message; most kinds take a specific one at the throw site. */
+  /** Most kinds take a specific message at the throw site. */
   fout: string;
-  /** The OpenAPI description of this status, unless an operation documents a more specific one. */
   beschrijving: string;
   headers?: Record<string, FoutHeader>;
 }
 
-/**
- * The one error table: per kind its HTTP status, tRPC code, default message, OpenAPI description and
- * headers. The first kind of a status is the one a bare HTTP status (404 route, 413 body) answers with.
- */
+/** The first kind of a status is the one a bare HTTP status (404 route, 413 body) answers with. */
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': { beschrijving: 'Altijd `Bearer`.', vast: 'Bearer' } };
 const TE_VEEL_HEADERS = {
   'Retry-After': { beschrijving: 'Seconden tot er weer ruimte is in het venster.', type: 'integer' },
@@ -67,11 +58,10 @@ export const FOUT_SOORTEN = {
 
 export type FoutSoort = keyof typeof FOUT_SOORTEN;
 
-/** An expected failure with a Dutch message that is safe to show to the caller. */
+/** An expected failure whose Dutch message is safe to show. */
 export class InsightFout extends TRPCError {
   readonly soort: FoutSoort;
   readonly status: number;
-  /** Extra response headers this error must carry (Retry-After, WWW-Authenticate, ...). */
   readonly headers: Record<string, string>;
   constructor(soort: FoutSoort, fout?: string, opts: { headers?: Record<string, string>; cause?: unknown } = {}) {
     const def = FOUT_SOORTEN[soort];
@@ -98,16 +88,13 @@ function vasteHeaders(def: FoutSoortDef): Record<string, string> {
 
 const SOORTEN = Object.entries(FOUT_SOORTEN) as [FoutSoort, FoutSoortDef][];
 const soortByCode = new Map<string, FoutSoort>(SOORTEN.map(([k, d]) => [d.code, k]));
-/** The first kind of each status: a bare 400 is invalid input, not invalid JSON. */
 const soortByStatus = new Map<number, FoutSoort>();
 for (const [k, d] of SOORTEN) if (!soortByStatus.has(d.status)) soortByStatus.set(d.status, k);
 
-/** The table's OpenAPI descriptions of these statuses. */
 export function foutBeschrijvingen(statussen: number[]): Record<number, string> {
   return Object.fromEntries(statussen.flatMap((s) => (soortByStatus.has(s) ? [[s, FOUT_SOORTEN[soortByStatus.get(s) as FoutSoort].beschrijving]] : [])));
 }
 
-/** The table's entry for an HTTP status (OpenAPI descriptions and headers). */
 export function foutSoortVoorStatus(status: number): FoutSoortDef | undefined {
   const soort = soortByStatus.get(status);
   return soort ? FOUT_SOORTEN[soort] : undefined;
@@ -117,14 +104,11 @@ export interface FoutAntwoord {
   status: number;
   fout: string;
   headers: Record<string, string>;
-  /** True when the caller sees a generic message and the cause must be logged. */
+  /** The caller sees a generic message; the cause must be logged. */
   intern: boolean;
 }
 
-/**
- * Turn anything thrown into the caller-facing answer. Zod issues become a Dutch sentence; unknown
- * errors become a generic 500 (the caller never sees a stack trace or an internal message).
- */
+/** Anything thrown → the caller's answer; unknown errors become a generic 500 without internals. */
 export function naarFout(err: unknown): FoutAntwoord {
   // One translation per error: tRPC's error formatter runs inside every call (core/trpc.ts), and the
   // gateway's edge asks again for the same error to render it; both get this one answer.
@@ -142,7 +126,7 @@ const vertaald = new WeakMap<object, FoutAntwoord>();
 
 function vertaal(err: unknown): FoutAntwoord {
   const e = err instanceof TRPCError && !(err instanceof InsightFout) && err.cause instanceof InsightFout ? err.cause : err;
-  // A 503 (database unreachable) is an outage that core/database-storing.ts logs once, not a bug per request.
+  // A 503 is an outage database-storing.ts logs once, not a bug per request.
   if (e instanceof InsightFout) return { status: e.status, fout: e.message, headers: e.headers, intern: e.status >= 500 && e.soort !== 'niet_beschikbaar' };
   if (e instanceof TRPCError) {
     // Refused input is the caller's 400; an answer that fails its own output schema is our 500.
@@ -157,7 +141,7 @@ function vertaal(err: unknown): FoutAntwoord {
   return { status: 500, fout: FOUT_SOORTEN.intern.fout, headers: {}, intern: true };
 }
 
-/** Standard answer for a bare HTTP status from the web framework (404 route, 413 body, 415 type, ...). */
+/** For a bare HTTP status from the web framework (404 route, 413 body, 415 type, ...). */
 export function foutVoorStatus(status: number): string {
   const soort = soortByStatus.get(status) ?? (status >= 500 ? 'intern' : 'ongeldige_invoer');
   return FOUT_SOORTEN[soort].fout;
@@ -180,7 +164,7 @@ function ontvangenType(input: unknown): string {
   return typeNamen[typeof input] ?? typeof input;
 }
 
-/** One Dutch sentence for a Zod error: each issue as `veld: probleem`. Custom messages in schemas win. */
+/** Custom messages in schemas win. */
 export function zodNaarFout(error: z.ZodError): string {
   const delen = error.issues.slice(0, 5).map((issue) => {
     const veld = issue.path.length ? issue.path.join('.') : 'body';
@@ -190,7 +174,7 @@ export function zodNaarFout(error: z.ZodError): string {
 }
 
 function issueTekst(issue: z.core.$ZodIssue): string {
-  // Messages we wrote ourselves in the schemas are Dutch already; Zod's own defaults start in English.
+  // Our own schema messages are Dutch already; Zod's defaults start in English.
   if (issue.message && !/^(Invalid|Too |Unrecognized|Expected|Required)/.test(issue.message)) return issue.message;
   switch (issue.code) {
     case 'invalid_type':

@@ -1,4 +1,3 @@
-/** Shared envelope pieces of the public contract. */
 import { z } from 'zod';
 
 export const SCHEMA_API = 'insight/schema/api';

@@ -1,32 +1,16 @@
 /**
- * Natural batching of one statement per hot row (group commit in the application).
- *
- * Every charge of one account updates that account's row, and every rate-limit check of one key updates
- * that key's row. Under a customer's concurrent batch job those statements queued on the row lock
- * inside PostgreSQL: each commit woke every waiting backend, which re-read the row and went back to
- * sleep, so most of the database's CPU went into the queue rather than the work (bench/README.md).
- *
- * A Bundelaar sends at most one statement per key at a time from this process (the rate-limit check and
- * the charge use one key for all their requests, so the statement covers every hot row of its kind that
- * is asked for meanwhile, grouped per row inside it; the address reads likewise). A request that
- * finds none in flight goes at once, alone: no timer, no added latency when traffic is light. Requests
- * that arrive while one is in flight wait for it and then go together, as one statement that handles
- * them in arrival order in one transaction. Several processes still meet on the row lock in
- * PostgreSQL, but each with one statement instead of one per request.
- *
- * Why not DataLoader: it batches what arrives within one tick of the event loop and then sends, so
- * concurrent requests that arrive a few ms apart would still each send their own statement, and it
- * caches by key, which a charge must never do.
- *
- * A failed batch statement fails each of its requests with that error (nothing of the batch
- * committed); a per-item failure is the batch function's to report per item.
+ * Natural batching (group commit in the application): at most one statement per hot row key in flight
+ * from this process. Concurrent charges of one account (or limit checks of one key) otherwise queue on
+ * the row lock, and every commit wakes every waiting backend. A request that finds none in flight goes at
+ * once, alone (no timer); what arrives meanwhile goes together in the next statement, in arrival order.
+ * Not DataLoader: it batches one event-loop tick only, and caches by key, which a charge must never do.
+ * A failed batch statement fails each of its requests; a per-item failure is the batch function's to report.
  */
 import { sqlRijen, type Db } from './client.ts';
 
 export interface BundelOpties<In, Uit> {
-  /** Handles the items of one group in arrival order; returns one result (or Error) per item, same order. */
+  /** Returns one result (or Error) per item, in arrival order. */
   verwerk: (groep: string, items: In[]) => Promise<(Uit | Error)[]>;
-  /** At most this many items in one statement (the rest go in the next). */
   maxGrootte: number;
 }
 
@@ -37,7 +21,6 @@ interface Wachtend<In, Uit> {
 }
 
 export class Bundelaar<In, Uit> {
-  /** Groups with a statement in flight, and what arrived for them meanwhile (oldest first). */
   private readonly wachtrijen = new Map<string, Wachtend<In, Uit>[]>();
 
   private readonly opties: BundelOpties<In, Uit>;
@@ -82,7 +65,7 @@ export class Bundelaar<In, Uit> {
   }
 }
 
-/** One Bundelaar per database client (tests run several in one process), made on first use. */
+/** One per database client (tests run several in one process). */
 export function perDatabase<In, Uit>(opties: (db: Db) => BundelOpties<In, Uit>): (db: Db) => Bundelaar<In, Uit> {
   const bundelaars = new WeakMap<Db, Bundelaar<In, Uit>>();
   return (db) => {
@@ -92,11 +75,7 @@ export function perDatabase<In, Uit>(opties: (db: Db) => BundelOpties<In, Uit>):
   };
 }
 
-/**
- * The items of one batch grouped by the hot row they meet on (`groepVan`), each group with its items'
- * places in the batch, the groups sorted by that key: statements of several processes then lock their
- * rows in one order (the rate-limit check and the charge).
- */
+/** Groups sorted by key, so statements of several processes lock their rows in one order. */
 export function groepeer<T>(items: T[], groepVan: (item: T) => string): { items: T[]; plaatsen: number[] }[] {
   const groepen = new Map<string, { items: T[]; plaatsen: number[] }>();
   items.forEach((item, j) => {
@@ -110,21 +89,19 @@ export function groepeer<T>(items: T[], groepVan: (item: T) => string): { items:
 }
 
 /**
- * A reader of the rows of one statement per id for the requests in flight, read together: `tekst` takes
- * the ids as one array ($1) and names each row's id `sleutel`; every request gets the rows of its id in
- * the statement's order (none: an empty list). A lone request goes at once. `lees`: registerRijen for
- * register data a replica may serve; the default reads the primary.
+ * Reads the rows per id for the requests in flight together: `tekst` takes the ids as $1 and names each
+ * row's id `id`. `lees`: registerRijen for register data a replica may serve.
  */
-export function rijenPerSleutel<R>(tekst: string, opties: { maxGrootte?: number; lees?: typeof sqlRijen } = {}): (db: Db, sleutel: string) => Promise<R[]> {
+export function rijenPerId<R>(tekst: string, opties: { maxGrootte?: number; lees?: typeof sqlRijen } = {}): (db: Db, id: string) => Promise<R[]> {
   const { maxGrootte = 64, lees = sqlRijen } = opties;
   const lezer = perDatabase<string, R[]>((db) => ({
     maxGrootte,
-    async verwerk(_, sleutels) {
-      const rijen = await lees<R & { sleutel: string }>(db, tekst, [sleutels]);
-      const perSleutel = new Map<string, R[]>(sleutels.map((k) => [k, []]));
-      for (const r of rijen) perSleutel.get(r.sleutel)?.push(r);
-      return sleutels.map((k) => perSleutel.get(k) as R[]);
+    async verwerk(_, ids) {
+      const rijen = await lees<R & { id: string }>(db, tekst, [ids]);
+      const perId = new Map<string, R[]>(ids.map((id) => [id, []]));
+      for (const r of rijen) perId.get(r.id)?.push(r);
+      return ids.map((id) => perId.get(id) as R[]);
     },
   }));
-  return (db, sleutel) => lezer(db).voer('rijen', sleutel);
+  return (db, id) => lezer(db).voer('rijen', id);
 }

@@ -1,11 +1,6 @@
 /**
- * The one database module. PostgreSQL dialect everywhere: an embedded PGlite (default, persisted in
- * DATA_DIR/pgdata) or a PostgreSQL server when DATABASE_URL is set. Both go through Prisma driver
- * adapters, so the rest of the code sees one PrismaClient.
- *
- * PGlite allows one process at a time: the process that opens it takes DATA_DIR/insight.lock. A second
- * process (the operator CLI while the server runs) is refused with a message that says what to do;
- * it never opens the data directory twice, so it cannot corrupt it.
+ * The one database module: an embedded PGlite (default) or PostgreSQL (DATABASE_URL), both through
+ * Prisma driver adapters. PGlite allows one process at a time, so the opener takes DATA_DIR/insight.lock.
  */
 import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
 import path from 'node:path';
@@ -21,23 +16,15 @@ import { waarnemers } from './waarnemers.ts';
 
 export type Db = PrismaClient;
 
-/**
- * Options for every short interactive transaction on the request path. Prisma's defaults (wait 2 s
- * for a connection, 5 s to finish) turn a burst of concurrent requests into 500s; these let them queue.
- */
+/** Prisma's defaults (wait 2 s, run 5 s) turn a burst of concurrent requests into 500s; these let them queue. */
 export const TX_OPTS = { maxWait: 15_000, timeout: 15_000 } as const;
 
-/**
- * PostgreSQL: the pg pool behind a PrismaClient, for sqlRijen (and the statement counter of
- * OpenOptions.onQuery), and the replicas registerRijen may read from instead.
- */
+/** PostgreSQL: the pg pool behind a PrismaClient (for sqlRijen and onQuery) and its replicas. */
 const directePools = new WeakMap<PrismaClient, { pool: pg.Pool; onQuery?: (sql: string) => void; replicas?: Replicas }>();
 
 /**
- * The rows of one parameterised statement ($1, $2, ...) on the request's hot path (rate limit, charge,
- * idempotency claim, balance). On PostgreSQL it goes straight to the pg pool Prisma shares, which saves
- * Prisma's per-query work (a large part of the CPU per request); on PGlite it goes through Prisma.
- * int8 columns come back as string or bigint depending on the path: convert with Number().
+ * One parameterised statement on the hot path. On PostgreSQL straight to the pg pool Prisma shares,
+ * skipping Prisma's per-query work; int8 columns come back as string or bigint: convert with Number().
  */
 export async function sqlRijen<T>(db: Db, tekst: string, waarden: unknown[]): Promise<T[]> {
   const direct = directePools.get(db);
@@ -48,14 +35,11 @@ export async function sqlRijen<T>(db: Db, tekst: string, waarden: unknown[]): Pr
   return db.$queryRawUnsafe<T[]>(tekst, ...waarden);
 }
 
-/** Where each register read went (`replica`, or `primair`: no replica configured or usable, or its read failed), for /metrics. */
 export const registerLezingen = waarnemers<'replica' | 'primair'>();
 
 /**
- * sqlRijen for a register read (addresses, WOZ, labels, house types, influences): from a usable replica
- * when DATABASE_REPLICA_URL names any (src/db/replicas.ts), else from the primary. A read that fails on
- * the replica is read again from the primary, so a replica that disappears costs time, not an answer.
- * Keys, balances, charges, rate limits, idempotency, usage and webhooks never come here: sqlRijen.
+ * sqlRijen for a register read, from a usable replica when there is one; a failed replica read is read
+ * again from the primary. Keys, balances, charges, limits and webhooks never come here.
  */
 export async function registerRijen<T>(db: Db, tekst: string, waarden: unknown[], opties: { compleet?: (rijen: T[]) => boolean } = {}): Promise<T[]> {
   const direct = directePools.get(db);
@@ -80,12 +64,11 @@ export async function registerRijen<T>(db: Db, tekst: string, waarden: unknown[]
   return sqlRijen<T>(db, tekst, waarden);
 }
 
-/** The replicas behind a client (for /metrics); undefined without DATABASE_REPLICA_URL or on PGlite. */
 export function replicasVan(db: PrismaClient): Replicas | undefined {
   return directePools.get(db)?.replicas;
 }
 
-/** A few fixed statements: each is parsed once per connection (a named prepared statement), not per call. */
+/** Fixed statements get a name, so each is parsed once per connection, not per call. */
 const statementNamen = new Map<string, string>();
 function statementNaam(tekst: string): string {
   let naam = statementNamen.get(tekst);
@@ -93,14 +76,9 @@ function statementNaam(tekst: string): string {
   return naam;
 }
 
-/** The wait for each pooled connection (seconds), per client (PostgreSQL; never on PGlite), for /metrics. */
 export const poolWachttijden = waarnemers<number>();
 
-/**
- * A pg pool that measures how long each checkout waited (a free connection at once, a new one being
- * opened, or queueing behind a full pool): Prisma and sqlRijen both take their connections through
- * connect(), pool.query() included.
- */
+/** Measures each checkout's wait: Prisma and sqlRijen both take connections through connect(). */
 class GemetenPool extends pg.Pool {
   meet?: (seconden: number) => void;
   // biome-ignore lint/suspicious/noExplicitAny: pg's connect() has a callback and a promise form; this passes both on.
@@ -117,7 +95,6 @@ class GemetenPool extends pg.Pool {
   }
 }
 
-/** The PostgreSQL pool behind a client (for /metrics); undefined on PGlite. */
 export function poolVan(db: PrismaClient): { totalCount: number; idleCount: number; waitingCount: number } | undefined {
   return directePools.get(db)?.pool;
 }
@@ -127,62 +104,41 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   /**
-   * The factory the schema engine migrates through. On PostgreSQL a separate one-connection pool that
-   * closes as soon as it is idle: the engine takes a session-level advisory lock it never releases, so
-   * on a pooled connection that lock would outlive the migration and stall other processes' starts.
+   * On PostgreSQL a separate one-connection pool that closes when idle: the engine's session-level advisory
+   * lock would otherwise outlive the migration on a pooled connection and stall other processes' starts.
    */
   migratieAdapterFactory: SqlMigrationAwareDriverAdapterFactory;
-  /** Human-readable location, for logs (never contains a password). */
+  /** Never contains a password. */
   location: string;
-  /**
-   * PostgreSQL only: a new plain connection of its own, outside Prisma (the caller ends it). The bulk
-   * importer needs one for COPY FROM STDIN, which no Prisma adapter offers.
-   */
+  /** PostgreSQL only: a plain connection outside Prisma (the caller ends it), for COPY FROM STDIN. */
   openRawConnection?: () => Promise<pg.Client>;
   close(): Promise<void>;
 }
 
 export interface OpenOptions {
-  /** postgresql://... or '' for PGlite. */
   databaseUrl: string;
-  /** PGlite data directory parent; ignored for PostgreSQL. */
   dataDir: string;
-  /** PGlite only: keep everything in memory (tests). */
   memory?: boolean;
-  /** Called with every SQL statement Prisma sends (tests count statements per request). */
   onQuery?: (sql: string) => void;
-  /** PostgreSQL: the longest wait for a connection, new or from the pool (DB_CONNECT_TIMEOUT_MS). */
   verbindTimeoutMs?: number;
-  /**
-   * PostgreSQL: the longest one statement may run (DB_QUERY_TIMEOUT_MS), as the server's statement_timeout;
-   * the client gives up CLIENT_MARGE_MS later (a silent host). 0: neither.
-   */
+  /** PostgreSQL: the server's statement_timeout; the client gives up CLIENT_MARGE_MS later. 0: neither. */
   queryTimeoutMs?: number;
-  /** PostgreSQL: streaming replicas for register reads (DATABASE_REPLICA_URL); the server only, never the CLI. */
   replicaUrls?: string[];
-  /** DATABASE_REPLICA_MAX_LAG_MS and DATABASE_REPLICA_CHECK_MS (src/db/replicas.ts). */
   replicaMaxAchterstandMs?: number;
   replicaControleMs?: number;
-  /** Where the replicas' changes of state are logged. */
   log?: Logger;
 }
 
 /**
- * Default of DB_CONNECT_TIMEOUT_MS. Without a connect and a statement timeout a database host that
- * silently drops packets (no RST, no ICMP) would hang every request for as long as TCP retransmits
- * (minutes); with them the request ends in the outage answer (503 with Retry-After). The connect timeout
- * also bounds the wait for a free pooled connection, so it is generous enough for a burst queueing on a
- * busy pool. The statement timeout is the server's alone (runtime.ts passes DB_QUERY_TIMEOUT_MS).
+ * Without a connect and a statement timeout, a host that silently drops packets would hang every request
+ * for minutes of TCP retransmits; with them the request ends in a 503. Generous for a burst on a busy pool.
  */
 export const VERBIND_TIMEOUT_MS = 10_000;
-/** How much longer than the server's statement_timeout the client waits before it gives up on a connection. */
 const CLIENT_MARGE_MS = 5_000;
 
 /**
- * A pg client that gives up on a connection whose statement timed out (pg's query_timeout). pg answers
- * the caller with "Query read timeout" but keeps the connection, with the unanswered statement still in
- * flight, so the next statement on it would wait behind it; ending it makes the pool drop it instead of
- * handing it out again.
+ * pg answers a timed-out statement with "Query read timeout" but keeps the connection with the statement
+ * still in flight; ending it makes the pool drop it instead of handing it out again.
  */
 class TijdslimietClient extends pg.Client {
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this only passes them on.
@@ -190,8 +146,7 @@ class TijdslimietClient extends pg.Client {
     const opgeven = (err: unknown) => {
       if (err instanceof Error && err.message === 'Query read timeout') this.end().catch(() => {});
     };
-    // The callback, if any, is the last function argument (a loop: the web app's type check, which sees
-    // this file through the router's types, has no es2023 lib for findLastIndex).
+    // A loop, not findLastIndex: the web app's type check sees this file and has no es2023 lib.
     let i = args.length - 1;
     while (i >= 0 && typeof args[i] !== 'function') i--;
     if (i >= 0) {
@@ -213,7 +168,6 @@ class TijdslimietClient extends pg.Client {
   }
 }
 
-/** A PrismaClient on the adapter; with `onQuery`, Prisma's query events feed it. */
 function maakClient(adapter: SqlMigrationAwareDriverAdapterFactory, onQuery?: (sql: string) => void): PrismaClient {
   if (!onQuery) return new PrismaClient({ adapter });
   const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
@@ -222,10 +176,8 @@ function maakClient(adapter: SqlMigrationAwareDriverAdapterFactory, onQuery?: (s
 }
 
 /**
- * The PostgreSQL adapter the schema engine migrates through. @prisma/adapter-pg 7.10's executeScript
- * splits a migration on every ";", which breaks any function body (`$$ ... ; ... $$`). Here the script
- * goes to the server as one simple-protocol query instead, as `psql -f` would send it: PostgreSQL
- * parses the statements itself, dollar quoting included.
+ * @prisma/adapter-pg's executeScript splits a migration on every ";", breaking function bodies; this sends
+ * the script as one simple-protocol query, as `psql -f` would, so PostgreSQL parses dollar quoting itself.
  */
 class MigratiePg extends PrismaPg {
   override async connect() {
@@ -263,7 +215,6 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/** Take DATA_DIR/insight.lock for this process, or throw DatabaseLockedError. Returns a release function. */
 function takeLock(dataDir: string): () => void {
   const lockPath = path.join(dataDir, 'insight.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -276,7 +227,6 @@ function takeLock(dataDir: string): () => void {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const pid = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
       if (Number.isFinite(pid) && pid !== process.pid && pidAlive(pid)) throw new DatabaseLockedError(pid, dataDir);
-      // Stale lock of a process that died: take it over.
       rmSync(lockPath, { force: true });
     }
   }
@@ -290,18 +240,15 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       max: 10,
       Client: TijdslimietClient,
       connectionTimeoutMillis: opts.verbindTimeoutMs ?? VERBIND_TIMEOUT_MS,
-      // The server gives up first: its statement_timeout cancels the statement (a charge in it rolls
-      // back, so the 503 that follows is really uncharged). The client's own timeout comes later and
-      // only ends a wait for a server that did not even report that cancel (a host gone silent).
+      // The server gives up first, so a charge in a cancelled statement rolls back and the 503 is uncharged;
+      // the client's own timeout only ends a wait on a host gone silent.
       statement_timeout: queryTimeout || undefined,
       query_timeout: queryTimeout ? queryTimeout + CLIENT_MARGE_MS : undefined,
       keepAlive: true,
     };
     const pool = new GemetenPool({ ...poolConfig, connectionString: opts.databaseUrl });
-    // An idle connection the server ended (restart, DROP DATABASE ... FORCE) leaves the pool by itself;
-    // without a listener its 'error' event would crash the process.
+    // Without a listener an idle connection the server ended would crash the process via 'error'.
     pool.on('error', () => {});
-    // (@prisma/adapter-pg brings its own, newer @types/pg: the same runtime class.)
     const adapterFactory = new PrismaPg(pool as unknown as ConstructorParameters<typeof PrismaPg>[0]);
     const prisma = maakClient(adapterFactory, opts.onQuery);
     const replicas = opts.replicaUrls?.length
@@ -313,7 +260,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
           log: opts.log,
         })
       : undefined;
-    // Not awaited: until the first check has answered, register reads go to the primary.
+    // Not awaited: until the first check answers, register reads go to the primary.
     void replicas?.start();
     directePools.set(prisma, { pool, onQuery: opts.onQuery, replicas });
     pool.meet = (seconden) => poolWachttijden.meld(prisma, seconden);

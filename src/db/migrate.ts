@@ -1,8 +1,4 @@
-/**
- * Migrations in Prisma's folder format (prisma/migrations/<timestamp>_<name>/migration.sql), applied
- * in-process with Prisma's schema engine compiled to WebAssembly. No engine binary is downloaded, so
- * this works offline; the same folder also works with `prisma migrate deploy` where the CLI can run.
- */
+/** Prisma-format migrations applied in-process with the schema engine compiled to WebAssembly (offline). */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +7,7 @@ import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapte
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const schemaPath = path.join(root, 'prisma/schema.prisma');
 export const migrationsDir = path.join(root, 'prisma/migrations');
-/** One file per SQL function, its definition of today: the rule is read there, not replayed from migrations. */
+/** One file per SQL function, today's definition: the rule is read there, not replayed from migrations. */
 export const functiesDir = path.join(root, 'prisma/sql');
 const lockfileName = 'migration_lock.toml';
 const filters = { externalTables: [], externalEnums: [] };
@@ -33,7 +29,7 @@ function readMigrationsList() {
 }
 
 async function engineFor(factory: SqlMigrationAwareDriverAdapterFactory) {
-  // Loaded only when a migration must run: a database that is up to date never needs the engine.
+  // Loaded only when a migration must run.
   const { SchemaEngine } = await import('@prisma/schema-engine-wasm');
   const schema = readFileSync(schemaPath, 'utf8');
   const engine = await SchemaEngine.new({ datamodels: [['schema.prisma', schema]] }, () => {}, bindMigrationAwareSqlAdapterFactory(factory));
@@ -42,11 +38,10 @@ async function engineFor(factory: SqlMigrationAwareDriverAdapterFactory) {
 
 export interface FunctieBron {
   naam: string;
-  /** `CREATE OR REPLACE FUNCTION ...` exactly as PostgreSQL prints it (pg_get_functiondef), without the comment above it. */
+  /** As pg_get_functiondef prints it, without the comment above it. */
   definitie: string;
 }
 
-/** The SQL functions' source files (prisma/sql/<naam>.sql): a comment saying why, then the definition. */
 export function functieBronnen(): FunctieBron[] {
   return readdirSync(functiesDir)
     .filter((f) => f.endsWith('.sql'))
@@ -58,15 +53,10 @@ export function functieBronnen(): FunctieBron[] {
     });
 }
 
-/** Every function of the public schema with its definition, as the sources are compared with it. */
 export const FUNCTIE_DEFINITIES_SQL = `SELECT p.proname AS naam, pg_get_functiondef(p.oid) AS definitie
   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' ORDER BY 1, 2`;
 
-/**
- * The migration script for the sources that differ from a database's functions (a new function, or a
- * new body). A changed signature makes a second function next to the old one: drop the old one in the
- * same migration by hand (the check in test/sql-functies.test.ts finds it otherwise).
- */
+/** A changed signature makes a second function beside the old one: drop the old one by hand in the same migration. */
 export function functieMigratie(inDatabase: { naam: string; definitie: string }[]): string {
   const nu = new Map(inDatabase.map((f) => [f.naam, f.definitie.trim()]));
   return functieBronnen()
@@ -75,12 +65,11 @@ export function functieMigratie(inDatabase: { naam: string; definitie: string }[
     .join('\n');
 }
 
-/** Names of the committed migration folders, in order. */
 export function migrationNames(): string[] {
   return readMigrationsList().migrationDirectories.map((d) => d.path);
 }
 
-/** Apply every migration not yet applied; returns the names applied now (empty when up to date). */
+/** Returns the names applied now (empty when up to date). */
 export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
   const { engine } = await engineFor(factory);
   try {
@@ -92,9 +81,8 @@ export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFac
 }
 
 /**
- * Developer command: write a new migration folder with the difference between the committed migrations
- * and prisma/schema.prisma plus the SQL functions of prisma/sql whose definition changed. The migrations are replayed into a scratch in-memory PGlite, which is then
- * diffed against the schema. Returns the folder name, or null when nothing changed.
+ * Developer command: replays the migrations into a scratch PGlite, diffs it against schema.prisma and the
+ * changed prisma/sql functions, and writes a new migration folder. Null when nothing changed.
  */
 export async function createMigration(name: string, now = new Date()): Promise<string | null> {
   const { PGlite } = await import('@electric-sql/pglite');
@@ -111,7 +99,6 @@ export async function createMigration(name: string, now = new Date()): Promise<s
       exitCode: null,
       filters,
     });
-    // The engine prints the script through its own stdout field.
     const schemaScript = (diff as unknown as { stdout?: string }).stdout ?? '';
     const functies = functieMigratie((await scratch.query<{ naam: string; definitie: string }>(FUNCTIE_DEFINITIES_SQL)).rows);
     const script = [/^--\s*This is an empty migration/m.test(schemaScript) ? '' : schemaScript.trim(), functies].filter((d) => d.trim()).join('\n\n');

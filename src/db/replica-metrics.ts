@@ -1,7 +1,4 @@
-/**
- * The replicas' part of /metrics (docs/replicas.md): where register reads went, and each replica's
- * state and lag as the background check last saw them. Returns the unsubscribe, for the app's onClose.
- */
+/** Returns the unsubscribe, for the app's onClose. */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { registerLezingen, replicasVan, type Db } from './client.ts';
 import { REPLICA_TOESTANDEN } from './replicas.ts';

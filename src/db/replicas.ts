@@ -1,10 +1,8 @@
 /**
- * PostgreSQL streaming replicas for register reads (DATABASE_REPLICA_URL; docs/replicas.md has the
- * states). Each replica has a pool of its own and a state kept by a background check, never by a
- * request. The lag is measured against the primary's WAL position, not as `now() -
- * pg_last_xact_replay_timestamp()`, which grows on an idle primary and stays small when the standby
- * has lost the primary: a replica's lag is the age of the newest primary sample it has replayed.
- * The state has hysteresis (`volgendeToestand`), so a loaded machine does not make it flap.
+ * Streaming replicas for register reads (docs/replicas.md). A background check keeps each replica's state,
+ * never a request. Lag is the age of the newest primary WAL sample the replica has replayed, not
+ * `now() - pg_last_xact_replay_timestamp()`, which grows on an idle primary and stays small when the
+ * standby has lost it. Hysteresis (`volgendeToestand`) keeps a loaded machine from making it flap.
  */
 import type { Logger } from 'pino';
 import pg from 'pg';
@@ -24,12 +22,11 @@ export interface ReplicaOpties {
   urls: string[];
   poolConfig: Omit<pg.PoolConfig, 'connectionString'>;
   maxAchterstandMs: number;
-  /** Also the timeout of a check (at least 2 s). */
   controleMs: number;
   log?: Logger;
 }
 
-/** Which cluster and database a server is: a standby of the primary has the primary's (pg_control_system() needs EXECUTE). */
+/** A standby of the primary has the primary's identity (pg_control_system() needs EXECUTE). */
 const IDENTITEIT = "(SELECT system_identifier FROM pg_control_system())::text || '/' || current_database() AS identiteit";
 
 function lsnGetal(lsn: string): bigint {
@@ -42,10 +39,7 @@ export function replicaNaam(url: string): string {
   return `${u.hostname}:${u.port || 5432}${u.pathname}`;
 }
 
-/**
- * A connection of its own for the checks, outside the pool: a pool busy with requests must not make a
- * check wait (and a replica look gone). Reconnects on the next question after a failure.
- */
+/** Outside the pool: a pool busy with requests must not make a check wait (and a replica look gone). */
 class Controleverbinding {
   private client: pg.Client | undefined;
   private gesloten = false;
@@ -73,7 +67,6 @@ class Controleverbinding {
     }
   }
 
-  /** `voorgoed`: a round still running opens no new one. */
   sluit(voorgoed = false): void {
     this.gesloten ||= voorgoed;
     this.client?.end().catch(() => {});
@@ -81,7 +74,7 @@ class Controleverbinding {
   }
 }
 
-/** A failure that says the server cannot serve reads now (connection, shutdown, resources, login), not that one statement failed. */
+/** The server cannot serve reads now, as opposed to one statement failing. */
 function isVerbindingsfout(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
@@ -90,7 +83,6 @@ function isVerbindingsfout(e: unknown): boolean {
 
 export type Waarneming =
   | { soort: 'achterstand'; ms: number }
-  /** On a loaded machine possibly a passing hiccup. */
   | { soort: 'onbereikbaar' }
   | { soort: 'geen-standby' };
 
@@ -99,9 +91,7 @@ export interface Reeks {
   goed: number;
 }
 
-/** Failed checks in a row that take a usable replica away (a failed read does it at once: meldFout). */
 export const STORING_RONDES = 2;
-/** Checks in a row within half the bound before a replica that stopped serving serves again. */
 export const HERSTEL_RONDES = 2;
 
 export function volgendeToestand(huidig: ReplicaToestand, reeks: Reeks, w: Waarneming, grensMs: number): ReplicaToestand {
@@ -129,10 +119,9 @@ export class Replicas {
   private readonly opties: ReplicaOpties;
   private readonly primair: Controleverbinding;
   private readonly controles: Controleverbinding[];
-  /** The primary's WAL position per round, oldest first, for the last 2 × maxAchterstandMs. */
+  /** Oldest first, for the last 2 × maxAchterstandMs. */
   private monsters: { t: number; lsn: bigint }[] = [];
   private primairIdentiteit: string | undefined;
-  /** Logged once per change. */
   private primairFout: string | null = null;
   private readonly reeksen = new Map<Replica, Reeks>();
   private volgende = 0;
@@ -145,7 +134,6 @@ export class Replicas {
     this.primair = new Controleverbinding(primairUrl, timeoutMs);
     this.lijst = opties.urls.map((url) => {
       const pool = new pg.Pool({ ...opties.poolConfig, connectionString: url });
-      // An idle connection the replica ended (stopped, restarted) leaves the pool by itself.
       pool.on('error', () => {});
       return { naam: replicaNaam(url), pool, toestand: 'onbekend', achterstandS: null };
     });
@@ -172,7 +160,7 @@ export class Replicas {
     return undefined;
   }
 
-  /** A read on `r` failed: if the server is gone, stop sending it reads now rather than at the next check. */
+  /** If the server is gone, stop sending it reads now rather than at the next check. */
   meldFout(r: Replica, e: unknown): void {
     if (!isVerbindingsfout(e)) return;
     const reeks = this.reeksen.get(r);
@@ -190,9 +178,8 @@ export class Replicas {
       if (this.primairFout !== null) this.opties.log?.info({ vorige_reden: this.primairFout }, 'primaire database weer te controleren: replica’s kunnen weer registerlezingen krijgen');
       this.primairFout = null;
     } catch (e) {
-      // No new sample: every replica's lag grows until none serves. Unreachable, the service is in its
-      // outage anyway (every charge needs the primary); refused (a hardened primary without EXECUTE on
-      // pg_control_system()), it would silently run without replicas: say why, once.
+      // Without samples every lag grows until none serves. Refused (a primary without EXECUTE on
+      // pg_control_system()) would silently run without replicas: say why, once.
       const code = (e as { code?: string }).code;
       const reden =
         code === '42501'
@@ -226,12 +213,10 @@ export class Replicas {
     for (let i = this.monsters.length - 1; i >= 0 && !bereikt; i--) if (this.monsters[i].lsn <= gespeeld) bereikt = this.monsters[i];
     const grens = this.opties.maxAchterstandMs;
     if (bereikt) {
-      // When the primary's check failed the newest sample ages, and with it this lag.
       const achterstandMs = nu - bereikt.t;
       this.neem(r, { soort: 'achterstand', ms: achterstandMs }, achterstandMs / 1000);
       return;
     }
-    // Behind every sample held; just after start that may still be within the bound.
     const minstens = nu - this.monsters[0].t;
     if (minstens > grens) this.neem(r, { soort: 'achterstand', ms: minstens }, minstens / 1000);
     else r.achterstandS = null;

@@ -1,11 +1,7 @@
-/**
- * Observers of one kind of event per database client, for /metrics: each app (several in one process in
- * the tests) follows the events of its own database client only.
- */
+/** Per database client: each app (several per process in tests) follows its own client's events only. */
 export function waarnemers<T>() {
   const per = new WeakMap<object, Set<(v: T) => void>>();
   return {
-    /** Call `fn` with every event on `db`. Returns the unsubscribe. */
     volg(db: object, fn: (v: T) => void): () => void {
       let set = per.get(db);
       if (!set) per.set(db, (set = new Set()));

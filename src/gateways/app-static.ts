@@ -1,8 +1,6 @@
 /**
- * /app: the web app, built by Vite into web/dist at install time (npm postinstall). index.html is served
- * for /app and every client-side route below it, never cached, with a strict Content-Security-Policy;
- * the hashed files under /app/assets are cached for a year (their name changes with their content).
- * Everything is served from this origin: no CDN, no inline script or style.
+ * /app: the Vite build in web/dist. index.html for every client-side route, never cached, with a strict
+ * CSP; hashed assets cached for a year (their name changes with their content). No CDN, no inline code.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -61,7 +59,7 @@ export async function registerAppStatic(app: FastifyInstance, dist = WEB_DIST) {
     }
     scope.get('/app', stuurIndex);
     scope.get('/app/', stuurIndex);
-    // Client-side routes (/app/sleutels, ...): the same page; unknown asset names stay 404.
+    // Client-side routes get the same page; unknown asset names stay 404.
     scope.get('/app/:pagina', stuurIndex);
   });
 }

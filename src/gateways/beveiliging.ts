@@ -1,8 +1,6 @@
 /**
- * Security headers on every answer of every path, errors and the hijacked /mcp answer included (set on
- * arrival, like X-Request-Id). Answers are JSON except /docs and /app: JSON gets a CSP that allows
- * nothing; /docs (Scalar, served from here) only this origin plus the inline bootstrap and styles Scalar
- * writes into its page; /app sets its own stricter page policy (app-static.ts).
+ * Security headers on every answer, errors and the hijacked /mcp answer included (set on arrival). JSON
+ * gets a CSP that allows nothing; /docs allows what Scalar's page needs; /app sets its own (app-static.ts).
  */
 import type { FastifyInstance } from 'fastify';
 

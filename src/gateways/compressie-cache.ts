@@ -1,7 +1,6 @@
 /**
- * Large static answers that never change while the process runs (the docs script): compressed once
- * per encoding and kept, with a day of browser caching. @fastify/compress leaves an answer that
- * already has a Content-Encoding alone, so this runs before it and the rest goes through it.
+ * Static answers that never change while the process runs, compressed once per encoding. Runs before
+ * @fastify/compress, which leaves an answer that already has a Content-Encoding alone.
  */
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';

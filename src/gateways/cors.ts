@@ -1,15 +1,8 @@
 /**
- * CORS and compression, the HTTP edges a client meets (README "Decisions taken here").
- *
- * CORS: the public API (/api/v1/*) and /mcp may be called from any web origin. They authenticate
- * only with a bearer key the caller sends itself, never with cookies, so a foreign page can do
- * nothing a script with the key could not; credentials are not allowed. A preflight (OPTIONS)
- * there answers 204 with the allowed methods and headers, also without an Origin header. Every
- * other path (/docs, health, the web app and its cookie-authenticated /trpc) gets no CORS headers:
- * OPTIONS there is 404.
- *
- * Compression: gzip or brotli for answers over 1 KiB when the client accepts it; the 4 MB docs
- * script is compressed once and kept (brotli quality 9), not per request.
+ * CORS: /api/v1 and /mcp are open to any origin without credentials; they authenticate only with a bearer
+ * key the caller sends, so a foreign page can do nothing a script with the key could not. Every other
+ * path (the cookie-authenticated /trpc included) gets no CORS headers and OPTIONS is 404 there.
+ * Compression: gzip or brotli over 1 KiB; the 4 MB docs script is compressed once (compressie-cache.ts).
  */
 import { constants } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -1,8 +1,6 @@
 /**
- * Interactive documentation at /docs, rendered by Scalar from the same OpenAPI document. Everything
- * it loads is served from here (its script under /docs/js, no web fonts, no request proxy: "try it"
- * calls this API directly), without Scalar's AI agent, MCP generator, developer toolbar or telemetry,
- * and with the bearer scheme preselected. test/docs.test.ts checks this in Chromium.
+ * /docs, rendered by Scalar from the OpenAPI document. Everything it loads is served from here; no AI agent,
+ * MCP generator, toolbar or telemetry. test/docs.test.ts checks this in Chromium.
  */
 import type { FastifyInstance } from 'fastify';
 import type { OpenAPIObject } from 'trpc-to-openapi';

@@ -1,8 +1,6 @@
 /**
- * Errors Node's HTTP server raises before Fastify sees a request (malformed request line or headers,
- * both Transfer-Encoding and Content-Length, headers too large, a request not complete within
- * REQUEST_TIMEOUT_MS) answered like every other error: `{"fout": "<Dutch>"}`, then the connection is
- * closed (Node cannot read another request from it). Replaces Fastify's own `{"error","message"}` body.
+ * Errors Node's HTTP server raises before Fastify sees a request, answered like every other error
+ * (`{"fout"}`) instead of Fastify's `{"error","message"}`; then the connection closes.
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
@@ -23,7 +21,6 @@ function antwoordVoor(code: string | undefined): { status: number; fout: string 
   }
 }
 
-/** Fastify's clientErrorHandler option: `this` is the Fastify instance. */
 export function httpParserFout(this: { log: FastifyBaseLogger }, err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, fout } = antwoordVoor(err.code);

@@ -1,11 +1,7 @@
 /**
- * JSON body parsing for the whole app. A body that is not valid JSON is not rejected here: it becomes
- * a marker carrying its Dutch message, so the core can answer 400 after auth and rate limits, in the
- * contract's order. An empty body parses as "no body".
- *
- * Nesting is limited before JSON.parse runs (MAX_DIEPTE levels of arrays/objects): no valid request is
- * deeper than a few levels, and a deeply nested value would otherwise reach libraries (tRPC, Zod, pino,
- * the idempotency fingerprint) that walk or serialise it recursively and can overflow the stack.
+ * Invalid JSON is not rejected here but becomes a marker with its Dutch message, so the core answers 400
+ * after auth and rate limits, in the contract's order. Nesting is limited before JSON.parse: a deep value
+ * would overflow the stack of libraries that walk it recursively (tRPC, Zod, pino, the fingerprint).
  */
 import type { FastifyInstance } from 'fastify';
 
@@ -22,12 +18,11 @@ function marker(fout: string): Readonly<Record<string, never>> {
 export const ONGELDIGE_JSON = marker('De body is geen geldige JSON.');
 export const TE_DIEPE_JSON = marker(`De body is te diep genest: maximaal ${MAX_DIEPTE} niveaus van lijsten en objecten.`);
 
-/** The Dutch message when the parser replaced the body by a marker; undefined for a parsed body. */
 export function ongeldigeBodyFout(body: unknown): string | undefined {
   return typeof body === 'object' && body !== null ? ONGELDIGE_BODY.get(body) : undefined;
 }
 
-/** Deepest nesting of arrays and objects in a JSON text, outside strings; stops counting past `max`. */
+/** Outside strings; stops counting past `max`. */
 export function jsonDiepte(tekst: string, max = MAX_DIEPTE): number {
   let diepte = 0;
   let diepst = 0;

@@ -1,8 +1,6 @@
 /**
- * Every answer of the paid surfaces (/api/v1, /mcp) says what it cost: `Insight-Gefactureerd-Cent: 0`
- * from the start, which the charging path overwrites with the real amount and the balance
- * (core/kosten.ts). So also a 401, 413, 415 or an unknown route says "nothing charged". They speak of one
- * account's balance and usage, so no cache (a browser's, a proxy's) may keep them: `no-store`.
+ * Every answer of /api/v1 and /mcp starts as "nothing charged", so a 401, 413 or unknown route says so too;
+ * the charging path overwrites it. They speak of one account's money: `no-store`.
  */
 import type { FastifyInstance } from 'fastify';
 import { KOSTEN_HEADER } from '../core/kosten.ts';

@@ -1,8 +1,6 @@
 /**
- * GET /metrics in Prometheus text format (prom-client), behind METRICS_TOKEN (`Authorization: Bearer
- * <token>`; 401 without it). With METRICS_TOKEN empty the endpoint does not exist (404): metrics tell
- * a stranger what the service earns. One registry per app, so several apps in one process (tests) do
- * not share counters.
+ * GET /metrics behind METRICS_TOKEN; without one the endpoint does not exist (metrics tell a stranger what
+ * the service earns). One registry per app, so apps in one test process do not share counters.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -13,7 +11,7 @@ import { registreerReplicaMetrics } from '../db/replica-metrics.ts';
 import { afleverUitkomsten } from '../domain/webhooks/gebeurtenissen.ts';
 import { stuurFout } from './fout-antwoord.ts';
 
-/** A bounded route label: the registered route, or for the REST catch-all the path template it was matched to. */
+/** Bounded: the registered route, or for the REST catch-all its matched path template. */
 function routeLabel(req: FastifyRequest): string {
   const route = req.routeOptions.url;
   if (route && !route.includes('*')) return route;
@@ -79,7 +77,7 @@ export function registerMetrics(app: FastifyInstance, services: Services) {
         const n = new Map(rijen.map((r) => [r.toestand, Number(r.n)]));
         for (const toestand of ['wachtend', 'bezig']) this.set({ toestand }, n.get(toestand) ?? 0);
       } catch {
-        // Database unreachable: the outage shows in the request metrics; leave the last value.
+        // Database unreachable: the outage shows in the request metrics.
       }
     },
   });

@@ -1,9 +1,6 @@
 /**
- * Finishing the generated OpenAPI document for its readers (people and the two linters, Spectral's
- * `oas` ruleset and Redocly's `recommended`, both at 0 errors and 0 warnings in .ci/run): contact,
- * licence, absolute externalDocs, defined tags; the statuses every route can answer (405, and for
- * POST 413/415); the headers every answer carries (cost, balance, request id); the `meta` fields
- * the market value adds; examples from the demo; and no ±(2^53-1) bounds zod adds to every integer.
+ * Finishing the generated OpenAPI document for people and linters (Spectral `oas`, Redocly `recommended`,
+ * 0 warnings): the statuses and headers every route can answer, the demo examples, no ±(2^53-1) bounds.
  */
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import type { Config } from '../config/env.ts';
@@ -28,14 +25,12 @@ const ANTWOORD_HEADERS = {
   'X-Request-Id': kop('Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs.'),
 };
 
-/** Fields the market value adds to `meta` (core/lookup.ts passes them through). */
 const WAARDE_META = {
   model_versie: { type: 'string', description: 'Versie van het waarderingsmodel.', examples: [MODEL_VERSIE] },
   data_vintage: { type: ['string', 'null'], description: 'Datum (Y-m-d) van de nieuwste verkoop in het model.' },
   index_bron: { type: 'string', description: 'Bron van de prijsindex waarmee verkopen naar de peildatum zijn geïndexeerd.' },
 };
 
-/** zod-openapi gives every z.int() the safe-integer bounds; they say nothing to a reader. */
 function zonderVeiligeGrenzen(v: unknown): void {
   if (Array.isArray(v)) {
     for (const x of v) zonderVeiligeGrenzen(x);

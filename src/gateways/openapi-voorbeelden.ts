@@ -1,18 +1,14 @@
 /**
- * Request and response examples of the OpenAPI document, taken from the synthetic demo: the README's
- * demo addresses sent through the real app. `npm run openapi:voorbeelden` writes them to
- * openapi-voorbeelden.json (on a fresh in-memory demo with the clock at VOORBEELD_MOMENT);
- * test/demo-voorbeelden.test.ts checks that the committed examples are what the demo answers.
+ * Examples of the OpenAPI document: the README's demo addresses sent through the real app, written by
+ * `npm run openapi:voorbeelden`; test/demo-voorbeelden.test.ts checks they are what the demo answers.
  */
 import type { FastifyInstance } from 'fastify';
 import { DEMO_ADRESSEN, type DemoGeval } from '../domain/register/demo/index.ts';
 
 export const VOORBEELD_MOMENT = new Date('2026-11-22T10:00:00+01:00');
 
-/** One example per (operation, status): method, path, body sent, and what came back. */
 export interface Voorbeeld {
   methode: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** The operation's path as the OpenAPI document writes it (`/webhooks/{id}`). */
   pad: string;
   status: number;
   verzoek?: unknown;
@@ -25,7 +21,7 @@ function adres(g: DemoGeval) {
   return { postcode: a.postcode, huisnummer: String(a.huisnummer), ...(toevoeging ? { toevoeging } : {}) };
 }
 
-/** What is asked, per operation and status. `arm`: sent with the key of an account without credits. */
+/** `arm`: sent with the key of an account without credits. */
 const VRAGEN: { methode: 'GET' | 'POST'; pad: string; status: number; verzoek?: unknown; sleutel?: 'geen' | 'arm' }[] = [
   { methode: 'GET', pad: '/whoami', status: 200 },
   { methode: 'POST', pad: '/inzicht/waarde', status: 200, verzoek: { adres: adres('waardering') } },
@@ -42,10 +38,9 @@ const VRAGEN: { methode: 'GET' | 'POST'; pad: string; status: number; verzoek?: 
   { methode: 'GET', pad: '/verbruik?limiet=2', status: 200 },
 ];
 
-/** A public address written as an IP literal: registering it needs no DNS (nothing is delivered here). */
+/** An IP literal: registering it needs no DNS. */
 const VOORBEELD_WEBHOOK_URL = 'https://93.184.215.14/insight-webhook';
 
-/** Ask every example question of `app` (prefix /api/v1) with `sleutel` (and `armeSleutel`: no credits). */
 export async function verzamelVoorbeelden(app: FastifyInstance, sleutel: string, armeSleutel: string): Promise<Voorbeeld[]> {
   const uit: Voorbeeld[] = [];
   async function vraag(methode: Voorbeeld['methode'], pad: string, status: number, opts: { url?: string; verzoek?: unknown; key?: string } = {}) {
@@ -64,7 +59,6 @@ export async function verzamelVoorbeelden(app: FastifyInstance, sleutel: string,
     const key = v.sleutel === 'geen' ? undefined : v.sleutel === 'arm' ? armeSleutel : sleutel;
     await vraag(v.methode, v.pad, v.status, { verzoek: v.verzoek, key });
   }
-  // The webhook operations, one after another on one endpoint (its id and a delivery's id from the answers).
   const nieuw = { url: VOORBEELD_WEBHOOK_URL, events: ['inzicht.voltooid', 'saldo.laag'], omschrijving: 'CRM van het kantoor' };
   const { id } = (await vraag('POST', '/webhooks', 200, { verzoek: nieuw, key: sleutel })).data;
   await vraag('GET', '/webhooks', 200, { key: sleutel });
@@ -78,7 +72,7 @@ export async function verzamelVoorbeelden(app: FastifyInstance, sleutel: string,
   return uit;
 }
 
-/** Values that differ per key or per run (key prefix, expiry, usage ids and times): masked for comparison. */
+/** Values that differ per key or per run: masked for comparison. */
 export function maskeer(v: unknown): unknown {
   return JSON.parse(JSON.stringify(v), (k, w) =>
     ['voorvoegsel', 'verloopt_op', 'verzoek_id', 'id', 'tijdstip', 'aangemaakt_op', 'volgende', 'sleutel_voorvoegsel', 'naam', 'geheim', 'gebeurtenis_id', 'aflevering_id', 'volgende_poging', 'vorig_geheim_geldig_tot'].includes(k) && typeof w === 'string' ? '…' : w,

@@ -1,8 +1,4 @@
-/**
- * The OpenAPI 3.1 document, generated from the router by trpc-to-openapi and then aligned with the
- * contract: every error response is the `Fout` schema (trpc-to-openapi describes its own error shape),
- * and the documentation says which statuses each operation answers.
- */
+/** The OpenAPI 3.1 document from the router, every error response the contract's `Fout` schema. */
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { Config } from '../config/env.ts';
 import { appRouter } from '../procedures/router.ts';
@@ -10,10 +6,8 @@ import type { Meta } from '../core/trpc.ts';
 import { foutSoortVoorStatus } from '../core/errors.ts';
 import { werkOpenApiAf } from './openapi-afwerking.ts';
 
-/** Statuses every protected operation can answer, whatever it does; texts and headers from core/errors.ts. */
 const STANDAARD_STATUSSEN = [401, 429, 500];
 
-/** The documented headers of an error status, from the error table. */
 function foutHeaders(status: number): Record<string, unknown> | undefined {
   const h = foutSoortVoorStatus(status)?.headers;
   if (!h) return undefined;
@@ -49,8 +43,7 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
     if (naam.startsWith('error.')) delete doc.components.schemas[naam];
   }
   doc.components.schemas.Fout = FOUT_SCHEMA;
-  // trpc-to-openapi shares one error response object per status across operations (first description
-  // wins); rebuild each operation's error responses from its own meta, each pointing at `Fout`.
+  // trpc-to-openapi shares one error response per status across operations (first description wins).
   for (const proc of Object.values(appRouter._def.procedures) as { _def: { meta?: Meta } }[]) {
     const o = proc._def.meta?.openapi;
     if (!o) continue;
@@ -59,7 +52,6 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
     const eigen = (o.errorResponses ?? {}) as Record<number, string>;
     const statussen = [...new Set([...STANDAARD_STATUSSEN, ...Object.keys(eigen).map(Number)])].sort((a, b) => a - b);
     for (const status of Object.keys(op.responses)) if (Number(status) >= 400) delete op.responses[status];
-    // trpc-to-openapi's default text is English; an operation's own successDescription stays.
     const ok = op.responses['200'] as { description?: string } | undefined;
     if (ok?.description === 'Successful response') ok.description = 'Gelukt.';
     for (const status of statussen) {

@@ -1,8 +1,4 @@
-/**
- * The public REST surface: the tRPC router exposed by trpc-to-openapi under /api/v1. The route is
- * matched once, on arrival, against the table below; the adapter takes that match instead of matching
- * again, and every error is translated once, here, into the contract's `{"fout": "..."}`.
- */
+/** /api/v1: the route is matched once, on arrival, and every error translated once, here. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyTRPCOpenApiPlugin, forEachOpenApiProcedure, type OpenAPIObject, type OpenApiProcedureMatch } from 'trpc-to-openapi';
 import { appRouter } from '../procedures/router.ts';
@@ -26,7 +22,7 @@ interface Route {
   procedure: OpenApiProcedureMatch['procedure'];
 }
 
-/** The one route table: each procedure's (method, path), to find it or tell a wrong method (405) from an unknown path (404). */
+/** Tells a wrong method (405) from an unknown path (404). */
 function routeTabel(): Route[] {
   const out: Route[] = [];
   forEachOpenApiProcedure(appRouter._def.procedures, ({ path, type, procedure, meta: { openapi } }) => {
@@ -46,14 +42,13 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
 
     scope.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
       if ((req.routeOptions.config as { publiek?: boolean } | undefined)?.publiek) return;
-      // A POST without any body (POST /webhooks/{id}/test) needs no content type: it is an empty JSON body.
+      // POST /webhooks/{id}/test has no body and needs no content type.
       const leeg = !req.headers['transfer-encoding'] && (req.headers['content-length'] ?? '0') === '0';
       if (req.method === 'POST' && leeg && !req.headers['content-type']) req.headers['content-type'] = 'application/json';
       const pad = req.verzoek.pad.slice(REST_PREFIX.length) || '/';
       const treffers = routes.filter((r) => r.patroon.test(pad));
       if (treffers.length === 0) {
         if (pad === '/projecten' || pad.startsWith('/projecten/')) {
-          // The management product: 401 without a valid key, 403 for an insight key (core rules).
           try {
             await createCaller(createContextInner({ services, kanaal: 'rest', authorization: req.headers.authorization, requestId: String(req.id) })).beheer.toegang();
           } catch (err) {
@@ -64,8 +59,7 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
         }
         return stuurFout(reply, 404, `Onbekend pad: ${req.method} ${REST_PREFIX}${pad}`);
       }
-      // HEAD is GET without the body (Node leaves the body out of a HEAD answer by itself); the
-      // procedures are looked up by method, so the request is handed on as GET.
+      // HEAD is GET without the body (Node drops it); procedures are looked up by method.
       if (req.method === 'HEAD' && treffers.some((s) => s.methode === 'GET')) req.raw.method = 'GET';
       const route = treffers.find((r) => r.methode === req.raw.method);
       if (!route) {

@@ -1,10 +1,6 @@
 /**
- * /trpc: the web app's part of the one router (`app` in procedures/router.ts) over HTTP (queries GET,
- * mutations POST), in the one context with kanaal `intern` and the request's session fields (`web`;
- * core/sessie.ts checks them). Authentication is the session cookie only, parsed in this scope alone:
- * the public REST and MCP paths never read it, so a session cookie there is just an unauthenticated
- * request (401). The cookie is HttpOnly, SameSite=Lax, and Secure unless the request is plain http to
- * a loopback host (local development and tests).
+ * /trpc: the web app's part of the router. The session cookie is parsed in this scope alone, so on REST and
+ * MCP it is no credential. HttpOnly, SameSite=Lax, Secure unless plain http to a loopback host.
  */
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -55,7 +51,7 @@ export async function registerTrpc(app: FastifyInstance, services: Services) {
     scope.addHook('onSend', async (_req, reply) => {
       reply.header('Cache-Control', 'no-store');
     });
-    // Same-origin only (no CORS here, README): a preflight gets the same 404 as on every non-API path.
+    // Same-origin only: a preflight gets the same 404 as on every non-API path.
     scope.addHook('onRequest', async (req, reply) => {
       if (req.method === 'OPTIONS') return stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.verzoek.pad}`);
     });

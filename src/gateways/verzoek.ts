@@ -1,25 +1,17 @@
-/**
- * The one classification of a request, computed on arrival from its path and read by every hook (cost
- * header, CORS, security headers, compression cache, metrics) instead of each splitting the URL itself.
- * It also carries the call's `uitslag` (core/context.ts): what the core reported back, as numbers.
- */
+/** The one classification of a request, computed on arrival and read by every hook; also carries `uitslag`. */
 import type { FastifyInstance } from 'fastify';
 import type { OpenApiProcedureMatch } from 'trpc-to-openapi';
 import type { Uitslag } from '../core/context.ts';
 
-/** Which surface a path belongs to. */
 export type Oppervlak = 'rest' | 'mcp' | 'docs' | 'app' | 'trpc' | 'overig';
 
 export interface Verzoek {
-  /** The path as it arrived, without the query. */
   pad: string;
   oppervlak: Oppervlak;
-  /** A paid surface (/api/v1 apart from its OpenAPI document, /mcp): every answer says what it cost. */
+  /** Every answer says what it cost. */
   betaald: boolean;
-  /** Callable from any web origin with a bearer key (/api/v1, /mcp); every other path gets no CORS headers. */
   corsOpen: boolean;
   uitslag: Uitslag;
-  /** The REST procedure the path and method were matched to, once, on arrival (gateways/rest.ts), and its path template. */
   route?: OpenApiProcedureMatch & { sjabloon: string };
 }
 
@@ -48,7 +40,6 @@ export function classificeer(url: string): Verzoek {
   return { pad, oppervlak, betaald: corsOpen && pad !== `${REST_PREFIX}/openapi.json`, corsOpen, uitslag: {} };
 }
 
-/** The first hook of every request: classify it once. */
 export function installVerzoek(app: FastifyInstance): void {
   app.decorateRequest('verzoek', null as unknown as Verzoek);
   app.addHook('onRequest', async (req) => {

@@ -1,4 +1,3 @@
-/** The one router: every procedure of every gateway, assembled here beside the procedures it lists. */
 import { router } from '../core/trpc.ts';
 import { whoami } from './whoami.ts';
 import { verbruik } from './verbruik.ts';
@@ -18,7 +17,7 @@ export const appRouter = router({
   beheer: router({ toegang: beheerToegang }),
   inzicht: router({ waarde, adres, woz, energielabel, woningtype, invloeden }),
   webhooks,
-  /** The web app's internal procedures (session auth, no `meta.openapi`/`meta.mcp`): served at /trpc only. */
+  /** Session auth, no `meta.openapi`/`meta.mcp`: served at /trpc only. */
   app: appWebRouter,
 });
 

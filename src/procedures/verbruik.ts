@@ -20,7 +20,7 @@ const regel = z
   })
   .meta({ id: 'VerbruikRegel' });
 
-/** A usage row as the API shows it (REST and the web app alike). */
+/** REST and the web app alike. */
 export function alsRegel(r: VerbruikRegel) {
   return {
     verzoek_id: r.id,
@@ -35,7 +35,7 @@ export function alsRegel(r: VerbruikRegel) {
   };
 }
 
-/** Cursor: the timestamp and id of the last row of the previous page, base64url. */
+/** The last row of the previous page, base64url. */
 function leesCursor(c: string): VerbruikCursor {
   try {
     const [t, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
@@ -47,7 +47,6 @@ function leesCursor(c: string): VerbruikCursor {
   }
 }
 
-/** GET /api/v1/verbruik: the account's usage, newest first, in pages. Free. */
 export const verbruik = inzichtProcedure
   .meta({
     openapi: {

@@ -1,8 +1,4 @@
-/**
- * /api/v1/webhooks: an account's webhook endpoints (free, insight key, per account, at most 10).
- * The logic lives in domain/webhooks/beheer.ts; the web app (procedures/app/webhooks.ts) uses it too,
- * with the answer shapes and error translation exported here.
- */
+/** Free, insight key, at most 10 per account; the web app shares the answer shapes and error translation. */
 import { z } from 'zod';
 import { inzichtProcedure, router } from '../core/trpc.ts';
 import { accountMeta, accountMetaSchema } from '../core/schema.ts';

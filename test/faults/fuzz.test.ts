@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getBalance, grootboekSom } from '../../src/domain/billing/tegoed.ts';
+import { leesSaldo, grootboekSom } from '../../src/domain/billing/tegoed.ts';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { dialect } from '../support/db.ts';
 
@@ -58,7 +58,7 @@ describe(`fuzzer over every REST path and MCP tool (${dialect})`, () => {
   beforeAll(async () => {
     t = await createTestApp({ RATE_LIMIT_REST_PER_MIN: '1000000', RATE_LIMIT_INVLOEDEN_PER_MIN: '1000000', RATE_LIMIT_MCP_TOOLS_PER_MIN: '1000000', RATE_LIMIT_MCP_PROTOCOL_PER_MIN: '1000000' });
     ({ key, accountId } = await t.klant(1_000_000));
-    start = await getBalance(t.db.prisma, accountId);
+    start = await leesSaldo(t.db.prisma, accountId);
   });
   afterAll(async () => {
     console.log(`fuzzer (${dialect}): ${Object.entries(telling).map(([p, n]) => `${p} ${n}`).join(', ')}`);
@@ -124,7 +124,7 @@ describe(`fuzzer over every REST path and MCP tool (${dialect})`, () => {
   });
 
   it('balance = start − everything charged, and ledger = balance', async () => {
-    const saldo = await getBalance(t.db.prisma, accountId);
+    const saldo = await leesSaldo(t.db.prisma, accountId);
     expect((start - saldo) * 5).toBe(gefactureerd);
     expect(await grootboekSom(t.db.prisma, accountId)).toBe(saldo);
   });

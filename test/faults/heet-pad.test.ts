@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, getBalance, grootboekSom } from '../../src/domain/billing/tegoed.ts';
-import { createKey } from '../../src/domain/keys/sleutels.ts';
+import { maakAccount, leesSaldo, grootboekSom } from '../../src/domain/billing/tegoed.ts';
+import { maakSleutel } from '../../src/domain/keys/sleutels.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { adresBody, maakVolledigAdres } from '../support/register.ts';
 import { startServersTegelijk, type ServerProces } from '../support/server.ts';
@@ -44,8 +44,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('hot path under contention (Post
     const gestart = await startServersTegelijk(db.url, 4, { RATE_LIMIT_REST_PER_MIN: '100000' });
     servers = gestart.servers;
     expect(gestart.fouten).toEqual([]);
-    const acc = await createAccount(db.prisma, { naam: 'Contentie', credits: 700 });
-    const keys = await Promise.all([1, 2, 3].map((i) => createKey(db.prisma, { accountId: acc.id, naam: `k${i}` })));
+    const acc = await maakAccount(db.prisma, { naam: 'Contentie', credits: 700 });
+    const keys = await Promise.all([1, 2, 3].map((i) => maakSleutel(db.prisma, { accountId: acc.id, naam: `k${i}` })));
     const a = await maakVolledigAdres(db.prisma);
 
     const t0 = performance.now();
@@ -56,7 +56,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('hot path under contention (Post
     const fouten = servers.map((s) => s.uitvoer()).join('\n').slice(-2000);
     console.log(`contentie: ${JSON.stringify(Object.fromEntries(per))} in ${Math.round(duurMs)} ms, p99 ${Math.round(kwantiel(uit.map((u) => u.ms), 0.99))} ms`);
     expect(Object.fromEntries(per), fouten).toEqual({ 200: 700, 402: 1300 });
-    expect(await getBalance(db.prisma, acc.id)).toBe(0);
+    expect(await leesSaldo(db.prisma, acc.id)).toBe(0);
     expect(await grootboekSom(db.prisma, acc.id)).toBe(0);
     expect(await db.prisma.usageRecord.count({ where: { accountId: acc.id, credits: 1 } })).toBe(700);
     await Promise.all(servers.map((s) => s.stop()));
@@ -68,10 +68,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('hot path under contention (Post
     servers = gestart.servers;
     expect(gestart.fouten).toEqual([]);
     const a = await maakVolledigAdres(db.prisma);
-    const vloed = await createAccount(db.prisma, { naam: 'Vloed', credits: 10_000 });
-    const vloedKey = (await createKey(db.prisma, { accountId: vloed.id, naam: 'vloed' })).key;
-    const ander = await createAccount(db.prisma, { naam: 'Ander', credits: 10_000 });
-    const anderKey = (await createKey(db.prisma, { accountId: ander.id, naam: 'ander' })).key;
+    const vloed = await maakAccount(db.prisma, { naam: 'Vloed', credits: 10_000 });
+    const vloedKey = (await maakSleutel(db.prisma, { accountId: vloed.id, naam: 'vloed' })).key;
+    const ander = await maakAccount(db.prisma, { naam: 'Ander', credits: 10_000 });
+    const anderKey = (await maakSleutel(db.prisma, { accountId: ander.id, naam: 'ander' })).key;
     // Warm both processes' caches the way a running service has them.
     for (const s of servers) expect((await post(s.url, anderKey, adresBody(a))).status).toBe(200);
 

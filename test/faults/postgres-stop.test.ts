@@ -4,8 +4,8 @@ import { isDatabaseOnbereikbaar } from '../../src/core/database-storing.ts';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { Prisma } from '../../src/generated/prisma/client.ts';
-import { createAccount, getBalance } from '../../src/domain/billing/tegoed.ts';
-import { createKey } from '../../src/domain/keys/sleutels.ts';
+import { maakAccount, leesSaldo } from '../../src/domain/billing/tegoed.ts';
+import { maakSleutel } from '../../src/domain/keys/sleutels.ts';
 import { adresBody, maakVolledigAdres } from '../support/register.ts';
 import { clusterOnmogelijk, startCluster, type Cluster } from '../support/cluster.ts';
 import { startServer, verzoek, type ServerProces } from '../support/server.ts';
@@ -54,11 +54,11 @@ describe.skipIf(OVERSLAAN !== '')(`PostgreSQL stopped during load (own cluster)$
   });
 
   it(`pg_ctl stop -m fast for ${STORING_S} s under load: only 503 {fout} + Retry-After meanwhile, nothing charged, recovery without restart`, async () => {
-    const { id: accountId } = await createAccount(db!.prisma, { naam: 'storing', credits: 100_000 });
-    const { key } = await createKey(db!.prisma, { accountId, naam: 'storing', now: new Date() });
+    const { id: accountId } = await maakAccount(db!.prisma, { naam: 'storing', credits: 100_000 });
+    const { key } = await maakSleutel(db!.prisma, { accountId, naam: 'storing', now: new Date() });
     const adres = await maakVolledigAdres(db!.prisma);
     server = await startServer(url, { RATE_LIMIT_REST_PER_MIN: '1000000', LOG_LEVEL: 'info' });
-    const saldo = await getBalance(db!.prisma, accountId);
+    const saldo = await leesSaldo(db!.prisma, accountId);
     const logVoor = server.uitvoer().split('\n').length;
 
     const uitkomsten: Uitkomst[] = [];
@@ -134,7 +134,7 @@ describe.skipIf(OVERSLAAN !== '')(`PostgreSQL stopped during load (own cluster)$
     // Charged: exactly the woz calls answered 200; nothing for a 503.
     const woz200 = uitkomsten.filter((u) => u.pad === '/api/v1/inzicht/woz' && u.status === 200).length;
     expect(await db!.prisma.usageRecord.count({ where: { accountId } })).toBe(woz200);
-    expect(await getBalance(db!.prisma, accountId)).toBe(saldo - woz200);
+    expect(await leesSaldo(db!.prisma, accountId)).toBe(saldo - woz200);
     expect(await zoekSchendingen(url)).toEqual(GEEN_SCHENDINGEN);
     // The log: the outage's start and end (a line per state change), not a line per refused request.
     expect(perVerzoek, perVerzoek.join('\n').slice(0, 3000)).toEqual([]);

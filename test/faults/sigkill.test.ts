@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/domain/billing/tegoed.ts';
-import { createKey } from '../../src/domain/keys/sleutels.ts';
+import { maakAccount } from '../../src/domain/billing/tegoed.ts';
+import { maakSleutel } from '../../src/domain/keys/sleutels.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { startOntvanger, type Ontvanger } from '../support/ontvanger.ts';
 import { adresBody, maakVolledigAdres } from '../support/register.ts';
@@ -71,8 +71,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('SIGKILL of server processes dur
     const lopend = [0, 0];
 
     async function klant(naam: string, credits: number): Promise<Klant> {
-      const acc = await createAccount(db.prisma, { naam, credits });
-      const { key } = await createKey(db.prisma, { accountId: acc.id, naam, now: new Date() });
+      const acc = await maakAccount(db.prisma, { naam, credits });
+      const { key } = await maakSleutel(db.prisma, { accountId: acc.id, naam, now: new Date() });
       const reg = await verzoek(gestart.servers[0].url, 'POST', '/api/v1/webhooks', { key, body: { url: `${ontvanger.base}/sigkill/ok`, events: ['inzicht.voltooid'] } });
       expect(reg.status, JSON.stringify(reg.body)).toBe(200);
       return { naam, accountId: acc.id, key };

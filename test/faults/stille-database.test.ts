@@ -1,8 +1,8 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, getBalance } from '../../src/domain/billing/tegoed.ts';
-import { createKey } from '../../src/domain/keys/sleutels.ts';
+import { maakAccount, leesSaldo } from '../../src/domain/billing/tegoed.ts';
+import { maakSleutel } from '../../src/domain/keys/sleutels.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { adresBody, maakVolledigAdres } from '../support/register.ts';
 import { startServer, verzoek, type ServerProces } from '../support/server.ts';
@@ -73,13 +73,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a database host that silently d
     const url = new URL(direct.url);
     url.host = `127.0.0.1:${relais.port}`;
     server = await startServer(url.toString(), { DB_CONNECT_TIMEOUT_MS: '1000', DB_QUERY_TIMEOUT_MS: '1500', RATE_LIMIT_REST_PER_MIN: '100000' });
-    const { id: accountId } = await createAccount(direct.prisma, { naam: 'stil', credits: 1000 });
-    const { key } = await createKey(direct.prisma, { accountId, naam: 'stil', now: new Date() });
+    const { id: accountId } = await maakAccount(direct.prisma, { naam: 'stil', credits: 1000 });
+    const { key } = await maakSleutel(direct.prisma, { accountId, naam: 'stil', now: new Date() });
     const adres = await maakVolledigAdres(direct.prisma);
     const woz = () => verzoek(server!.url, 'POST', '/api/v1/inzicht/woz', { key, body: adresBody(adres) });
     // Warm: the pool holds open connections, which the silence then strands mid-statement.
     for (const r of await Promise.all(Array.from({ length: 8 }, woz))) expect(r.status).toBe(200);
-    const saldo = await getBalance(direct.prisma, accountId);
+    const saldo = await leesSaldo(direct.prisma, accountId);
 
     relais.stil = true;
     const t0 = performance.now();
@@ -112,14 +112,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a database host that silently d
     console.log(`stille database: ${tijdens.length} verzoeken tijdens de stilte, alle 503 in ${Math.round(stilMs)} ms; hersteld na ${pogingen} poging(en)`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     // Only the call after the recovery was charged (1 credit for woz).
-    expect(await getBalance(direct.prisma, accountId)).toBe(saldo - 1);
+    expect(await leesSaldo(direct.prisma, accountId)).toBe(saldo - 1);
   });
 
   it('a statement blocked longer than DB_QUERY_TIMEOUT_MS: 503, and the charge in it rolls back (not committed after the answer)', async () => {
     await server?.stop();
     server = await startServer(direct.url, { DB_QUERY_TIMEOUT_MS: '1000', RATE_LIMIT_REST_PER_MIN: '100000' });
-    const { id: accountId } = await createAccount(direct.prisma, { naam: 'geblokkeerd', credits: 10 });
-    const { key } = await createKey(direct.prisma, { accountId, naam: 'geblokkeerd', now: new Date() });
+    const { id: accountId } = await maakAccount(direct.prisma, { naam: 'geblokkeerd', credits: 10 });
+    const { key } = await maakSleutel(direct.prisma, { accountId, naam: 'geblokkeerd', now: new Date() });
     const adres = await maakVolledigAdres(direct.prisma);
     const woz = () => verzoek(server!.url, 'POST', '/api/v1/inzicht/woz', { key, body: adresBody(adres) });
     expect((await woz()).status).toBe(200);
@@ -140,7 +140,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a database host that silently d
       await slot.end();
     }
     await new Promise((ok) => setTimeout(ok, 500));
-    expect(await getBalance(direct.prisma, accountId)).toBe(9);
+    expect(await leesSaldo(direct.prisma, accountId)).toBe(9);
     expect(await direct.prisma.usageRecord.count({ where: { accountId } })).toBe(1);
     let na = await woz();
     for (let i = 0; i < 30 && na.status !== 200; i++) {
@@ -148,6 +148,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a database host that silently d
       na = await woz();
     }
     expect(na.status).toBe(200);
-    expect(await getBalance(direct.prisma, accountId)).toBe(8);
+    expect(await leesSaldo(direct.prisma, accountId)).toBe(8);
   });
 });

@@ -10,9 +10,9 @@ import { loadConfig, type Config } from '../../src/config/env.ts';
 import { createContextInner, type Kanaal, type Services } from '../../src/core/context.ts';
 import { appRouter } from '../../src/procedures/router.ts';
 import { createCallerFactory } from '../../src/core/trpc.ts';
-import { createAccount } from '../../src/domain/billing/tegoed.ts';
+import { maakAccount } from '../../src/domain/billing/tegoed.ts';
 import type { Modus } from '../../src/domain/keys/format.ts';
-import { createKey, type Familie } from '../../src/domain/keys/sleutels.ts';
+import { maakSleutel, type Familie } from '../../src/domain/keys/sleutels.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { maakModelHouder } from '../../src/domain/valuation/houder.ts';
 
@@ -78,9 +78,9 @@ export async function createTestApp(
     db,
     services,
     clock,
-    account: (credits = 1000) => createAccount(db.prisma, { naam: `test-${++n}`, credits }),
+    account: (credits = 1000) => maakAccount(db.prisma, { naam: `test-${++n}`, credits }),
     async key(accountId, opts = {}) {
-      const k = await createKey(db.prisma, { accountId, naam: opts.naam ?? `sleutel-${++n}`, familie: opts.familie, modus: opts.modus, verlooptOp: opts.verlooptOp, now: clock.now });
+      const k = await maakSleutel(db.prisma, { accountId, naam: opts.naam ?? `sleutel-${++n}`, familie: opts.familie, modus: opts.modus, verlooptOp: opts.verlooptOp, now: clock.now });
       return k.key;
     },
     async klant(credits = 1000) {

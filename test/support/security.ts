@@ -12,7 +12,7 @@
 import { expect } from 'vitest';
 import type { TestApp } from './app.ts';
 import { adresBody, maakVolledigAdres } from './register.ts';
-import { generateKey, hashKey } from '../../src/domain/keys/format.ts';
+import { genereerSleutel, sleutelHash } from '../../src/domain/keys/format.ts';
 import { expectFout, type Antwoord } from './http.ts';
 
 export const ONGELDIGE_SLEUTEL = { fout: 'Ongeldige of ontbrekende sleutel.' };
@@ -110,15 +110,15 @@ export async function ongeldigeSleutels(t: TestApp): Promise<OngeldigeSleutel[]>
   const { accountId, key: geldig } = await t.klant(50);
 
   const ingetrokken = await t.key(accountId);
-  await t.db.prisma.apiKey.update({ where: { hash: hashKey(ingetrokken) }, data: { ingetrokkenOp: t.clock.now } });
+  await t.db.prisma.apiKey.update({ where: { hash: sleutelHash(ingetrokken) }, data: { ingetrokkenOp: t.clock.now } });
 
   const verlopen = await t.key(accountId);
-  await t.db.prisma.apiKey.update({ where: { hash: hashKey(verlopen) }, data: { verlooptOp: new Date(t.clock.now.getTime() - 1000) } });
+  await t.db.prisma.apiKey.update({ where: { hash: sleutelHash(verlopen) }, data: { verlooptOp: new Date(t.clock.now.getTime() - 1000) } });
 
   // A key whose account was deleted (another customer's, long gone): the key row goes with it.
   const weg = await t.klant(10);
   await t.db.prisma.account.delete({ where: { id: weg.accountId } });
-  expect(await t.db.prisma.apiKey.count({ where: { hash: hashKey(weg.key) } })).toBe(0);
+  expect(await t.db.prisma.apiKey.count({ where: { hash: sleutelHash(weg.key) } })).toBe(0);
 
   const andereChecksum = `${geldig.slice(0, -6)}${geldig.slice(-6) === '000000' ? '000001' : '000000'}`;
   return [
@@ -133,7 +133,7 @@ export async function ongeldigeSleutels(t: TestApp): Promise<OngeldigeSleutel[]>
     { naam: 'te lang', authorization: `Bearer ${geldig}x` },
     { naam: 'verkeerde checksum', authorization: `Bearer ${andereChecksum}` },
     { naam: 'twee sleutels', authorization: `Bearer ${geldig} ${geldig}` },
-    { naam: 'onbekend, goed gevormd', authorization: `Bearer ${generateKey()}` },
+    { naam: 'onbekend, goed gevormd', authorization: `Bearer ${genereerSleutel()}` },
     { naam: 'ingetrokken', authorization: `Bearer ${ingetrokken}` },
     { naam: 'account verwijderd', authorization: `Bearer ${weg.key}` },
     { naam: 'verlopen', authorization: `Bearer ${verlopen}` },
@@ -169,13 +169,13 @@ export async function controleerFamilieEnRechten(t: TestApp, ops: Operatie[]): P
   const acc = await t.account(500);
   const beheer = await t.key(acc.id, { familie: 'beheer' });
   const zonderRecht = await t.key(acc.id);
-  await t.db.prisma.apiKey.update({ where: { hash: hashKey(zonderRecht) }, data: { rechten: [] } });
+  await t.db.prisma.apiKey.update({ where: { hash: sleutelHash(zonderRecht) }, data: { rechten: [] } });
   // Another right, but not the one that counts.
   const anderRecht = await t.key(acc.id);
-  await t.db.prisma.apiKey.update({ where: { hash: hashKey(anderRecht) }, data: { rechten: ['inzicht:schrijven', 'projecten:lezen'] } });
+  await t.db.prisma.apiKey.update({ where: { hash: sleutelHash(anderRecht) }, data: { rechten: ['inzicht:schrijven', 'projecten:lezen'] } });
   // The family decides on its own: a management key that somehow carries `inzicht:lezen` is still refused.
   const beheerMetRecht = await t.key(acc.id, { familie: 'beheer' });
-  await t.db.prisma.apiKey.update({ where: { hash: hashKey(beheerMetRecht) }, data: { rechten: ['inzicht:lezen', 'projecten:lezen'] } });
+  await t.db.prisma.apiKey.update({ where: { hash: sleutelHash(beheerMetRecht) }, data: { rechten: ['inzicht:lezen', 'projecten:lezen'] } });
 
   let n = 0;
   await zonderKosten(t, async () => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { maakGebruiker } from '../../src/domain/gebruikers/gebruikers.ts';
 import { WEB_DIST } from '../../src/gateways/app-static.ts';
-import { createKey } from '../../src/domain/keys/sleutels.ts';
+import { maakSleutel } from '../../src/domain/keys/sleutels.ts';
 import { maakEndpoint } from '../../src/domain/webhooks/beheer.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -33,7 +33,7 @@ describe.skipIf(geenBrowser)(`web app for a new customer in Chromium${geenBrowse
     accountId = (await t.account(1000)).id;
     await maakGebruiker(t.db.prisma, { accountId, email: EMAIL, wachtwoord: WACHTWOORD });
     const now = new Date();
-    const k = await createKey(t.db.prisma, { accountId, naam: 'een-lange-sleutelnaam-productie', verlooptOp: new Date(now.getTime() + 30 * 86_400_000), now });
+    const k = await maakSleutel(t.db.prisma, { accountId, naam: 'een-lange-sleutelnaam-productie', verlooptOp: new Date(now.getTime() + 30 * 86_400_000), now });
     const rij = (voorziening: string, status: number, credits: number) =>
       ({ accountId, keyId: k.id, kanaal: 'rest', voorziening, status, credits, gefactureerdCent: credits * 5, adres: 'Maantulpstraat 3, 7800 SD Verzonnenveen', aangemaaktOp: now });
     // As in the report: 252 credits of waarde in all, of which three failed (404, 404, 422: 18 credits).

@@ -11,8 +11,8 @@ import { createTestApp, type TestApp } from '../support/app.ts';
 import { adresBody, maakVolledigAdres } from '../support/register.ts';
 import { maakGebruiker } from '../../src/domain/gebruikers/gebruikers.ts';
 import { WEB_DIST } from '../../src/gateways/app-static.ts';
-import { createKey } from '../../src/domain/keys/sleutels.ts';
-import { getBalance } from '../../src/domain/billing/tegoed.ts';
+import { maakSleutel } from '../../src/domain/keys/sleutels.ts';
+import { leesSaldo } from '../../src/domain/billing/tegoed.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const EMAIL = 'agenten@voorbeeld.nl';
@@ -37,7 +37,7 @@ describe.skipIf(geenBrowser)(`keys page: monthly cap and test keys in Chromium${
     Object.defineProperty(t.clock, 'now', { get: () => new Date() });
     accountId = (await t.account(1000)).id;
     await maakGebruiker(t.db.prisma, { accountId, email: EMAIL, wachtwoord: WACHTWOORD });
-    const k = await createKey(t.db.prisma, { accountId, naam: 'agent', now: new Date() });
+    const k = await maakSleutel(t.db.prisma, { accountId, naam: 'agent', now: new Date() });
     key = k.key;
     voorvoegsel = k.voorvoegsel;
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -72,7 +72,7 @@ describe.skipIf(geenBrowser)(`keys page: monthly cap and test keys in Chromium${
     const derde = await post(key, adresBody(a));
     expect(derde.status).toBe(402);
     expect(((await derde.json()) as { fout: string }).fout).toMatch(/maandlimiet van deze sleutel is bereikt/);
-    expect(await getBalance(t.db.prisma, accountId)).toBe(998);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(998);
 
     await page.reload();
     await page.getByRole('heading', { name: 'Sleutels', level: 1 }).waitFor();
@@ -98,7 +98,7 @@ describe.skipIf(geenBrowser)(`keys page: monthly cap and test keys in Chromium${
     await page.getByRole('button', { name: 'Ik heb hem bewaard' }).click();
     await expect.poll(() => page.locator(`tr[data-voorvoegsel="${test.slice(0, 12)}"] .label-test`).count()).toBe(1);
 
-    const voor = await getBalance(t.db.prisma, accountId);
+    const voor = await leesSaldo(t.db.prisma, accountId);
     const demo = await maakVolledigAdres(t.db.prisma, { postcode: '7800SD', huisnummer: 3 });
     const res = await post(test, adresBody(demo));
     expect(res.status).toBe(200);
@@ -106,7 +106,7 @@ describe.skipIf(geenBrowser)(`keys page: monthly cap and test keys in Chromium${
     const echt = await post(test, adresBody(await maakVolledigAdres(t.db.prisma)));
     expect(echt.status).toBe(404);
     expect(((await echt.json()) as { fout: string }).fout).toMatch(/testsleutel kent alleen/);
-    expect(await getBalance(t.db.prisma, accountId)).toBe(voor);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(voor);
 
     await page.getByRole('link', { name: 'Verbruik' }).click();
     await page.getByRole('heading', { name: 'Verbruik', level: 1 }).waitFor();

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import type { Database } from '../../db/client.ts';
 import { loadConfig } from '../../config/env.ts';
-import { createAccount, waardeerOp, zetDrempel } from '../../domain/billing/tegoed.ts';
+import { maakAccount, waardeerOp, zetDrempel } from '../../domain/billing/tegoed.ts';
 import { boekCorrectie, lijstAccounts } from '../../domain/billing/correctie.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
-import { geheelGetal, heelGetalNietNul, uuid } from '../args.ts';
+import { geheelGetal, heelGetalNietNul, opAccount } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
 
 export function registerAccountCommands(program: Command) {
@@ -17,7 +17,7 @@ export function registerAccountCommands(program: Command) {
     .option('--credits <n>', 'beginsaldo in credits', geheelGetal(0), 0)
     .option('--json', 'uitvoer als JSON')
     .action(async (opts: { name: string; credits: number; json?: boolean }) => {
-      const acc = await withDatabase(loadConfig(), (db) => createAccount(db.prisma, { naam: opts.name, credits: opts.credits }));
+      const acc = await withDatabase(loadConfig(), (db) => maakAccount(db.prisma, { naam: opts.name, credits: opts.credits }));
       print(!!opts.json, { account_id: acc.id, credits: acc.credits }, `Account ${acc.id} aangemaakt met ${acc.credits} credits.`);
     });
 
@@ -31,10 +31,7 @@ export function registerAccountCommands(program: Command) {
       print(!!opts.json, uit, uit.map((a) => `${a.account_id}  ${String(a.credits).padStart(8)} credits  ${a.geldige_sleutels} sleutel(s)  ${a.naam}`).join('\n') || '(geen accounts)');
     });
 
-  account
-    .command('correct')
-    .argument('<account_id>', 'account-id (uuid)', uuid)
-    .description('Corrigeer het saldo met een reden (negatief: credits terugnemen); één grootboekregel')
+  opAccount(account, 'correct', 'Corrigeer het saldo met een reden (negatief: credits terugnemen); één grootboekregel')
     .requiredOption('--credits <n>', 'aantal credits erbij (positief) of eraf (negatief), niet 0', heelGetalNietNul)
     .requiredOption('--reason <reden>', 'waarom; staat in het grootboek')
     .option('--json', 'uitvoer als JSON')
@@ -54,7 +51,6 @@ export function registerAccountCommands(program: Command) {
   });
 }
 
-/** `account <naam> <account_id> --credits <n> [--json]`: one change to one account, by a number of credits. */
 function metCredits(
   account: Command,
   naam: string,
@@ -63,10 +59,7 @@ function metCredits(
   minimum: number,
   doe: (db: Database, accountId: string, credits: number) => Promise<{ json: unknown; tekst: string }>,
 ) {
-  account
-    .command(naam)
-    .argument('<account_id>', 'account-id (uuid)', uuid)
-    .description(beschrijving)
+  opAccount(account, naam, beschrijving)
     .requiredOption('--credits <n>', uitleg, geheelGetal(minimum))
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, opts: { credits: number; json?: boolean }) => {

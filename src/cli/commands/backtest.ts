@@ -1,13 +1,6 @@
 /**
- * `insight backtest [bestanden...]`: honest time-split backtest of the market-value model.
- *
- * Without a file it replays the sales held in the database (with the held price index); with a
- * file it reads the sales CSV of `insight import verkopen` (docs/import-formaten.md; optional extra
- * columns id and object_id, attribute and WOZ columns) and estimates the index from that file, since
- * a published Dutch index says nothing about foreign test data. `demo` stands for the synthetic demo's
- * sales with their WOZ values. Several files (or `--vergelijk`, what `npm run backtest:alle` passes)
- * give one table over all datasets: each with and without its optional columns and beside the
- * reference learner (docs/backtest.md).
+ * `insight backtest` (docs/backtest.md). With a file the index is estimated from that file: a published
+ * Dutch index says nothing about foreign test data. Without one, the sales and index held in the database.
  */
 import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -20,8 +13,8 @@ import type { SalesCsv } from '../../domain/valuation/backtest/sales-csv.ts';
 import type { PriceIndexPoint, SaleRecord } from '../../domain/valuation/index.ts';
 
 export interface BacktestDeps {
-  loadHeldSales: () => Promise<SaleRecord[]>;
-  loadPriceIndex: () => Promise<PriceIndexPoint[]>;
+  verkopenUitDatabase: () => Promise<SaleRecord[]>;
+  prijsindexUitDatabase: () => Promise<PriceIndexPoint[]>;
 }
 
 interface BacktestFlags {
@@ -34,12 +27,10 @@ interface BacktestFlags {
   vergelijk?: boolean;
 }
 
-/** The file name that stands for the synthetic demo's sales (with WOZ), generated in-process. */
 const DEMO = 'demo';
 
 const pct = (v: number, d = 1) => (Number.isFinite(v) ? `${(v * 100).toFixed(d)}%` : '–');
 
-/** Plain-text ablation table. */
 export function formatAblation(rows: readonly AblationRow[]): string {
   const lines = ['Ablatie (zelfde splitsing)                              hit rate  MdAPE   binnen 10%  binnen 20%  dekking  COD    PRD    gewicht  bomen'];
   for (const a of rows) {
@@ -49,7 +40,6 @@ export function formatAblation(rows: readonly AblationRow[]): string {
   return lines.join('\n');
 }
 
-/** Plain-text reliability table of `kans_binnen_10_procent`. */
 export function formatKansDecielen(rows: readonly KansDeciel[]): string {
   const lines = ['Kans binnen 10% per deciel   ' + rows.map((d) => String(d.deciel).padStart(5)).join(' ')];
   lines.push('  voorspeld                  ' + rows.map((d) => pct(d.voorspeld, 0).padStart(5)).join(' '));
@@ -58,7 +48,6 @@ export function formatKansDecielen(rows: readonly KansDeciel[]): string {
   return lines.join('\n');
 }
 
-/** Plain-text table of a multi-dataset backtest: per dataset each variant, and the lead over the reference learner. */
 export function formatDatasets(runs: readonly DatasetRun[]): string {
   const lines = [
     'Dataset            variant                                   voorspeld  MdAPE   binnen 10%  dekking  hit rate  hoog    t.o.v. referentie',
@@ -84,7 +73,6 @@ export function formatDatasets(runs: readonly DatasetRun[]): string {
   return lines.join('\n');
 }
 
-/** Plain-text summary for the terminal. */
 export function formatSummary(r: BacktestResult): string {
   const m = r.metrics;
   const o = m.overall;
@@ -115,7 +103,6 @@ export function formatSummary(r: BacktestResult): string {
   return lines.join('\n');
 }
 
-/** Register `backtest` on the operator CLI. */
 export function registerBacktestCommand(program: Command, deps: BacktestDeps): void {
   program
     .command('backtest')
@@ -168,9 +155,9 @@ export function registerBacktestCommand(program: Command, deps: BacktestDeps): v
         } else process.stdout.write(formatDatasets(runs) + '\n');
         return;
       }
-      const sales = file ? await lees(file) : await deps.loadHeldSales();
+      const sales = file ? await lees(file) : await deps.verkopenUitDatabase();
       if (sales.length === 0) cmd.error(file ? `Geen verkopen in ${file}.` : 'Geen verkopen in de database: importeer eerst verkopen.');
-      const priceIndex = indexBron === 'db' ? await deps.loadPriceIndex() : undefined;
+      const priceIndex = indexBron === 'db' ? await deps.prijsindexUitDatabase() : undefined;
       if (!flags.json) process.stderr.write(`Backtest op ${sales.length} verkopen...\n`);
       let result: BacktestResult;
       let ablatie: AblationRow[] | undefined;

@@ -1,9 +1,4 @@
-/**
- * `insight import <soort> [bestand] [--json]`: load register data. Kinds: bag-xml, bag-csv, bag-gpkg,
- * woningtype-afleiden, invloeden-afleiden (no file), energielabels, prijsindex, woz, verkopen and
- * invloeden. The file is opened and checked once, before the database is opened. Progress goes to stdout (a bar on a terminal, a line every few seconds otherwise); with
- * --json progress goes to stderr and stdout carries only the final summary as one JSON line.
- */
+/** The file is opened and checked once, before the database is opened. With --json, stdout carries only the summary. */
 import type { Command } from 'commander';
 import type { Database } from '../../db/client.ts';
 import { snakeCase } from '../db.ts';

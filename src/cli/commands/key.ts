@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/env.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
-import { createKey, listKeys, MAX_GELDIGE_TEST_SLEUTELS, revokeKey, rotateKey, zetMaandlimiet, type Familie } from '../../domain/keys/sleutels.ts';
+import { maakSleutel, lijstSleutels, MAX_GELDIGE_TEST_SLEUTELS, trekSleutelIn, roteerSleutel, zetMaandlimiet, type Familie } from '../../domain/keys/sleutels.ts';
 import { modusVan } from '../../domain/keys/format.ts';
-import { datum, uuid } from '../args.ts';
+import { datum, opAccount, uuid } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
 
 function familie(v: string): Familie {
@@ -15,10 +15,7 @@ function familie(v: string): Familie {
 export function registerKeyCommands(program: Command) {
   const key = program.command('key').description('API-sleutels (worden één keer getoond; alleen de hash wordt bewaard)');
 
-  key
-    .command('create')
-    .argument('<account_id>', 'account-id (uuid)', uuid)
-    .description('Maak een sleutel')
+  opAccount(key, 'create', 'Maak een sleutel')
     .requiredOption('--name <naam>', 'naam van de sleutel')
     .option('--family <familie>', "'inzicht' of 'beheer'", familie, 'inzicht' as Familie)
     .option('--expires <datum>', 'vervaldatum JJJJ-MM-DD (standaard over 1 jaar, hoogstens 2 jaar)', datum)
@@ -27,57 +24,45 @@ export function registerKeyCommands(program: Command) {
     .action(async (accountId: string, opts: { name: string; family: Familie; expires?: string; test?: boolean; json?: boolean }) => {
       const id = accountId;
       const k = await withDatabase(loadConfig(), (db) =>
-        createKey(db.prisma, { accountId: id, naam: opts.name, familie: opts.family, modus: opts.test ? 'test' : 'live', verlooptOp: opts.expires ? new Date(`${opts.expires}T23:59:59Z`) : undefined }),
+        maakSleutel(db.prisma, { accountId: id, naam: opts.name, familie: opts.family, modus: opts.test ? 'test' : 'live', verlooptOp: opts.expires ? new Date(`${opts.expires}T23:59:59Z`) : undefined }),
       );
       print(!!opts.json, { key_id: k.id, key: k.key, voorvoegsel: k.voorvoegsel, verloopt_op: isoMetOffset(k.verlooptOp) },
         `Sleutel ${k.id} (wordt maar één keer getoond):\n\n  ${k.key}\n\nVerloopt op ${isoMetOffset(k.verlooptOp)}.`);
     });
 
-  key
-    .command('rotate')
-    .argument('<account_id>', 'account-id (uuid)', uuid)
+  opAccount(key, 'rotate', 'Vervang een sleutel: de oude stopt meteen')
     .argument('<key_id>', 'sleutel-id (uuid)', uuid)
-    .description('Vervang een sleutel: de oude stopt meteen')
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, keyId: string, opts: { json?: boolean }) => {
-      const k = await withDatabase(loadConfig(), (db) => rotateKey(db.prisma, { accountId, keyId }));
+      const k = await withDatabase(loadConfig(), (db) => roteerSleutel(db.prisma, { accountId, keyId }));
       print(!!opts.json, { key_id: k.id, vervangt: keyId, key: k.key, voorvoegsel: k.voorvoegsel, verloopt_op: isoMetOffset(k.verlooptOp) }, `Nieuwe sleutel ${k.id}:\n\n  ${k.key}\n`);
     });
 
-  key
-    .command('revoke')
-    .argument('<account_id>', 'account-id (uuid)', uuid)
+  opAccount(key, 'revoke', 'Trek een sleutel in')
     .argument('<key_id>', 'sleutel-id (uuid)', uuid)
-    .description('Trek een sleutel in')
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, keyId: string, opts: { json?: boolean }) => {
-      await withDatabase(loadConfig(), (db) => revokeKey(db.prisma, { accountId, keyId }));
+      await withDatabase(loadConfig(), (db) => trekSleutelIn(db.prisma, { accountId, keyId }));
       print(!!opts.json, { key_id: keyId, ingetrokken: true }, `Sleutel ${keyId} ingetrokken.`);
     });
 
-  key
-    .command('limit')
-    .argument('<account_id>', 'account-id (uuid)', uuid)
+  opAccount(key, 'limit', 'Zet of verwijder de maandlimiet van een inzichtsleutel (kalendermaand, Europe/Amsterdam)')
     .argument('<key_id>', 'sleutel-id (uuid)', uuid)
     .argument('<credits>', "hoogstens zoveel credits per kalendermaand, of 'geen'", (v: string) => {
       if (v === 'geen') return null;
       if (!/^\d{1,9}$/.test(v)) throw new InvalidArgumentError("verwacht een geheel aantal credits of 'geen'");
       return Number(v);
     })
-    .description('Zet of verwijder de maandlimiet van een inzichtsleutel (kalendermaand, Europe/Amsterdam)')
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, keyId: string, credits: number | null, opts: { json?: boolean }) => {
       await withDatabase(loadConfig(), (db) => zetMaandlimiet(db.prisma, { accountId, keyId, credits }));
       print(!!opts.json, { key_id: keyId, maandlimiet_credits: credits }, credits === null ? `Sleutel ${keyId}: geen maandlimiet.` : `Sleutel ${keyId}: hoogstens ${credits} credits per kalendermaand.`);
     });
 
-  key
-    .command('list')
-    .argument('<account_id>', 'account-id (uuid)', uuid)
-    .description('Sleutels van een account (zonder de sleutels zelf)')
+  opAccount(key, 'list', 'Sleutels van een account (zonder de sleutels zelf)')
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, opts: { json?: boolean }) => {
-      const rows = await withDatabase(loadConfig(), (db) => listKeys(db.prisma, accountId));
+      const rows = await withDatabase(loadConfig(), (db) => lijstSleutels(db.prisma, accountId));
       const iso = (d: Date | null) => (d ? isoMetOffset(d) : null);
       const uit = rows.map((r) => ({
         key_id: r.id, naam: r.naam, familie: r.familie, rechten: r.rechten, voorvoegsel: r.voorvoegsel, verloopt_op: iso(r.verlooptOp),

@@ -9,7 +9,7 @@ export function registerServeCommands(program: Command) {
     .command('serve')
     .description('Start de server (migreert eerst; laadt de demoplaats als die ontbreekt, tenzij DEMO_PLAATS=false)')
     .action(async () => {
-      // Loaded here, not at the top: the other commands never need the HTTP stack (CLI start-up time).
+      // Loaded here: the other commands never need the HTTP stack.
       const { serve } = await import('../../server.ts');
       await serve(loadConfig());
     });

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/env.ts';
 import { maakGebruiker, zetWachtwoord } from '../../domain/gebruikers/gebruikers.ts';
-import { uuid } from '../args.ts';
+import { opAccount } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
 
-/** The password comes on stdin (never as an argument: those show up in `ps` and shell history). */
+/** On stdin: arguments show up in `ps` and shell history. */
 async function leesWachtwoord(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('Wachtwoord (daarna Enter en Ctrl-D): ');
   const delen: Buffer[] = [];
@@ -17,10 +17,7 @@ async function leesWachtwoord(): Promise<string> {
 export function registerUserCommands(program: Command) {
   const user = program.command('user').description('Gebruikers van de web-app (/app)');
 
-  user
-    .command('create')
-    .argument('<account_id>', 'account-id (uuid)', uuid)
-    .description('Maak een gebruiker die met e-mail en wachtwoord inlogt op /app')
+  opAccount(user, 'create', 'Maak een gebruiker die met e-mail en wachtwoord inlogt op /app')
     .requiredOption('--email <e>', 'e-mailadres (inlognaam)')
     .requiredOption('--password-stdin', 'lees het wachtwoord van stdin (verplicht; minstens 12 tekens)')
     .option('--json', 'uitvoer als JSON')

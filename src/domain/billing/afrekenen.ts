@@ -1,12 +1,8 @@
 /**
- * Settling one lookup: in ONE statement (prisma/sql/afrekenen_bundels.sql and afrekenen_bundel.sql) the
- * conditional debit (never below zero, also under concurrency across processes: the account row is
- * locked for the statement), the ledger row, the usage record, the webhook event(s) and the stored
- * idempotent answer. Either all of it commits or none of it, and no lock is held across an application
- * round trip.
- *
- * Trade-off of one statement for all accounts: while it waits for an account row another process holds,
- * this process's charges of other accounts wait with it (at most one statement's time).
+ * Settling one lookup in ONE statement (prisma/sql/afrekenen_bundel*.sql): the conditional debit (never below
+ * zero, the account row locked), ledger row, usage record, webhook events and stored idempotent answer commit
+ * together, and no lock is held across an application round trip. Trade-off: while the statement waits for
+ * one account's row, this process's charges of other accounts wait with it.
  */
 import { randomUUID } from 'node:crypto';
 import { groepeer, perDatabase } from '../../db/bundel.ts';
@@ -21,19 +17,17 @@ export interface Afrekening {
   kanaal: 'rest' | 'mcp' | 'intern';
   voorziening: string;
   status: number;
-  /** Credits to charge; 0 for an uncharged outcome. */
+  /** 0 for an uncharged outcome. */
   credits: number;
   adres: unknown;
-  /** The answer to store for idempotent replay (body, with meta), when a claim is held. */
+  /** Stored for idempotent replay, when a claim is held. */
   idempotentie?: { id: string; antwoord: unknown };
-  /** REST: the Idempotency-Key the caller sent, reported in the webhook payload. */
   idempotencyKey?: string;
-  /** A test key's call: the event says so (`test: true`), and it charges 0. */
   test?: boolean;
   now: Date;
 }
 
-/** The webhook payload's data (decisions section 7): never the key, never the answer's data. */
+/** Decisions section 7: never the key, never the answer's data. */
 function eventData(a: Omit<Afrekening, 'idempotentie'>, verzoekId: string) {
   return {
     verzoek_id: verzoekId,
@@ -48,10 +42,10 @@ function eventData(a: Omit<Afrekening, 'idempotentie'>, verzoekId: string) {
   };
 }
 
-/** `maandlimiet`: the key's monthly cap refused the charge (api_sleutel.maandlimiet_credits). */
+/** `maandlimiet`: the key's monthly cap refused the charge. */
 export type AfrekenUitkomst = { soort: 'ok'; verzoekId: string; saldo: number | null } | { soort: 'onvoldoende' | 'maandlimiet'; saldo: number };
 
-/** One charge as afrekenen_bundel reads it (the parameters of the SQL function afrekenen by name). */
+/** The parameters of the SQL function afrekenen, by name. */
 interface BundelItem {
   verzoek: string;
   account: string;
@@ -75,17 +69,12 @@ interface BundelItem {
 type BundelUitkomst = { ok: boolean; saldo: number | null; limiet: boolean };
 
 /**
- * The charges of this process that arrived together, whatever their accounts, go in one statement
- * (src/db/bundel.ts, afrekenen_bundels): they queued on the account rows otherwise, and sent one
- * statement each under traffic of many accounts. Per account (groups sorted by account id, so several
- * processes lock account rows in one order) the items are settled as sets by afrekenen_bundel: the
- * balance walked through them in arrival order, so it is spent first come, first served, each item with
- * the outcome it would have had alone; all items of the statement commit together. An item the
- * database refuses makes its account's items settle one by one, each in a subtransaction of its own, so
- * that item fails alone.
+ * Charges that arrive together go in one statement whatever their accounts (they queued on the account
+ * rows otherwise). Per account, in arrival order, so credits are spent first come, first served and each
+ * item gets the outcome it would have had alone. An item the database refuses makes its account's items
+ * settle one by one in subtransactions, so it fails alone.
  */
 const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
-  // Each account's group is a subtransaction or two, and after a refused item each of its items one:
   // PostgreSQL keeps 64 subtransactions per transaction in shared memory before it slows down.
   maxGrootte: 24,
   verwerk: async (_, items) => {
@@ -99,11 +88,10 @@ const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
     for (const r of rijen) {
       const g = lijst[Number(r.r_groep)];
       const fout = r.r_fout !== null ? new Error(`afrekenen: ${r.r_fout}`) : null;
-      // A row without r_nr: the whole group failed.
       const plaatsen = r.r_nr === null ? g.plaatsen : [g.plaatsen[Number(r.r_nr)]];
       for (const j of plaatsen) uit[j] = fout ?? { ok: r.r_ok === true, saldo: r.r_saldo, limiet: r.r_limiet === true };
     }
-    // Wake this process's delivery worker once per statement, and only when an event can have been written.
+    // Wake the delivery worker only when an event can have been written.
     if (rijen.some((r) => r.r_webhook && r.r_ok)) meldNieuweAfleveringen();
     return uit;
   },
@@ -134,20 +122,15 @@ export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
   return { soort: 'ok', verzoekId, saldo: r.saldo };
 }
 
-/**
- * A lookup refused for lack of credits (402) or broken by an unexpected error (500) still tells the
- * account's webhooks (inzicht.mislukt). No usage record exists for it, so verzoek_id is a fresh id.
- */
+/** 402 and 500 still tell the account's webhooks (inzicht.mislukt); with no usage record, verzoek_id is fresh. */
 export async function meldMislukt(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>, status: 402 | 500 = 402): Promise<void> {
   await schrijfGebeurtenis(db, { accountId: a.accountId, type: 'inzicht.mislukt', data: eventData({ ...a, status, credits: 0 }, randomUUID()), now: a.now });
 }
 
 /**
- * A lookup refused by its key's monthly cap, in one statement: a usage row (402, 0 credits) so the
- * account's owner sees in the usage list that the key was stopped, inzicht.mislukt with that row's id,
- * and, for the first refusal of the month, sleutel.limiet_bereikt (SQL function sleutel_limiet_melden).
- * A refusal for lack of balance records no usage row (decisions: 402 has none); a cap is the owner's own
- * setting and its refusals are what they want to see.
+ * A usage row (402, 0 credits), inzicht.mislukt and, for the month's first refusal, sleutel.limiet_bereikt.
+ * A lack of balance records no usage row (decisions), but a cap is the owner's own setting and its
+ * refusals are what they want to see.
  */
 export async function meldMaandlimietWeigering(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>): Promise<void> {
   const verzoekId = randomUUID();

@@ -1,14 +1,9 @@
-/**
- * Operator bookings beside top-ups: a correction of the balance in either direction (a refund after
- * a fault, taking back credits booked by mistake), always with a reason, as one ledger row of soort
- * `correctie` in the same transaction as the balance change. A correction never takes the balance
- * below zero. And the list of accounts the operator CLI shows.
- */
+/** Operator corrections in either direction, always with a reason, as a ledger row; never below zero. */
 import { TX_OPTS, type Db } from '../../db/client.ts';
 
 export class BoekingGeweigerd extends Error {}
 
-/** Add (positive) or take away (negative) credits with a reason; returns the new balance. */
+/** Returns the new balance. */
 export async function boekCorrectie(db: Db, opts: { accountId: string; credits: number; reden: string }): Promise<number> {
   if (!Number.isSafeInteger(opts.credits) || opts.credits === 0) throw new BoekingGeweigerd('een correctie is een geheel aantal credits, niet 0');
   const reden = opts.reden.trim();
@@ -27,7 +22,6 @@ export async function boekCorrectie(db: Db, opts: { accountId: string; credits: 
   }, TX_OPTS);
 }
 
-/** Every account with its balance and its number of valid keys, oldest first. */
 export async function lijstAccounts(db: Db, now = new Date()) {
   const accounts = await db.account.findMany({
     orderBy: { aangemaaktOp: 'asc' },

@@ -1,8 +1,5 @@
-/**
- * Accounts and their credit balance. Every change of balance is a ledger row written in the same
- * transaction as the change of the cached balance on the account, so balance = sum(ledger) always.
- */
-import { rijenPerSleutel } from '../../db/bundel.ts';
+/** Every change of balance is a ledger row in the same transaction, so balance = sum(ledger) always. */
+import { rijenPerId } from '../../db/bundel.ts';
 import { TX_OPTS, type Db } from '../../db/client.ts';
 
 export const EENHEID_CENT = 5;
@@ -17,7 +14,7 @@ export function saldoVan(credits: number): Saldo {
   return { credits, eenheid_cent: EENHEID_CENT, tegoed_cent: credits * EENHEID_CENT };
 }
 
-export async function createAccount(db: Db, opts: { naam: string; credits?: number }): Promise<{ id: string; credits: number }> {
+export async function maakAccount(db: Db, opts: { naam: string; credits?: number }): Promise<{ id: string; credits: number }> {
   const credits = opts.credits ?? 0;
   if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError('credits moet een geheel getal >= 0 zijn');
   return db.$transaction(async (tx) => {
@@ -29,7 +26,6 @@ export async function createAccount(db: Db, opts: { naam: string; credits?: numb
   }, TX_OPTS);
 }
 
-/** Add credits (a positive integer); returns the new balance. */
 export async function waardeerOp(db: Db, opts: { accountId: string; credits: number; omschrijving?: string }): Promise<number> {
   if (!Number.isSafeInteger(opts.credits) || opts.credits <= 0) throw new RangeError('credits moet een positief geheel getal zijn');
   return db.$transaction(async (tx) => {
@@ -45,28 +41,23 @@ export async function waardeerOp(db: Db, opts: { accountId: string; credits: num
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/**
- * Balances asked for meanwhile are read together, in one statement (src/db/bundel.ts): every answer to
- * a key reports the balance, also a refusal from memory, so a flooding key would otherwise cost a
- * round trip per refusal.
- */
-const saldoRijen = rijenPerSleutel<{ credits: number }>('SELECT id::text AS sleutel, credits FROM account WHERE id = ANY($1::uuid[])', { maxGrootte: 256 });
+/** Read together per statement: every answer to a key reports the balance, refusals from memory included. */
+const saldoRijen = rijenPerId<{ credits: number }>('SELECT id::text AS id, credits FROM account WHERE id = ANY($1::uuid[])', { maxGrootte: 256 });
 
-export async function getBalance(db: Db, accountId: string): Promise<number> {
-  // Not a uuid: no account, and it must not fail the statement of the balances read with it.
+export async function leesSaldo(db: Db, accountId: string): Promise<number> {
+  // Not a uuid: it must not fail the statement of the balances read with it.
   if (!UUID.test(accountId)) throw new RangeError(`Account ${accountId} bestaat niet`);
   const [rij] = await saldoRijen(db, accountId.toLowerCase());
   if (!rij) throw new RangeError(`Account ${accountId} bestaat niet`);
   return rij.credits;
 }
 
-/** Sum of the ledger rows: used by tests and the operator to check the invariant. */
+/** The invariant's check, for tests and the operator. */
 export async function grootboekSom(db: Db, accountId: string): Promise<number> {
   const r = await db.ledgerEntry.aggregate({ where: { accountId }, _sum: { credits: true } });
   return r._sum.credits ?? 0;
 }
 
-/** Name, balance and `saldo.laag` threshold of an account. */
 export async function accountGegevens(db: Db, accountId: string): Promise<{ naam: string; credits: number; drempelCredits: number }> {
   return db.account.findUniqueOrThrow({ where: { id: accountId }, select: { naam: true, credits: true, drempelCredits: true } });
 }
@@ -80,7 +71,6 @@ export interface GrootboekRegel {
   usageId: string | null;
 }
 
-/** Page `pagina` (from 1) of the account's ledger, newest first, and its number of rows. */
 export async function grootboekPagina(db: Db, accountId: string, pagina: number, perPagina: number): Promise<{ totaal: number; regels: GrootboekRegel[] }> {
   const where = { accountId };
   const [totaal, regels] = await Promise.all([
@@ -96,13 +86,10 @@ export async function grootboekPagina(db: Db, accountId: string, pagina: number,
   return { totaal, regels };
 }
 
-/** The most a `saldo.laag` threshold may be: above it the event would say nothing a balance check does not. */
+/** Above it the event would say nothing a balance check does not. */
 export const MAX_DREMPEL_CREDITS = 1_000_000;
 
-/**
- * Set the balance below which a charge emits `saldo.laag` (once per crossing; 0: never). Returns the
- * threshold stored.
- */
+/** Once per crossing; 0: never. */
 export async function zetDrempel(db: Db, opts: { accountId: string; credits: number }): Promise<number> {
   if (!Number.isSafeInteger(opts.credits) || opts.credits < 0 || opts.credits > MAX_DREMPEL_CREDITS) {
     throw new RangeError(`de drempel is een geheel aantal credits van 0 tot en met ${MAX_DREMPEL_CREDITS.toLocaleString('nl-NL')}`);

@@ -1,4 +1,3 @@
-/** The usage of an account: the list (in pages), per day, and this month's total. */
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Db } from '../../db/client.ts';
 import { grenzen, maandBegin } from './periode.ts';
@@ -18,7 +17,6 @@ export interface VerbruikRegel {
   credits: number;
   gefactureerdCent: number;
   adres: string | null;
-  /** Prefix and name of the key that made the call. */
   sleutelVoorvoegsel: string | null;
   sleutelNaam: string | null;
 }
@@ -34,7 +32,6 @@ export interface VerbruikFilter {
 
 const NIEUWSTE_EERST = [{ aangemaaktOp: 'desc' as const }, { id: 'desc' as const }];
 
-/** The account's usage rows for `where`, newest first, with the key that made each call. */
 async function regels(db: Db, accountId: string, where: Prisma.UsageRecordWhereInput, skip: number, take: number): Promise<VerbruikRegel[]> {
   const rows = await db.usageRecord.findMany({ where: { ...where, accountId }, orderBy: NIEUWSTE_EERST, skip, take });
   const sleutels = await db.apiKey.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.keyId))] }, accountId }, select: { id: true, voorvoegsel: true, naam: true } });
@@ -53,7 +50,7 @@ async function regels(db: Db, accountId: string, where: Prisma.UsageRecordWhereI
   }));
 }
 
-/** One page of at most `limiet` rows after `na`, and the cursor of the next page (null at the end). */
+/** The cursor of the next page is null at the end. */
 export async function verbruikPagina(db: Db, accountId: string, limiet: number, na: VerbruikCursor | null): Promise<{ regels: VerbruikRegel[]; volgende: VerbruikCursor | null }> {
   const where = na ? { OR: [{ aangemaaktOp: { lt: na.t } }, { aangemaaktOp: na.t, id: { lt: na.id } }] } : {};
   const rows = await regels(db, accountId, where, 0, limiet + 1);
@@ -62,7 +59,6 @@ export async function verbruikPagina(db: Db, accountId: string, limiet: number, 
   return { regels: pagina, volgende: rows.length > limiet && laatste ? { t: laatste.aangemaaktOp, id: laatste.id } : null };
 }
 
-/** Page `pagina` (from 1) of the rows that pass `filter`, and how many pass it. */
 export async function verbruikGefilterd(db: Db, accountId: string, filter: VerbruikFilter, pagina: number, perPagina: number): Promise<{ totaal: number; regels: VerbruikRegel[] }> {
   const g = await grenzen(db, filter.van, filter.tot);
   const where: Prisma.UsageRecordWhereInput = {
@@ -84,7 +80,6 @@ export interface VerbruikDag {
   gefactureerdCent: number;
 }
 
-/** Calls and their cost per Amsterdam day and `voorziening`, for the rows that pass `filter`. */
 export async function verbruikPerDag(db: Db, accountId: string, filter: VerbruikFilter): Promise<VerbruikDag[]> {
   const g = await grenzen(db, filter.van, filter.tot);
   const v = filter.voorziening ?? null;
@@ -99,7 +94,6 @@ export async function verbruikPerDag(db: Db, accountId: string, filter: Verbruik
     GROUP BY 1, 2 ORDER BY 1, 2`;
 }
 
-/** Credits used and calls made since the first of this month in Amsterdam. */
 export async function verbruikDezeMaand(db: Db, accountId: string, now: Date): Promise<{ van: string; credits: number; opvragingen: number }> {
   const van = maandBegin(now);
   const maand = await grenzen(db, van, datumAmsterdam(now));

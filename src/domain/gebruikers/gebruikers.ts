@@ -1,13 +1,12 @@
 /**
- * Users of the web app (they belong to an account) and their server-side sessions. The session token
- * lives only in the browser's HttpOnly cookie; the database keeps its SHA-256. The CSRF token is
- * derived from the session token, so it is bound to the session and needs no storage of its own.
+ * The browser keeps the session token (HttpOnly cookie), the database only its SHA-256. The CSRF token is
+ * derived from the session token, so it is bound to the session and needs no storage.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/client.ts';
 import { controleerWachtwoord, hashWachtwoord, SCHIJNHASH, wachtwoordProbleem } from './wachtwoord.ts';
 
-/** A session ends 12 hours after login (absolute; a new login starts a new one). */
+/** Absolute; a new login starts a new one. */
 export const SESSIE_DUUR_MS = 12 * 3_600_000;
 
 export class GebruikerFout extends Error {
@@ -43,7 +42,7 @@ export async function maakGebruiker(db: Db, opts: { accountId: string; email: st
   return db.user.create({ data: { accountId: opts.accountId, email, wachtwoordHash }, select: { id: true, email: true } });
 }
 
-/** A new password ends every session of the user (a stolen session does not survive a reset). */
+/** Ends every session of the user: a stolen session does not survive a reset. */
 export async function zetWachtwoord(db: Db, opts: { email: string; wachtwoord: string }): Promise<void> {
   const email = normaliseerEmail(opts.email);
   controleerInvoer(email, opts.wachtwoord);
@@ -56,7 +55,7 @@ export async function zetWachtwoord(db: Db, opts: { email: string; wachtwoord: s
   ]);
 }
 
-/** The user for this e-mail and password, or null; an unknown e-mail costs the same hash as a wrong password. */
+/** An unknown e-mail costs the same hash as a wrong password. */
 export async function controleerLogin(db: Db, emailInvoer: string, wachtwoord: string): Promise<{ id: string; accountId: string; accountNaam: string; email: string } | null> {
   const email = normaliseerEmail(emailInvoer);
   const user = await db.user.findUnique({ where: { email }, select: { id: true, accountId: true, email: true, wachtwoordHash: true, account: { select: { naam: true } } } });
@@ -68,7 +67,6 @@ function sessieId(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-/** The CSRF token of a session: the browser sends it in a header on every state-changing call. */
 export function csrfVoor(token: string): string {
   return createHash('sha256').update(`csrf:${token}`).digest('base64url');
 }
@@ -83,7 +81,7 @@ export function csrfKlopt(token: string, gegeven: string | undefined): boolean {
 export async function startSessie(db: Db, userId: string, now: Date): Promise<{ token: string; verlooptOp: Date }> {
   const token = randomBytes(32).toString('base64url');
   const verlooptOp = new Date(now.getTime() + SESSIE_DUUR_MS);
-  // Expired sessions of this user are cleared at each login, so the table does not grow without bound.
+  // Cleared at each login so the table does not grow without bound.
   await db.session.deleteMany({ where: { userId, verlooptOp: { lte: now } } });
   await db.session.create({ data: { id: sessieId(token), userId, verlooptOp } });
   return { token, verlooptOp };
@@ -98,7 +96,7 @@ export interface Sessie {
   verlooptOp: Date;
 }
 
-/** The live session for a cookie token, or null (unknown, or expired: then it is deleted). */
+/** Expired: then it is deleted. */
 export async function zoekSessie(db: Db, token: string | undefined, now: Date): Promise<Sessie | null> {
   if (!token || token.length > 100) return null;
   const id = sessieId(token);
@@ -120,7 +118,7 @@ export async function beeindigSessie(db: Db, id: string): Promise<void> {
 
 export const DEMO_EMAIL = 'demo@insight.example';
 
-/** The demo account's web-app user, with a random password that the first start prints once. */
+/** Its random password is printed once by the first start. */
 export async function maakDemoGebruiker(db: Db, accountId: string): Promise<{ email: string; wachtwoord: string }> {
   const wachtwoord = randomBytes(12).toString('base64url');
   await maakGebruiker(db, { accountId, email: DEMO_EMAIL, wachtwoord });

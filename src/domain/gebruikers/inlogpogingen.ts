@@ -1,19 +1,16 @@
 /**
- * Login attempts limited per e-mail address and per client IP, in the database so the limit holds
- * across server processes. Attempts are rows of `inlog_poging` (a sliding one-minute window) under a UUID
- * derived from the e-mail or IP and a bucket of their own. An attempt is
- * recorded before the password is checked, so a burst of parallel guesses cannot slip past the limit;
- * a correct password takes its own record back out, so only failures count. The failure that reaches
- * the limit is already answered with 429, and so is every attempt after it until the window has room.
+ * Login attempts limited per e-mail and per client IP, in the database so the limit holds across processes.
+ * An attempt is recorded before the password is checked, so parallel guesses cannot slip past the limit;
+ * a correct password takes its record back out, so only failures count.
  */
 import { createHash } from 'node:crypto';
 import { TX_OPTS, type Db } from '../../db/client.ts';
 import { VENSTER_MS } from '../limits/snelheid.ts';
 
-/** Failed logins per minute per e-mail address, and per client IP (an office behind one address). */
+/** Per IP too, for an office behind one address. */
 export const INLOG_LIMIET_EMAIL = 10;
 export const INLOG_LIMIET_IP = 30;
-/** Share of attempts that also clear every expired login row (not only their own e-mail's and IP's). */
+/** Share of attempts that also clear every expired row, not only their own. */
 const OPRUIMKANS = 0.02;
 
 interface Teller {
@@ -35,15 +32,13 @@ function tellers(email: string, ip: string): Teller[] {
 }
 
 export interface InlogPoging {
-  /** The rate-limit rows of this attempt (taken back out when the password was right). */
   rijen: string[];
-  /** Seconds to wait when a limit was already exceeded before this attempt: refuse without checking. */
+  /** Set when a limit was already exceeded: refuse without checking. */
   geweigerd: number;
-  /** Seconds to wait when this attempt, if it fails, reaches a limit: answer 429 instead of 401. */
+  /** Set when this attempt, if it fails, reaches a limit: answer 429 instead of 401. */
   laatsteKans: number;
 }
 
-/** Record an attempt before the password is checked. */
 export async function registreerInlogPoging(db: Db, email: string, ip: string, now: Date): Promise<InlogPoging> {
   const grens = new Date(now.getTime() - VENSTER_MS);
   return db.$transaction(async (tx) => {
@@ -52,7 +47,6 @@ export async function registreerInlogPoging(db: Db, email: string, ip: string, n
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`${t.id}:${t.emmer}`}))`;
       await tx.inlogPoging.deleteMany({ where: { teller: t.id, emmer: t.emmer, tijdstip: { lte: grens } } });
       const eerder = await tx.inlogPoging.findMany({ where: { teller: t.id, emmer: t.emmer }, orderBy: { tijdstip: 'asc' }, select: { tijdstip: true } });
-      // Seconds until the window holds fewer than `limiet` attempts again.
       const vrij = (n: number) => {
         const t0 = eerder[eerder.length - n]?.tijdstip ?? now;
         return Math.max(1, Math.ceil((t0.getTime() + VENSTER_MS - now.getTime()) / 1000));
@@ -65,7 +59,7 @@ export async function registreerInlogPoging(db: Db, email: string, ip: string, n
       uit.rijen.push(rij.id);
       if (eerder.length + 1 >= t.limiet) uit.laatsteKans = Math.max(uit.laatsteKans, vrij(t.limiet - 1));
     }
-    // Rows of e-mails and IPs that never try again would stay forever; now and then clear all old ones.
+    // Rows of e-mails and IPs that never try again would stay forever.
     if (Math.random() < OPRUIMKANS) {
       await tx.inlogPoging.deleteMany({ where: { emmer: { in: ['inlog:email', 'inlog:ip'] }, tijdstip: { lte: grens } } });
     }
@@ -73,7 +67,6 @@ export async function registreerInlogPoging(db: Db, email: string, ip: string, n
   }, TX_OPTS);
 }
 
-/** A successful login does not count against the limits. */
 export async function vergeefInlogPoging(db: Db, poging: InlogPoging): Promise<void> {
   if (poging.rijen.length) await db.inlogPoging.deleteMany({ where: { id: { in: poging.rijen } } });
 }

@@ -1,7 +1,4 @@
-/**
- * Password hashing with Node's scrypt (memory-hard, no native addon). Stored as
- * "scrypt$N$r$p$salt$hash" (base64 parts), so the cost can be raised later without breaking old hashes.
- */
+/** scrypt, stored as "scrypt$N$r$p$salt$hash", so the cost can be raised without breaking old hashes. */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const N = 2 ** 15;
@@ -18,7 +15,6 @@ function scrypt(wachtwoord: string, salt: Buffer, lengte: number, opts: ScryptOp
   return new Promise((resolve, reject) => scryptCb(wachtwoord.normalize('NFC'), salt, lengte, opts, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
-/** Dutch reason why a new password is refused, or null when it is acceptable. */
 export function wachtwoordProbleem(wachtwoord: string): string | null {
   if (wachtwoord.length < MIN_WACHTWOORD) return `Het wachtwoord moet minstens ${MIN_WACHTWOORD} tekens hebben.`;
   if (wachtwoord.length > MAX_WACHTWOORD) return `Het wachtwoord mag hoogstens ${MAX_WACHTWOORD} tekens hebben.`;
@@ -31,7 +27,6 @@ export async function hashWachtwoord(wachtwoord: string): Promise<string> {
   return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
-/** Constant-time check; a malformed stored hash never matches. */
 export async function controleerWachtwoord(wachtwoord: string, opgeslagen: string): Promise<boolean> {
   const delen = opgeslagen.split('$');
   if (delen.length !== 6 || delen[0] !== 'scrypt') return false;
@@ -43,5 +38,5 @@ export async function controleerWachtwoord(wachtwoord: string, opgeslagen: strin
   return timingSafeEqual(hash, verwacht);
 }
 
-/** A hash of a random password: checked against when an e-mail is unknown, so the answer takes as long. */
+/** Checked against when an e-mail is unknown, so the answer takes as long. */
 export const SCHIJNHASH = hashWachtwoord(randomBytes(18).toString('base64url'));

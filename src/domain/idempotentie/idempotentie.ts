@@ -1,8 +1,6 @@
 /**
- * Idempotency records (decisions section 5). A request claims (key, scope, sleutel) with an INSERT
- * ... ON CONFLICT DO NOTHING, so of many concurrent identical requests exactly one does the work;
- * the others see it in flight (409, Retry-After: 1) or, once it is stored, replay its answer.
- * Only 200/404/422 answers are stored; any other outcome releases the claim so it can be retried.
+ * Idempotency (decisions section 5): INSERT ... ON CONFLICT DO NOTHING, so of concurrent identical requests
+ * exactly one does the work; the others get 409 or its replay. Only 200/404/422 are stored.
  */
 import { createHash } from 'node:crypto';
 import { sqlRijen, type Db } from '../../db/client.ts';
@@ -16,7 +14,7 @@ export type Claim =
   | { soort: 'ander_verzoek' }
   | { soort: 'herhaling'; status: number; antwoord: unknown };
 
-/** Canonical JSON: keys sorted at every level and null fields dropped (null and absent mean the same), so equal requests hash equally. */
+/** Null and absent mean the same, so equal requests hash equally. */
 export function canoniekeJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canoniekeJson).join(',')}]`;
   if (v && typeof v === 'object') {
@@ -34,10 +32,8 @@ export function sha256(s: string): string {
 }
 
 /**
- * Claim (key, scope, sleutel) in one statement (the SQL function idempotentie_claim), which also reads
- * the account's balance so the 402 check after it needs no round trip of its own. The claim holds for
- * `termijnMs` (the request's own time, core/afrekening.ts); a request that dies leaves a claim that a
- * retry takes over once that deadline has passed.
+ * Also reads the balance, so the 402 check needs no round trip. The claim holds for `termijnMs`; a retry
+ * takes over the claim of a request that died once that has passed.
  */
 export async function claim(
   db: Db,
@@ -60,23 +56,18 @@ export async function claim(
   }
 }
 
-/** Give the claim up (the request ended in a status that is not stored). */
 export async function geefVrij(db: Db, id: string): Promise<void> {
   await db.idempotencyRecord.deleteMany({ where: { id, toestand: 'bezig' } });
 }
 
-/**
- * Remove what no request can use any more: records past their 24 h window, and claims still "bezig"
- * past their request's deadline (their process was killed mid-request; a retry could take them over,
- * but without one they would stay). Run periodically by the server (server.ts); returns the rows removed.
- */
+/** Also claims still "bezig" past their deadline: their process was killed and no retry came. */
 export async function ruimIdempotentieOp(db: Db, now: Date): Promise<number> {
   const { count } = await db.idempotencyRecord.deleteMany({
     where: {
       OR: [
         { verlooptOp: { lte: now } },
         { toestand: 'bezig', bezigTot: { lte: now } },
-        // Claims made before bezig_tot existed: 60 s, as they were then.
+        // Claims made before bezig_tot existed held 60 s.
         { toestand: 'bezig', bezigTot: null, aangemaaktOp: { lte: new Date(now.getTime() - 60_000) } },
       ],
     },

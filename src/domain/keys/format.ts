@@ -1,8 +1,6 @@
 /**
- * Key format (decisions section 4): `pct_` + 32 random base62 characters (~190 bits) + a 6-character
- * base62 CRC32 checksum of the random part. The checksum lets us (and secret scanners) recognise a
- * leaked key and reject a mistyped one without a database lookup. Only the SHA-256 is ever stored.
- * A test key is `pct_test_` + the same: the key itself says its mode, so does its visible prefix.
+ * Decisions section 4: `pct_` + 32 random base62 characters + a 6-character CRC32 checksum, so a leaked or
+ * mistyped key is recognised without a database lookup. Only the SHA-256 is stored. Test keys: `pct_test_`.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
@@ -27,7 +25,7 @@ function base62(n: number, len: number): string {
 }
 
 function randomBase62(len: number): string {
-  // Rejection sampling keeps every character uniformly distributed (no modulo bias).
+  // Rejection sampling: no modulo bias.
   let out = '';
   while (out.length < len) {
     for (const b of randomBytes(len * 2)) {
@@ -42,27 +40,25 @@ export function checksum(randomPart: string): string {
   return base62(crc32(randomPart), CHECK_LEN);
 }
 
-export function generateKey(modus: Modus = 'live'): string {
+export function genereerSleutel(modus: Modus = 'live'): string {
   const r = randomBase62(RANDOM_LEN);
   return `${modus === 'test' ? TEST_PREFIX : KEY_PREFIX}${r}${checksum(r)}`;
 }
 
-/** Well-formed and checksum-valid; says nothing about whether the key exists. */
-export function isWellFormedKey(key: string): boolean {
+/** Says nothing about whether the key exists. */
+export function isGeldigeSleutelvorm(key: string): boolean {
   const m = KEY_RE.exec(key);
   return m !== null && m[2] === checksum(m[1]);
 }
 
-/** A key's mode, read from the key or from its visible prefix (both start with it). */
 export function modusVan(keyOfVoorvoegsel: string): Modus {
   return keyOfVoorvoegsel.startsWith(TEST_PREFIX) ? 'test' : 'live';
 }
 
-export function hashKey(key: string): string {
+export function sleutelHash(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
-/** The visible prefix shown in lists and whoami: the first 12 characters. */
 export function voorvoegsel(key: string): string {
   return key.slice(0, 12);
 }

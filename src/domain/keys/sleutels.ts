@@ -1,9 +1,6 @@
-/**
- * Key management: create, rotate, revoke, list, and authenticate a bearer key. Used by the operator
- * CLI and the web app; never reachable through REST or MCP (decisions section 4).
- */
+/** Operator CLI and web app only; never reachable through REST or MCP (decisions section 4). */
 import { sqlRijen, TX_OPTS, type Db } from '../../db/client.ts';
-import { generateKey, hashKey, isWellFormedKey, modusVan, TEST_PREFIX, voorvoegsel, type Modus } from './format.ts';
+import { genereerSleutel, sleutelHash, isGeldigeSleutelvorm, modusVan, TEST_PREFIX, voorvoegsel, type Modus } from './format.ts';
 
 export type Familie = 'inzicht' | 'beheer';
 export const RECHTEN_PER_FAMILIE: Record<Familie, string[]> = {
@@ -11,7 +8,6 @@ export const RECHTEN_PER_FAMILIE: Record<Familie, string[]> = {
   beheer: ['projecten:lezen', 'projecten:schrijven'],
 };
 export const MAX_GELDIGE_INZICHT_SLEUTELS = 10;
-/** Test keys (`pct_test_`, docs/api.md) are counted apart from the live keys. */
 export const MAX_GELDIGE_TEST_SLEUTELS = 5;
 const DAG_MS = 86_400_000;
 export const STANDAARD_LOOPTIJD_DAGEN = 365;
@@ -25,7 +21,6 @@ export class SleutelFout extends Error {
   }
 }
 
-/** The authenticated caller, as every procedure sees it. */
 export interface Principal {
   keyId: string;
   accountId: string;
@@ -34,9 +29,8 @@ export interface Principal {
   rechten: string[];
   voorvoegsel: string;
   verlooptOp: Date;
-  /** The key's monthly cap in credits, if it has one (as read with the key; the charge reads it again). */
+  /** As read with the key; the charge reads it again. */
   maandlimiet: number | null;
-  /** 'test': a `pct_test_` key, which answers for the demo town only and is never charged. */
   modus: Modus;
 }
 
@@ -51,7 +45,7 @@ function geldigFilter(now: Date) {
   return { ingetrokkenOp: null, verlooptOp: { gt: now } };
 }
 
-export async function createKey(
+export async function maakSleutel(
   db: Db,
   opts: { accountId: string; naam: string; familie?: Familie; modus?: Modus; verlooptOp?: Date; now?: Date },
 ): Promise<NieuweSleutel> {
@@ -66,9 +60,9 @@ export async function createKey(
   if (verlooptOp.getTime() > now.getTime() + MAX_LOOPTIJD_DAGEN * DAG_MS) {
     throw new SleutelFout('ongeldige_vervaldatum', 'Een sleutel is hoogstens 2 jaar geldig.');
   }
-  const key = generateKey(modus);
+  const key = genereerSleutel(modus);
   return db.$transaction(async (tx) => {
-    // Serialise key creation per account so two concurrent creates cannot both pass the limit.
+    // Serialised per account so two concurrent creates cannot both pass the limit.
     await tx.$queryRaw`SELECT id FROM account WHERE id = ${opts.accountId}::uuid FOR UPDATE`;
     if (familie === 'inzicht') {
       const test = { voorvoegsel: { startsWith: TEST_PREFIX } };
@@ -84,7 +78,7 @@ export async function createKey(
         naam: opts.naam,
         familie,
         rechten: RECHTEN_PER_FAMILIE[familie],
-        hash: hashKey(key),
+        hash: sleutelHash(key),
         voorvoegsel: voorvoegsel(key),
         verlooptOp,
       },
@@ -94,21 +88,20 @@ export async function createKey(
   }, TX_OPTS);
 }
 
-/** Rotation revokes the old key at once and returns a new one with the same name, family, rights and expiry. */
-export async function rotateKey(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<NieuweSleutel> {
+/** The old key is revoked at once; the new one keeps name, family, rights and expiry. */
+export async function roteerSleutel(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<NieuweSleutel> {
   const now = opts.now ?? new Date();
   return db.$transaction(async (tx) => {
     const oud = await tx.apiKey.findFirst({ where: { id: opts.keyId, accountId: opts.accountId, ...geldigFilter(now) } });
     if (!oud) throw new SleutelFout('onbekend', 'Deze sleutel bestaat niet of is niet meer geldig.');
-    // The new key keeps the old one's mode and monthly cap.
-    const key = generateKey(modusVan(oud.voorvoegsel));
+    const key = genereerSleutel(modusVan(oud.voorvoegsel));
     const nieuw = await tx.apiKey.create({
       data: {
         accountId: oud.accountId,
         naam: oud.naam,
         familie: oud.familie,
         rechten: oud.rechten,
-        hash: hashKey(key),
+        hash: sleutelHash(key),
         voorvoegsel: voorvoegsel(key),
         verlooptOp: oud.verlooptOp,
         maandlimietCredits: oud.maandlimietCredits,
@@ -121,7 +114,7 @@ export async function rotateKey(db: Db, opts: { accountId: string; keyId: string
   }, TX_OPTS);
 }
 
-export async function revokeKey(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<void> {
+export async function trekSleutelIn(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<void> {
   const res = await db.apiKey.updateMany({
     where: { id: opts.keyId, accountId: opts.accountId, ingetrokkenOp: null },
     data: { ingetrokkenOp: opts.now ?? new Date() },
@@ -130,10 +123,10 @@ export async function revokeKey(db: Db, opts: { accountId: string; keyId: string
   vergeetSleutel(opts.keyId);
 }
 
-/** The largest cap that fits the column (INTEGER) with room for a month's charges. */
+/** Fits the INTEGER column with room for a month's charges. */
 export const MAX_MAANDLIMIET = 1_000_000_000;
 
-/** Set (credits, a whole number >= 0) or remove (null) a key's monthly cap. A test key costs nothing and takes none. */
+/** A test key costs nothing and takes none. */
 export async function zetMaandlimiet(db: Db, opts: { accountId: string; keyId: string; credits: number | null }): Promise<void> {
   if (opts.credits !== null && (!Number.isSafeInteger(opts.credits) || opts.credits < 0 || opts.credits > MAX_MAANDLIMIET)) throw new SleutelFout('ongeldig', `De maandlimiet is een geheel aantal credits van 0 tot en met ${MAX_MAANDLIMIET}.`);
   if (opts.credits !== null && (await db.apiKey.count({ where: { id: opts.keyId, accountId: opts.accountId, voorvoegsel: { startsWith: TEST_PREFIX } } })) > 0) {
@@ -144,7 +137,6 @@ export async function zetMaandlimiet(db: Db, opts: { accountId: string; keyId: s
   vergeetSleutel(opts.keyId);
 }
 
-/** A key's monthly cap and what it charged this calendar month (Europe/Amsterdam), `maand` as YYYY-MM. */
 export interface Maandstand {
   limiet: number | null;
   verbruikt: number;
@@ -164,13 +156,12 @@ export async function maandstanden(db: Db, keyIds: string[], now: Date): Promise
   return new Map(rijen.map((r) => [r.id, { limiet: r.limiet, verbruikt: r.verbruikt, maand: r.maand }]));
 }
 
-/** What a key with a cap may still charge this calendar month (Europe/Amsterdam); null without a cap. */
 export async function maandRuimte(db: Db, keyId: string, now: Date): Promise<number | null> {
   const s = (await maandstanden(db, [keyId], now)).get(keyId);
   return s?.limiet == null ? null : s.limiet - s.verbruikt;
 }
 
-export async function listKeys(db: Db, accountId: string) {
+export async function lijstSleutels(db: Db, accountId: string) {
   return db.apiKey.findMany({
     where: { accountId },
     orderBy: { aangemaaktOp: 'desc' },
@@ -179,33 +170,26 @@ export async function listKeys(db: Db, accountId: string) {
 }
 
 /**
- * Authenticated keys of this process, by key hash, for a few seconds: the hot path then needs no
- * database round trip for the key. A revocation, rotation or deletion by ANY process is still seen at
- * once: every rate-limited call checks the key's validity in the same statement as its rate limit
- * (domain/limits, snelheid_controleer), which drops the entry here and answers 401. Calls that are not
- * rate limited (the management product's 401/403 gate) may see a revoked key for at most SLEUTEL_CACHE_MS.
- * Expiry is checked on every hit against the request's clock.
+ * Keys cached per process for a few seconds. A revocation by any process is still seen at once: every
+ * rate-limited call re-checks the key in its rate-limit statement, which drops it here. Calls that are not
+ * rate limited may see a revoked key for at most SLEUTEL_CACHE_MS.
  */
 const SLEUTEL_CACHE_MS = 10_000;
 const MAX_GECACHTE_SLEUTELS = 10_000;
 const sleutelCache = new Map<string, { principal: Principal; tot: number }>();
 
-/** Forget a key in this process's cache (revoked, rotated, or found invalid by the rate-limit check). */
 export function vergeetSleutel(keyId: string): void {
   for (const [hash, v] of sleutelCache) if (v.principal.keyId === keyId) sleutelCache.delete(hash);
 }
 
-/**
- * Resolve an Authorization header value to a principal, or null for anything that is not a valid,
- * unexpired, unrevoked key. Cheap format and checksum checks come before the database lookup.
- */
+/** Cheap format and checksum checks come before the database lookup. */
 export async function authenticate(db: Db, authorization: string | undefined, now = new Date()): Promise<Principal | null> {
   if (!authorization) return null;
   const m = /^Bearer ([^\s]+)$/i.exec(authorization.trim());
-  if (!m || !isWellFormedKey(m[1])) return null;
-  const hash = hashKey(m[1]);
+  if (!m || !isGeldigeSleutelvorm(m[1])) return null;
+  const hash = sleutelHash(m[1]);
   const gecacht = sleutelCache.get(hash);
-  // Wall time for the cache's own lifetime (tests move the request clock, not this one).
+  // Wall time: tests move the request clock, not this one.
   const klok = Date.now();
   if (gecacht && gecacht.tot > klok) {
     if (gecacht.principal.verlooptOp.getTime() <= now.getTime()) return null;
@@ -235,11 +219,7 @@ export async function authenticate(db: Db, authorization: string | undefined, no
   return principal;
 }
 
-/**
- * `laatst_gebruikt_op` of a key, kept to the minute: this process writes it at most once a minute per
- * key (an in-memory stamp, so almost every request costs nothing), and the UPDATE's own condition keeps
- * it to once a minute across processes. A failed write costs the request nothing.
- */
+/** Written at most once a minute per key, in this process (a stamp) and across processes (the UPDATE's condition). */
 const GEBRUIK_STAP_MS = 60_000;
 const laatstGemarkeerd = new Map<string, number>();
 
@@ -255,6 +235,5 @@ async function markeerGebruik(db: Db, keyId: string, now: Date): Promise<void> {
       data: { laatstGebruiktOp: now },
     });
   } catch {
-    // Bookkeeping only: an unreachable database shows up in the request's own statements.
   }
 }

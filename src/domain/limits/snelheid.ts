@@ -1,24 +1,11 @@
 /**
- * Rate limits per key as a sliding window of 60 one-second slots, kept in one row per (key, bucket)
- * in the database, so the limit holds across any number of server processes sharing one PostgreSQL.
- * One statement per check (prisma/sql/snelheid_controleer.sql; the checks that arrive together in this
- * process, of any keys, share one statement, src/db/bundel.ts): it locks the request's bucket
- * rows for that statement only, clears the seconds that left the window, and records the request in
- * every bucket only when all buckets allow it, so a refused request spends no quota. Its cost is the
- * same for a limit of 60 and of 100,000 per minute, and nothing grows with traffic. (Trade-off of one
- * statement for all keys: while it waits for a bucket row another process holds, this process's checks
- * of other keys wait with it, at most one statement's time; a flooding key is refused from memory.)
- *
- * Decision: the window moves in whole seconds. A request counts from the start of its second, so it
- * leaves the window up to 1 s early (at most one second's requests more in a strict 60 s interval);
- * in exchange the state is 60 counters, whatever the traffic or the limit.
- *
- * The same statement reports whether the key is still valid (not revoked, not expired), so a key served
- * from the in-process cache (domain/keys) is refused at once after a revocation by any process.
- *
- * A refusal is remembered in this process until the oldest counted second leaves the window: until
- * then every further request of that key in those buckets is refused for certain (counts only grow;
- * a refused request adds nothing), so a flooding key costs no database round trip per request.
+ * Rate limits per key as a sliding window of 60 one-second slots in one row per (key, bucket), so the limit
+ * holds across processes (prisma/sql/snelheid_controleer.sql). The request is recorded only when every
+ * bucket allows it, so a refused request spends no quota; the cost is the same for any limit.
+ * Decision: whole seconds, so a request may leave the window up to 1 s early, for a state of 60 counters.
+ * The same statement reports whether the cached key is still valid.
+ * A refusal is remembered until the oldest counted second leaves the window (counts only grow), so a
+ * flooding key costs no database round trip.
  */
 import { groepeer, perDatabase } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
@@ -34,32 +21,26 @@ export interface Emmer {
 export interface EmmerStand {
   naam: string;
   limiet: number;
-  /** Requests left in the window after this one. */
   resterend: number;
-  /** Seconds until the window has room again (the oldest counted request leaves it). */
   resetSeconden: number;
 }
 
 export interface LimietUitslag {
-  /** false: the key was revoked or expired since it was cached; nothing was counted (answer 401). */
+  /** The key was revoked or expired since it was cached; nothing was counted (401). */
   sleutelGeldig: boolean;
   toegestaan: boolean;
   standen: EmmerStand[];
-  /** Seconds to wait when refused. */
   retryAfter: number;
-  /** The account's balance in credits, read in the same statement (absent when answered from memory). */
+  /** Absent when answered from memory. */
   saldo?: number;
 }
 
 interface Weigering {
-  /** ms epoch until which the refusal certainly holds. */
   tot: number;
-  /** The bucket states at the refusal, with reset times relative to `op`. */
   standen: EmmerStand[];
   op: number;
 }
 
-/** Refusals per "keyId|bucket,bucket", oldest first; bounded. */
 const weigeringen = new Map<string, Weigering>();
 const MAX_WEIGERINGEN = 10_000;
 
@@ -76,21 +57,17 @@ function uitGeheugen(sleutel: string, nu: number): LimietUitslag | null {
   return { sleutelGeldig: true, toegestaan: false, standen, retryAfter };
 }
 
-/** What the database said about one request of a batch (see `meetBundel`). */
 interface Meting {
   geldig: boolean;
   toegestaan: boolean;
-  /** Per bucket (sorted like the batch key): the count before this request and the oldest counted second (ms). */
+  /** Sorted like the batch key: the count before this request and the oldest counted second (ms). */
   emmers: { aantal: number; oudste: number | null }[];
   saldo: number;
 }
 
 type SnelheidRij = { r_geldig: boolean; r_toegelaten: number; r_aantal: number; r_oudste_ms: bigint | string | null; r_saldo: number };
 
-/**
- * What one key's requests that went together learn from its rows (snelheid_controleer): the first
- * `r_toegelaten` are admitted and counted, in arrival order; each sees the count as it stood before it.
- */
+/** The first `r_toegelaten` are admitted, in arrival order; each sees the count as it stood before it. */
 function naarMetingen(rijen: SnelheidRij[], nus: number[]): Meting[] {
   const geldig = rijen[0]?.r_geldig === true;
   const toegelaten = geldig ? rijen[0].r_toegelaten : 0;
@@ -101,7 +78,6 @@ function naarMetingen(rijen: SnelheidRij[], nus: number[]): Meting[] {
     emmers: geldig
       ? rijen.map((r) => ({
           aantal: r.r_aantal + Math.min(j, toegelaten),
-          // A bucket that was empty holds the batch's admitted requests in the current second.
           oudste: r.r_oudste_ms !== null ? Number(r.r_oudste_ms) : Math.min(j, toegelaten) > 0 ? seconde : null,
         }))
       : [],
@@ -110,19 +86,13 @@ function naarMetingen(rijen: SnelheidRij[], nus: number[]): Meting[] {
 }
 
 interface Controle {
-  /** The rows this request counts against: key, buckets and limits. */
   groep: string;
   keyId: string;
   emmers: Emmer[];
   nu: number;
 }
 
-/**
- * The rate-limit checks of this process that arrived together, whatever their keys, in one statement
- * (src/db/bundel.ts, snelheid_controleer_bundel): grouped by key and buckets, each group as one call of
- * snelheid_controleer for its n requests. Groups go sorted by key and buckets, so statements of several
- * processes lock bucket rows in the same order.
- */
+/** Groups go sorted by key and buckets, so statements of several processes lock rows in one order. */
 const bundelaar = perDatabase<Controle, Meting>((db) => ({
   maxGrootte: 512,
   async verwerk(_, items) {
@@ -160,7 +130,6 @@ export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], n
   const onthouden = uitGeheugen(geheugenSleutel, nu);
   if (onthouden) return onthouden;
 
-  // One group per key, buckets and limits: only requests that count against the same rows are counted together.
   const groep = `${geheugenSleutel}|${gesorteerd.map((e) => e.limiet).join(',')}`;
   const meting = await bundelaar(db).voer('snelheid', { groep, emmers: gesorteerd, nu, keyId });
   if (!meting.geldig) {
@@ -186,7 +155,7 @@ export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], n
   return { sleutelGeldig: true, toegestaan, standen, retryAfter, saldo: meting.saldo };
 }
 
-/** Response headers in the IETF httpapi ratelimit-headers draft syntax (structured fields). */
+/** IETF httpapi ratelimit-headers draft syntax. */
 export function limietHeaders(standen: EmmerStand[]): Record<string, string> {
   return {
     'RateLimit-Policy': standen.map((s) => `"${s.naam}";q=${s.limiet};w=${VENSTER_MS / 1000}`).join(', '),

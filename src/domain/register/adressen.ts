@@ -1,8 +1,4 @@
-/**
- * Address input and resolution (decisions section 8). Postcode `1234AB` or `1234 ab`, normalised to
- * `1234AB`, first digit not 0; huisnummer 1..99999; `toevoeging` matches BAG huisletter and
- * huisnummertoevoeging together, ignoring case, spaces and dashes (`A`, `A2`, `A-2`, `A 2`, `-2`).
- */
+/** Decisions section 8: `toevoeging` matches huisletter and huisnummertoevoeging together, ignoring case, spaces and dashes. */
 import { perDatabase } from '../../db/bundel.ts';
 import { registerRijen, type Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
@@ -19,9 +15,8 @@ export interface AdresRij {
 }
 
 /**
- * The addition as shown to callers: what follows the house number in `weergave`, so that sent back
- * it reaches the same dwelling. The huisletter as is, a huisnummertoevoeging after a dash: `A`
- * (12A), `-2` (12-2), `A-2` (12A-2), `-A` (12-A, distinct from 12A); null when there is none.
+ * What follows the house number in `weergave`, so that sent back it reaches the same dwelling: `A` (12A),
+ * `-2` (12-2), `A-2` (12A-2), `-A` (12-A, distinct from 12A).
  */
 export function toonToevoeging(a: Pick<AdresRij, 'huisletter' | 'toevoeging'>): string | null {
   const tekst = `${a.huisletter ?? ''}${a.toevoeging ? `-${a.toevoeging}` : ''}`;
@@ -33,11 +28,7 @@ export function weergave(a: AdresRij): string {
   return `${a.straat} ${nummer}, ${a.postcode.slice(0, 4)} ${a.postcode.slice(4)} ${a.woonplaats}`;
 }
 
-/**
- * How a caller wrote the addition: a leading dash or space means a huisnummertoevoeging only (`-A`);
- * otherwise a leading letter is the huisletter (`A`, `A-2`, `A 2`), anything else a toevoeging (`2`).
- * Used only to choose between addresses whose additions are equal once separators are dropped.
- */
+/** Only to choose between addresses whose additions are equal once separators are dropped: `-A` vs `A`. */
 function structuur(v: string): { huisletter: string | null; toevoeging: string | null } {
   const s = v.trim().toUpperCase();
   const schoon = (x: string | undefined) => (x ?? '').replace(/[^0-9A-Z]/g, '') || null;
@@ -51,7 +42,6 @@ export function huisnummerTekst(a: Pick<AdresRij, 'huisnummer' | 'huisletter' | 
   return `${a.huisnummer}${a.huisletter ?? ''}${a.toevoeging ? `-${a.toevoeging}` : ''}`;
 }
 
-/** What resolution needs of an address (the demo-contract test checks the rule on bare rows). */
 export type AdresKandidaat = Pick<AdresRij, 'huisnummer' | 'huisletter' | 'toevoeging'>;
 
 export type AdresUitkomst<R extends AdresKandidaat = Adres> =
@@ -59,10 +49,7 @@ export type AdresUitkomst<R extends AdresKandidaat = Adres> =
   | { soort: 'onbekend' }
   | { soort: 'dubbelzinnig'; opties: string[] };
 
-/**
- * The addresses at a postcode and number for the lookups in flight, read together (src/db/bundel.ts):
- * a statement's fixed cost was a large part of a lookup's time. From a replica when one is usable.
- */
+/** Read together per statement: a statement's fixed cost was a large part of a lookup's time. */
 export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (rij: Record<string, unknown>) => R = (r) => r as R) {
   const tekst = `SELECT v.n::int AS n, ${kolommen}
     FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS v(postcode, huisnummer, n)
@@ -82,7 +69,6 @@ export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (
   return (db: Db, postcode: string, huisnummer: number): Promise<R[]> => lezer(db).voer('adres', { postcode, huisnummer });
 }
 
-/** Every address at a postcode and number, the whole row (as Prisma reads it): the lookups answer from it. */
 export const adresKandidaten = gebundeldeKandidaten<Adres>(
   `a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats, a.gemeente,
    a.gemeente_code AS "gemeenteCode", a.buurt_code AS "buurtCode", a.buurt_naam AS "buurtNaam",
@@ -90,26 +76,21 @@ export const adresKandidaten = gebundeldeKandidaten<Adres>(
    a.pand_id AS "pandId", a.gebruiksdoelen, a.oppervlakte, a.bouwjaar, a.status, a.rd_x AS "rdX", a.rd_y AS "rdY",
    a.lat, a.lon, a.bron, to_char(a.bron_datum, 'YYYY-MM-DD') AS "bronDatum", a.bijgewerkt_op AS "bijgewerktOp"`,
   '',
-  // A DATE as Prisma gives it (midnight UTC), whatever the time zone of the pg driver.
+  // A DATE as Prisma gives it (midnight UTC), whatever the pg driver's time zone.
   (r) => ({ ...r, bronDatum: r.bronDatum ? new Date(`${r.bronDatum}T00:00:00Z`) : null, bijgewerktOp: new Date(r.bijgewerktOp as Date) }) as Adres,
 );
 
-/**
- * Resolve a validated address. Without a toevoeging: the one address at that number, or the one
- * without any addition when several exist (it is then exactly what was asked); otherwise ambiguous.
- */
+/** Without a toevoeging: the only address, or the one without any addition (exactly what was asked); else ambiguous. */
 export async function zoekAdres(db: Db, postcode: string, huisnummer: number, toevoeging: string | null | undefined): Promise<AdresUitkomst> {
   return kiesAdres(await adresKandidaten(db, postcode, huisnummer), toevoeging);
 }
 
-/** The choice of `zoekAdres` among the candidates at one postcode and number (sorted by huisletter, toevoeging). */
 export function kiesAdres<R extends AdresKandidaat>(kandidaten: R[], toevoeging: string | null | undefined): AdresUitkomst<R> {
   if (kandidaten.length === 0) return { soort: 'onbekend' };
   const gezocht = toevoegingVergelijkvorm(toevoeging);
   const treffers = kandidaten.filter((k) => toevoegingSleutel(k.huisletter, k.toevoeging) === gezocht);
   if (treffers.length === 1) return { soort: 'gevonden', adres: treffers[0] };
   if (treffers.length > 1 && toevoeging) {
-    // `A` as huisletter and `A` as toevoeging both exist: the way it was written decides.
     const s = structuur(toevoeging);
     const exact = treffers.filter((k) => (k.huisletter?.toUpperCase() ?? null) === s.huisletter && toevoegingVergelijkvorm(k.toevoeging) === (s.toevoeging ?? ''));
     if (exact.length === 1) return { soort: 'gevonden', adres: exact[0] };

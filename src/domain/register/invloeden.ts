@@ -1,23 +1,9 @@
 /**
- * Environmental influences per address: for each address and influence type the distance to the
- * nearest object of that type (0 inside a polygon) and a traffic-light indicator.
- *
- * Geometry: features and addresses are WGS84 lon/lat. Distances are great-circle distances on
- * the sphere with radius 6 371 008.8 m — the model of turf (@turf/point-to-line-distance,
- * @turf/point-to-polygon-distance, both 'geodesic'), so results agree with turf to well under a
- * metre. Segments are great-circle arcs (point-to-arc distance with 3D unit vectors).
- * Containment: even-odd ray casting in the lon/lat plane per polygon (holes respected, MultiPolygon
- * = inside any part), as turf's booleanPointInPolygon; a point on the boundary (< 0.5 m) counts as
- * inside.
- *
- * Spatial index: per type one Flatbush over every border/line segment of its features, searched
- * best-first with an exact lower bound of the spherical distance to each node's box, so an address
- * visits only the few segments near its nearest point: the cost per address does not grow with the
- * number of vertices of a border (bench/invloeden.ts). A second Flatbush over the feature boxes finds
- * the polygons that may contain the address; the ray cast visits only the segments crossing the ray.
- *
- * Thresholds: see INVLOED_DREMPELS (one table; the distance used is the rounded whole metre that
- * is reported, so the text and the colour always agree).
+ * Distance per address and influence type to the nearest object (0 inside a polygon) and an indicator.
+ * Great-circle distances on turf's sphere (radius 6 371 008.8 m), so results agree with turf to well under
+ * a metre; even-odd containment as turf's booleanPointInPolygon, a point within 0.5 m of a border inside.
+ * Per type a Flatbush over every segment, searched best-first with an exact spherical lower bound, so the
+ * cost per address does not grow with the vertices of a border.
  */
 import Flatbush from 'flatbush';
 import FlatQueue from 'flatqueue';
@@ -27,32 +13,20 @@ import { KERN_INVLOED_TYPES } from '../begrippen.ts';
 export type Indicator = 'rood' | 'oranje' | 'groen';
 
 export interface InvloedDrempel {
-  /** Noun phrase for the texts, e.g. 'Natura 2000-gebied'. */
+  /** E.g. 'Natura 2000-gebied'. */
   naam: string;
-  /** Indicator when the address lies inside a polygon of this type (null: type has no polygons). */
+  /** Null: the type has no polygons. */
   binnen: Indicator | null;
-  /** Distance (whole metres) below which the indicator is rood; 0 = never by distance. */
+  /** 0 = never by distance. */
   roodTotM: number;
-  /** Distance (whole metres) below which the indicator is oranje. */
   oranjeTotM: number;
-  /** Dutch: what the thresholds are based on. */
   basis: string;
 }
 
 /**
- * The thresholds, per type. Unknown types use `standaard`.
- *
- * hoogspanning: based on the RIVM/Rijksoverheid precautionary advice for overhead high-voltage
- * lines (2005, with the RIVM Netkaart and Handreiking): avoid new situations where children stay
- * long in the 'specifieke magneetveldzone', the area where the yearly average magnetic field can
- * exceed 0.4 microtesla. That zone differs per line (voltage, pylons, load) and is usually far
- * narrower than the RIVM 'rekenafstand'/indicative zone. Without line-specific zone widths we use a
- * fixed proxy: < 50 m counts as (probably) inside the specific zone -> rood; < 250 m as within
- * the range where the RIVM advises computing the zone -> oranje. Product choice, not a legal norm.
- *
- * natura2000: no health norm; inside a Natura 2000 area (building and use restrictions, nitrogen
- * permits) -> rood, within 250 m ('externe werking' of the protected area can reach a plot nearby)
- * -> oranje. Product choice.
+ * Product choices, not legal norms. hoogspanning: a fixed proxy for the RIVM 'specifieke magneetveldzone'
+ * (0.4 µT yearly average) without line-specific widths: < 50 m rood, < 250 m (where RIVM advises computing
+ * the zone) oranje. natura2000: inside rood, within 250 m ('externe werking') oranje.
  */
 export const INVLOED_DREMPELS: Readonly<Record<string, InvloedDrempel>> = {
   natura2000: {
@@ -128,7 +102,6 @@ export interface AdresInvloedRij {
 export interface Beoordeling {
   type: string;
   indicator: Indicator;
-  /** Whole metres to the nearest object, 0 inside a polygon. */
   afstandM: number;
   binnen: boolean;
   featureId: string;
@@ -139,11 +112,10 @@ export interface Beoordeling {
 
 interface Segmenten {
   n: number;
-  /** lon/lat of both ends: [ax, ay, bx, by] per segment */
+  /** [ax, ay, bx, by] per segment. */
   ll: Float64Array;
-  /** unit vectors a, b and unit normal n of the great circle (0,0,0 when degenerate): 9 per segment */
+  /** Unit vectors a, b and the great circle's normal n: 9 per segment. */
   v: Float64Array;
-  /** polygon part per segment (for containment) */
   deel: Int32Array;
 }
 
@@ -156,7 +128,7 @@ interface Voorbereid {
   maxX: number;
   maxY: number;
   s: Segmenten;
-  /** The feature's segments in its type's arrays: [van, tot). */
+  /** [van, tot) in its type's arrays. */
   van: number;
   tot: number;
 }
@@ -174,7 +146,6 @@ function eenheid(lon: number, lat: number, uit: Float64Array, o: number): void {
 
 function bereid(f: InvloedFeature): Voorbereid {
   const g = f.geometrie;
-  // Collect segments as [lon1, lat1, lon2, lat2, deel].
   const ruw: number[] = [];
   let delen = 0;
   let vlak = false;
@@ -250,7 +221,6 @@ function bereid(f: InvloedFeature): Voorbereid {
   return { f, vlak, delen, minX, minY, maxX, maxY, s: { n, ll, v, deel }, van: 0, tot: n };
 }
 
-/** Angle (radians) between unit vector p and segment k of s (a great-circle arc). */
 function hoekTotSegment(s: Segmenten, k: number, px: number, py: number, pz: number): number {
   const v = s.v;
   const o = 9 * k;
@@ -275,18 +245,13 @@ function hoek(px: number, py: number, pz: number, qx: number, qy: number, qz: nu
   return Math.atan2(Math.hypot(cx, cy, cz), px * qx + py * qy + pz * qz);
 }
 
-/** Central angle between two lon/lat points (degrees in, radians out). */
 function boog(lon1: number, lat1: number, lon2: number, lat2: number): number {
   const s1 = Math.sin(((lat2 - lat1) * RAD) / 2);
   const s2 = Math.sin(((lon2 - lon1) * RAD) / 2);
   return 2 * Math.asin(Math.min(1, Math.sqrt(s1 * s1 + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * s2 * s2)));
 }
 
-/**
- * Lower bound (radians) of the angle from (lon, lat) to any point of the lon/lat box. Exact on the
- * sphere: inside the box's longitudes the nearest point lies on the same meridian; outside, on the
- * nearer meridian edge (at the foot of the perpendicular, or the corner it is clamped to).
- */
+/** Exact on the sphere: the nearest point lies on the same meridian, or on the nearer meridian edge. */
 function hoekTotKader(lon: number, lat: number, cosLat: number, tanLat: number, minX: number, minY: number, maxX: number, maxY: number): number {
   if (lon >= minX && lon <= maxX) {
     if (lat < minY) return (minY - lat) * RAD;
@@ -301,10 +266,7 @@ function hoekTotKader(lon: number, lat: number, cosLat: number, tanLat: number, 
   return boog(lon, lat, rand, voet < minY ? minY : maxY);
 }
 
-/**
- * All segments of one influence type in one Flatbush (boxes padded in latitude by the great-circle
- * bulge, so they contain the arc), with the feature each belongs to.
- */
+/** Boxes padded in latitude by the great-circle bulge, so they contain the arc. */
 interface TypeSegmenten extends Segmenten {
   feature: Int32Array;
   index: Flatbush;
@@ -333,7 +295,6 @@ function voegSamen(features: Voorbereid[]): TypeSegmenten {
   for (let k = 0; k < n; k++) {
     const ax = ll[4 * k], ay = ll[4 * k + 1], bx = ll[4 * k + 2], by = ll[4 * k + 3];
     const dl = Math.abs(bx - ax) * RAD;
-    // A great circle between two points of the same latitude rises at most dl²/8 (radians) above it.
     const bolling = (dl * dl) / 8 / RAD;
     index.add(Math.min(ax, bx), Math.min(ay, by) - bolling, Math.max(ax, bx), Math.max(ay, by) + bolling);
   }
@@ -341,7 +302,6 @@ function voegSamen(features: Voorbereid[]): TypeSegmenten {
   return { n, ll, v: vv, deel, feature, index, rij: new FlatQueue<number>() };
 }
 
-/** Flatbush's end of the level that holds node position `pos` (its own upperBound). */
 function niveauEinde(pos: number, grenzen: number[]): number {
   let i = 0;
   let j = grenzen.length - 1;
@@ -353,12 +313,7 @@ function niveauEinde(pos: number, grenzen: number[]): number {
   return grenzen[i];
 }
 
-/**
- * The nearest segment to the point: best-first over the Flatbush tree with the exact spherical
- * box bound, so only the nodes and segments nearer than the answer are visited — a handful near the
- * nearest point, however many vertices the border has. Ties go to the lower feature number (the
- * features are sorted by id).
- */
+/** Best-first with the exact box bound: only nodes nearer than the answer are visited. Ties: lower feature. */
 function dichtsteSegment(t: TypeSegmenten, lon: number, lat: number, p: Float64Array): { k: number; hoek: number } {
   const { index, rij } = t;
   const boxes = index._boxes;
@@ -397,7 +352,6 @@ function dichtsteSegment(t: TypeSegmenten, lon: number, lat: number, p: Float64A
   return { k: bestK, hoek: best };
 }
 
-/** Even-odd ray cast to the east, per polygon part; inside any part -> true. */
 function bevat(f: Voorbereid, s: Segmenten, lon: number, lat: number, index: Flatbush | null): boolean {
   if (!f.vlak || lon < f.minX || lon > f.maxX || lat < f.minY || lat > f.maxY) return false;
   const pariteit = new Uint8Array(f.delen);
@@ -414,7 +368,6 @@ function bevat(f: Voorbereid, s: Segmenten, lon: number, lat: number, index: Fla
 
 export interface Dichtstbij {
   feature: InvloedFeature;
-  /** Metres, unrounded; 0 inside a polygon. */
   afstand: number;
   binnen: boolean;
 }
@@ -447,14 +400,12 @@ export function bepaalIndicator(type: string, afstandM: number, binnen: boolean)
   return 'groen';
 }
 
-/** Raise when a change of code changes the distances (the thresholds and texts are covered below). */
+/** Raise when a change of code changes the distances. */
 const REKENWIJZE = 1;
 
 /**
- * What decides a type's rows besides its objects: the distance computation's version, the thresholds,
- * and the colours and sentences the code makes of them. Part of the fingerprint in invloed_stand, so a
- * deploy that changes any of them recomputes that type. Texts and colours are taken from their output
- * for every branch, not from the source text: reformatting the code recomputes nothing.
+ * Part of the fingerprint in invloed_stand, so a deploy that changes the computation, thresholds, colours
+ * or sentences recomputes that type. Taken from their output, so reformatting the code recomputes nothing.
  */
 export function rekenregelsVan(type: string): string {
   const d = drempelVoor(type);
@@ -490,7 +441,6 @@ export class InvloedIndex {
     return [...this.perType.keys()].sort();
   }
 
-  /** The nearest feature of a type, or null when the type has no features. */
   dichtstbij(type: string, lon: number, lat: number): Dichtstbij | null {
     const t = this.perType.get(type);
     if (!t) return null;
@@ -526,7 +476,7 @@ export class InvloedIndex {
 }
 
 export interface InvloedOpties {
-  /** Types to compute; default every type that has features. Types without features give no rows. */
+  /** Default every type that has features. */
   types?: readonly string[];
 }
 
@@ -545,7 +495,7 @@ export function computeInvloeden(features: readonly InvloedFeature[], addresses:
   return uit;
 }
 
-/** Distance in metres from a point to one feature without any index (0 inside); for tests and checks. */
+/** Without any index: for tests and checks. */
 export function afstandTotFeature(f: InvloedFeature, lon: number, lat: number): number {
   const v = bereid(f);
   if (bevat(v, v.s, lon, lat, null)) return 0;

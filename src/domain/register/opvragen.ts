@@ -1,16 +1,12 @@
 /**
- * Reading the register data the service holds, one function per lookup. What is not held is null
- * or an empty list; nothing is estimated here. On the request path: prepared statements on the pg pool
- * (registerRijen: a replica's when one is usable, docs/replicas.md), not Prisma queries, the WOZ values,
- * labels and house types of concurrent lookups read together (rijenPerSleutel, src/db/bundel.ts); DATE
- * columns are read as text (YYYY-MM-DD), so no time zone comes between the register and the answer.
+ * One function per lookup; what is not held is null or empty, nothing is estimated here. DATE columns are
+ * read as text, so no time zone comes between the register and the answer.
  */
-import { rijenPerSleutel } from '../../db/bundel.ts';
+import { rijenPerId } from '../../db/bundel.ts';
 import { registerRijen, type Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
 import { datumKolom } from '../begrippen.ts';
 
-/** The BAG characteristics of an address row already resolved by the lookup. */
 export function adresKenmerken(a: Adres) {
   return {
     kenmerken: {
@@ -33,8 +29,8 @@ export function adresKenmerken(a: Adres) {
   };
 }
 
-const wozRijen = rijenPerSleutel<{ peildatum: string; waarde: number; bron: string }>(
-  `SELECT adres_id AS sleutel, to_char(peildatum, 'YYYY-MM-DD') AS peildatum, waarde, bron FROM woz_waarde
+const wozRijen = rijenPerId<{ peildatum: string; waarde: number; bron: string }>(
+  `SELECT adres_id AS id, to_char(peildatum, 'YYYY-MM-DD') AS peildatum, waarde, bron FROM woz_waarde
    WHERE adres_id = ANY($1::text[]) ORDER BY adres_id, peildatum DESC`,
   { lees: registerRijen },
 );
@@ -47,8 +43,8 @@ export async function wozWaarden(db: Db, adresId: string) {
   };
 }
 
-const labelRijen = rijenPerSleutel<{ label: string | null; registratiedatum: string | null; geldig_tot: string | null; opnametype: string | null; energie_index: number | null; bron: string }>(
-  `SELECT adres_id AS sleutel, label, to_char(registratiedatum, 'YYYY-MM-DD') AS registratiedatum, to_char(geldig_tot, 'YYYY-MM-DD') AS geldig_tot,
+const labelRijen = rijenPerId<{ label: string | null; registratiedatum: string | null; geldig_tot: string | null; opnametype: string | null; energie_index: number | null; bron: string }>(
+  `SELECT adres_id AS id, label, to_char(registratiedatum, 'YYYY-MM-DD') AS registratiedatum, to_char(geldig_tot, 'YYYY-MM-DD') AS geldig_tot,
           opnametype, energie_index, bron
    FROM energielabel WHERE adres_id = ANY($1::text[])`,
   { lees: registerRijen },
@@ -62,8 +58,8 @@ export async function energielabel(db: Db, adresId: string) {
   };
 }
 
-const woningtypeRijen = rijenPerSleutel<{ woningtype: string; afgeleid_uit: string; bron: string }>(
-  'SELECT adres_id AS sleutel, woningtype, afgeleid_uit, bron FROM woningtype WHERE adres_id = ANY($1::text[])',
+const woningtypeRijen = rijenPerId<{ woningtype: string; afgeleid_uit: string; bron: string }>(
+  'SELECT adres_id AS id, woningtype, afgeleid_uit, bron FROM woningtype WHERE adres_id = ANY($1::text[])',
   { lees: registerRijen },
 );
 

@@ -1,26 +1,10 @@
 /**
- * House type derived from the BAG, for addresses without an imported house type (table woningtype,
- * bron 'BAG-afleiding'). The rules follow NLExtract (bagv2/etl/sql/adres/adres-tabel-plus.sql,
- * "Woningtype vaststellen per PND", itself after Kadaster's "Productbeschrijving Woningtypering"):
- *
- *  - a verblijfsobject without woonfunctie, a ligplaats or a standplaats          -> overig
- *  - a pand with more than one residential verblijfsobject (woonfunctie)         -> appartement
- *  - otherwise count the other residential panden within 0.30 m of the footprint
- *    ("touching"; NLExtract uses ST_DWithin 0.3 because BAG outlines are not exact):
- *      0                                                                         -> vrijstaand
- *      1, and that neighbour touches only this pand                              -> twee-onder-een-kap
- *      1, and that neighbour touches two or more                                 -> hoekwoning (row end)
- *      2 or more                                                                 -> tussenwoning (row middle)
- *  - a residential address whose pand has no footprint (the NLExtract CSV has none) and is not an
- *    appartement: no row (onbepaald).
- *
- * "Residential objects" are counted as distinct verblijfsobjecten (object_id), so a house with a
- * nevenadres stays a house. Touching is tested exactly (segment distances, plus containment) after a
- * flatbush search on the footprints' boxes, in RD metres (proj4 inverse of the stored WGS84).
- *
- * Memory: the residential panden are counted in a sweep in longitude order (only one narrow strip
- * of footprints in memory, the counts in the work table `woonpand`), then the addresses are streamed
- * in pages joined with that table and written in batches.
+ * House type derived from the BAG where none is imported, after NLExtract's "Woningtype vaststellen per PND"
+ * (Kadaster's Productbeschrijving Woningtypering): no woonfunctie → overig; a pand with several homes →
+ * appartement; else by the residential panden within 0.30 m (BAG outlines are not exact): none →
+ * vrijstaand, one that touches only this → twee-onder-een-kap, one that touches more → hoekwoning,
+ * two or more → tussenwoning. Homes are distinct verblijfsobjecten, so a nevenadres stays a house.
+ * Memory: a sweep in longitude order keeps one narrow strip of footprints, counts go to table `woonpand`.
  */
 import Flatbush from 'flatbush';
 import type { Woningtype } from '../begrippen.ts';
@@ -44,7 +28,6 @@ export interface WoningtypeRij {
 export interface WoningtypeStatistiek {
   typen: Partial<Record<Woningtype, number>>;
   onbepaald: number;
-  /** Addresses that already have an imported (non-derived) house type: left alone. */
   geimporteerdBehouden: number;
   pandenMetFootprint: number;
   verwijderd: number;
@@ -66,7 +49,7 @@ class Groeiend {
   }
 }
 
-/** Footprints in flat arrays: pand i has rings ringVan[i] .. ringVan[i+1]-1; ring r has vertices punt[r] .. punt[r+1]-1. */
+/** Pand i has rings ringVan[i] .. ringVan[i+1]-1; ring r has vertices punt[r] .. punt[r+1]-1. */
 export class Footprints {
   readonly ids: string[] = [];
   readonly xy = new Groeiend(1 << 16);
@@ -113,7 +96,6 @@ export class Footprints {
     }
   }
 
-  /** Per pand the number of others within `tol` metres, and the one neighbour of those with one. */
   buren(tol: number): { aantal: Int32Array; enige: Int32Array } {
     const n = this.ids.length;
     const aantal = new Int32Array(n);
@@ -127,7 +109,7 @@ export class Footprints {
     return { aantal, enige };
   }
 
-  /** Every pair (i < j) within `tol` metres of which at least one has index >= vanaf. */
+  /** At least one of each pair has index >= vanaf. */
   paren(tol: number, vanaf: number, elk: (i: number, j: number) => void): void {
     this.#sluit();
     const n = this.ids.length;
@@ -145,7 +127,7 @@ export class Footprints {
     }
   }
 
-  /** True when panden i and j are at most tol metres apart (overlap counts as touching). */
+  /** Overlap counts as touching. */
   raakt(i: number, j: number, tol: number): boolean {
     const xy = this.xy.buf;
     const rs = this.ringStart.buf;
@@ -164,11 +146,9 @@ export class Footprints {
         }
       }
     }
-    // No edges close: one may lie inside the other.
     return this.#binnen(this.ringStart.buf[pr[i]], j) || this.#binnen(this.ringStart.buf[pr[j]], i);
   }
 
-  /** Is vertex v inside one of pand p's exterior rings? */
   #binnen(v: number, p: number): boolean {
     const xy = this.xy.buf;
     const rs = this.ringStart.buf;
@@ -241,15 +221,13 @@ export function footprintRd(geo: unknown): number[][][][] | null {
 type Prisma = Database['prisma'];
 type WoningtypeDb = Pick<Database, 'prisma' | 'openRawConnection'>;
 
-/** 'woonpand' in ASCII, as a bigint. */
+/** 'woonpand' in ASCII. */
 const WOONPAND_SLOT = '8606219933050826340';
 const wachtrijen = new WeakMap<object, Promise<void>>();
 
 /**
- * One derivation at a time per database: they share the work table `woonpand`, and a second one's
- * DELETE would wipe the first one's counts halfway. PostgreSQL: a session advisory lock on a
- * connection of its own, so a derivation in another process waits; ending that session releases it.
- * PGlite (one process holds the data directory): a queue per database in this process.
+ * One derivation at a time per database: a second one's DELETE would wipe the shared `woonpand` halfway.
+ * PostgreSQL: a session advisory lock (across processes); PGlite: a queue in this process.
  */
 async function woonpandSlot(db: WoningtypeDb): Promise<() => Promise<void>> {
   if (db.openRawConnection) {
@@ -272,13 +250,10 @@ async function woonpandSlot(db: WoningtypeDb): Promise<() => Promise<void>> {
   return async () => vrij();
 }
 
-/** A longitude margin (degrees) wider than `tol` metres anywhere in the Netherlands (cos 54° > 0.58). */
+/** Wider than `tol` metres anywhere in the Netherlands (cos 54° > 0.58). */
 const graden = (tol: number) => (tol * 1.5) / (111_320 * 0.58) + 1e-9;
 
-/**
- * Every residential pand into `woonpand`, with its number of homes and its footprint's longitude range.
- * The demo town's buildings stay out, so none can touch a real one (demo/opzet.ts, `Deel`).
- */
+/** The demo town's buildings stay out, so none can touch a real one (demo/opzet.ts, `Deel`). */
 async function vulWoonpanden(prisma: Prisma): Promise<void> {
   await prisma.$executeRawUnsafe(`DELETE FROM woonpand`);
   await prisma.$executeRawUnsafe(
@@ -308,13 +283,9 @@ interface Strookpand {
 }
 
 /**
- * Count the touching residential panden of every residential pand with a footprint: a sweep over the
- * panden in order of their westernmost longitude, 5,000 at a time. A pand stays in memory only until
- * no later pand can reach it (its east edge lies west of the next page's start), then its count is
- * written to `woonpand`. Memory: the panden of one narrow north-south strip, not the country.
+ * A sweep in order of westernmost longitude, 5,000 at a time; a pand leaves memory once no later pand can
+ * reach it. The page compares (minx, pand_id) as a row: one index range scan (an OR is quadratic).
  */
-// The page query compares (minx, pand_id) as a row, so each page is one index range scan (an OR of
-// the two conditions scans the index from the start for every page: quadratic).
 async function telBuren(prisma: Prisma, tol: number, pagina: number): Promise<number> {
   const marge = graden(tol);
   let actief: Strookpand[] = [];
@@ -323,8 +294,7 @@ async function telBuren(prisma: Prisma, tol: number, pagina: number): Promise<nu
   let metFootprint = 0;
   const schrijf = async (klaar: Strookpand[]) => {
     if (!klaar.length) return;
-    // Knowing the array's length, the planner would hash the whole work table for every page (a
-    // sequential scan per page: quadratic in the country); one primary-key probe per pand is linear.
+    // Knowing the array's length, the planner would hash the whole table per page (quadratic); probes are linear.
     await prisma.$transaction([
       prisma.$executeRawUnsafe(`SET LOCAL enable_hashjoin = off`),
       prisma.$executeRawUnsafe(`SET LOCAL enable_mergejoin = off`),
@@ -369,7 +339,6 @@ async function telBuren(prisma: Prisma, tol: number, pagina: number): Promise<nu
     }
     naX = laatste.minx;
     naId = laatste.pand_id;
-    // Later panden start at naX or further east: whoever ends west of it (with the tolerance) is done.
     const klaar = alle.filter((p) => p.maxx + marge < naX);
     actief = alle.filter((p) => p.maxx + marge >= naX);
     await schrijf(klaar);
@@ -383,11 +352,7 @@ function pandType(id: string, aantal: number, enige: string | null, enigeAantal:
   return { type: 'hoekwoning', uitleg: `BAG: pand ${id} raakt alleen woonpand ${enige}, dat ${enigeAantal} woonpanden raakt (eind van een rij)` };
 }
 
-/**
- * The derived rows, address by address (ordered by adres.id). Addresses with an imported house type
- * are skipped; earlier derived rows of addresses that can no longer be typed are deleted. The pand
- * facts come from the work table, joined per page, so memory does not grow with the country.
- */
+/** Addresses with an imported type are skipped; derived rows of addresses no longer typed are deleted. */
 export interface AfleidOpties {
   tolerantieM?: number;
   strookPagina?: number;
@@ -410,8 +375,7 @@ async function* afleiding(prisma: Prisma, stat: WoningtypeStatistiek, tol: numbe
   let na = '';
   for (;;) {
     const rijen = (await prisma.$queryRawUnsafe(
-      // Scalar subqueries (one index probe per address) rather than joins, which PostgreSQL may plan
-      // as merge joins that rescan from the start for every page.
+      // Scalar subqueries, not joins, which PostgreSQL may plan as merge joins rescanning per page.
       `SELECT a.id, a.object_type, a.pand_id, a.gebruiksdoelen, (SELECT w.bron FROM woningtype w WHERE w.adres_id = a.id) AS wt_bron,
               k.n, k.aantal, k.enige, (SELECT e.aantal FROM woonpand e WHERE e.pand_id = k.enige) AS enige_aantal
        FROM adres a LEFT JOIN LATERAL (SELECT n, aantal, enige FROM woonpand WHERE pand_id = a.pand_id) k ON true

@@ -1,18 +1,14 @@
-/**
- * Managing an account's webhook endpoints: plain functions over the database, shared by the REST/MCP
- * procedures and (later) the web app. Every function takes the account id and treats an endpoint of
- * another account exactly like one that does not exist (null), so ids leak nothing.
- */
+/** An endpoint of another account is treated exactly like one that does not exist (null), so ids leak nothing. */
 import { randomBytes } from 'node:crypto';
 import { sqlRijen, TX_OPTS, type Db } from '../../db/client.ts';
 import { controleerDoel, OngeldigDoel, type Resolver } from './doeladres.ts';
 import { GEBEURTENIS_TYPES, meldNieuweAfleveringen, nieuweBerichtId, tijdstempel, type GebeurtenisType } from './gebeurtenissen.ts';
 
 export const MAX_ENDPOINTS = 10;
-/** After a rotation the previous secret keeps signing this long (both signatures are sent). */
+/** Both signatures are sent meanwhile. */
 export const OVERLAP_MS = 24 * 3600_000;
 
-/** The event type of POST /webhooks/{id}/test: sent to that one endpoint only, whatever it subscribes to. */
+/** Sent to that one endpoint only, whatever it subscribes to. */
 export const TEST_TYPE = 'webhook.test';
 
 export interface EndpointRij {
@@ -70,7 +66,7 @@ function controleerEvents(events: string[]): GebeurtenisType[] {
   return [...new Set(events)] as GebeurtenisType[];
 }
 
-/** Register an endpoint; returns it with its secret (the only time the secret is shown). */
+/** The only time the secret is shown. */
 export async function maakEndpoint(
   db: Db,
   a: { accountId: string; url: string; events: string[]; omschrijving?: string | null; now: Date } & DoelOpties,
@@ -78,7 +74,7 @@ export async function maakEndpoint(
   const events = controleerEvents(a.events);
   await controleerUrl(a.url, a);
   const geheim = nieuwGeheim();
-  // Count and insert in one transaction on the account row's lock: two concurrent creates cannot make 11.
+  // On the account row's lock: two concurrent creates cannot make 11.
   const endpoint = await db.$transaction(async (tx) => {
     await tx.$queryRawUnsafe('SELECT 1 FROM account WHERE id = $1::uuid FOR UPDATE', a.accountId);
     const n = await tx.webhookEndpoint.count({ where: { accountId: a.accountId } });
@@ -100,7 +96,7 @@ export async function haalEndpoint(db: Db, accountId: string, id: string): Promi
   return db.webhookEndpoint.findFirst({ where: { id, accountId }, select });
 }
 
-/** Change url, events, description or the active flag. Switching on again clears the disable reason and the failure streak. */
+/** Switching on again clears the disable reason and the failure streak. */
 export async function wijzigEndpoint(
   db: Db,
   a: { accountId: string; id: string; url?: string; events?: string[]; omschrijving?: string | null; actief?: boolean } & DoelOpties,
@@ -131,7 +127,6 @@ export async function verwijderEndpoint(db: Db, accountId: string, id: string): 
   return (await db.webhookEndpoint.deleteMany({ where: { id, accountId } })).count === 1;
 }
 
-/** A new secret; the old one keeps signing (second signature) for 24 hours. */
 export async function roteerGeheim(db: Db, accountId: string, id: string, now: Date): Promise<{ endpoint: EndpointRij; geheim: string } | null> {
   const geheim = nieuwGeheim();
   const rows = await db.$queryRawUnsafe<{ id: string }[]>(
@@ -144,14 +139,13 @@ export async function roteerGeheim(db: Db, accountId: string, id: string, now: D
   return endpoint ? { endpoint, geheim } : null;
 }
 
-/** Queue a `webhook.test` event for this endpoint alone (also when it is switched off: then it waits). */
+/** Also when switched off: then it waits. */
 export async function stuurTest(db: Db, accountId: string, id: string, now: Date): Promise<{ berichtId: string; afleveringId: string } | null> {
   const endpoint = await haalEndpoint(db, accountId, id);
   if (!endpoint) return null;
   const berichtId = nieuweBerichtId();
   const payload = { type: TEST_TYPE, timestamp: tijdstempel(now), data: { webhook_id: endpoint.id, url: endpoint.url } };
-  // One statement (no interactive transaction holding a pooled connection while a burst of test sends
-  // waits for one): the event and its single delivery commit together.
+  // One statement, not an interactive transaction holding a pooled connection while a burst waits for one.
   const [aflevering] = await sqlRijen<{ id: string }>(
     db,
     `WITH g AS (
@@ -182,7 +176,6 @@ export interface AfleveringCursor {
   id: string;
 }
 
-/** The endpoint's deliveries, newest event first, in pages; null when the endpoint is not the account's. */
 export async function afleveringenPagina(
   db: Db,
   a: { accountId: string; id: string; limiet: number; na: AfleveringCursor | null },
@@ -202,15 +195,12 @@ export async function afleveringenPagina(
   return { regels: pagina, volgende: rows.length > a.limiet && laatste ? { t: laatste.aangemaaktOp, id: laatste.id } : null };
 }
 
-/** A next attempt is planned only while the delivery waits and its endpoint is on (a switched-off one sends nothing). */
+/** A switched-off endpoint sends nothing, so shows no next attempt. */
 function volgendePoging(actief: boolean, r: { toestand: string; volgendePoging: Date | null }): Date | null {
   return actief && r.toestand === 'wachtend' ? r.volgendePoging : null;
 }
 
-/**
- * Send a delivery again now (whatever its state), with the same webhook-id: a fresh series of attempts
- * for the retry schedule, while the attempts shown keep counting (the earlier series' are kept aside).
- */
+/** Same webhook-id, a fresh series of attempts; the attempts shown keep counting. */
 export async function afleveringOpnieuw(db: Db, a: { accountId: string; id: string; aflevering: string; now: Date }): Promise<AfleveringRij | null> {
   if (!UUID_RE.test(a.id) || !UUID_RE.test(a.aflevering)) return null;
   const r = await db.$queryRawUnsafe<{ id: string }[]>(
@@ -220,7 +210,7 @@ export async function afleveringOpnieuw(db: Db, a: { accountId: string; id: stri
     a.id, a.accountId, a.aflevering, a.now,
   );
   if (r.length === 0) {
-    // In flight right now: report it as it is rather than starting a second attempt beside it.
+    // In flight: report it as it is rather than start a second attempt beside it.
     const bestaand = await db.webhookDelivery.findFirst({ where: { id: a.aflevering, endpointId: a.id, endpoint: { accountId: a.accountId } }, select: { id: true } });
     if (!bestaand) return null;
   }

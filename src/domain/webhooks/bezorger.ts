@@ -1,24 +1,9 @@
 /**
- * The delivery worker, inside the service process. It claims due deliveries with
- * `SELECT ... FOR UPDATE SKIP LOCKED` (several processes on one PostgreSQL never take the same row) and
- * marks them `bezig` with a lease (`geclaimd_tot`): a process that dies mid-send leaves a row that is
- * claimed again when the lease runs out — at-least-once, the same webhook-id every time.
- *
- * Woken right after a commit that wrote deliveries (in-process signal; LISTEN on PostgreSQL for other
- * processes), with polling as the fallback. Bounded concurrency overall and per endpoint, so one slow
- * receiver cannot starve the others. Retry schedule of decisions section 7 with ±10 % jitter; 410
- * disables the endpoint at once; failing for 5 days disables it with a reason.
- *
- * Throughput under a backlog (measured with `npm run bench:webhooks`): one claim statement takes due rows
- * for every endpoint with free slots at once (each endpoint's rows in turn, so a busy one cannot crowd
- * out the rest); outcomes are written by one statement per batch (whatever finished while the previous
- * batch was being written); connections to a receiver are kept alive (per checked address, see
- * Verbindingen) and each URL's SSRF check is reused for a few seconds. The per-endpoint limit adapts:
- * it starts at `maxPerEndpoint` and grows by one per answer faster than `snelMs` up to
- * `maxPerEndpointSnel`, and halves (never below `maxPerEndpoint`) on a slow answer or a failure — a fast
- * receiver gets more in flight, a slow or failing one stays at the base limit. A receiver above the base
- * limit also keeps a stock of claimed rows, so its sends never wait for a claim's round trip; on
- * PostgreSQL claims and outcomes go over the worker's own two connections, not the request pool.
+ * The delivery worker. Claims with `FOR UPDATE SKIP LOCKED` and a lease (`geclaimd_tot`): a process that
+ * dies mid-send leaves a row that is claimed again when the lease runs out (at-least-once, same webhook-id).
+ * Woken after a commit that wrote deliveries (LISTEN across processes), polling as the fallback. Bounded
+ * concurrency overall and per endpoint, adaptive for fast receivers (docs/webhooks.md), so one slow
+ * receiver cannot starve the others.
  */
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -28,19 +13,16 @@ import type { Resolver } from './doeladres.ts';
 import { afleverUitkomsten, luisterNaarAfleveringen, meldNieuweAfleveringen, tijdstempel } from './gebeurtenissen.ts';
 import { TIMEOUT_MS, Verbindingen, verstuur, type Uitslag } from './verzenden.ts';
 
-/** Wait after failed attempt n (1-based): attempt 1 is immediate, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
+/** After failed attempt n (1-based): decisions section 7. */
 export const SCHEMA_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000];
 export const MAX_POGINGEN = SCHEMA_MS.length + 1;
 export const UITSCHAKELEN_NA_MS = 5 * 24 * 3600_000;
-/** A claim outlives the send timeout by this much; after it the row counts as abandoned (its process died) and is claimed again. */
+/** After it the row counts as abandoned (its process died) and is claimed again. */
 const LEASE_MARGE_MS = 5_000;
-/** A claimed row not sent within this time after its claim is handed back (see bezorg). */
 const MAX_WACHT_MS = LEASE_MARGE_MS / 2;
-/** After a failed send its endpoint's slot stays taken this much longer (see bezorg). */
 const PAUZE_NA_FOUT_MS = 100;
-/** Wakes and outcomes within this time are gathered into one claim / one result statement while sends are in flight. */
+/** Gathered into one claim / one result statement while sends are in flight. */
 const SAMENVOEG_MS = 5;
-/** At most this many rows per claim statement and per result statement. */
 const MAX_PARTIJ = 200;
 
 export interface BezorgerOpties {
@@ -49,27 +31,17 @@ export interface BezorgerOpties {
   log: Logger;
   onveilig: boolean;
   resolver?: Resolver;
-  /** Deliveries claimed and not yet recorded, per process. */
   maxTotaal?: number;
-  /** Sends in flight per endpoint: the base limit (a new, slow or failing receiver). */
+  /** The base limit (a new, slow or failing receiver). */
   maxPerEndpoint?: number;
-  /** The most a receiver that keeps answering fast gets (default: half of maxTotaal). */
   maxPerEndpointSnel?: number;
-  /** An answer faster than this raises the endpoint's limit by one. */
   snelMs?: number;
   pollMs?: number;
   timeoutMs?: number;
-  /** 0..1; jitter source (tests pass a fixed one). */
   random?: () => number;
-  /** PostgreSQL: a plain connection for LISTEN webhook_aflevering (other processes' commits). */
   luisterVerbinding?: () => Promise<pg.Client>;
-  /**
-   * PostgreSQL: opens the worker's own connections (one for claims, one for outcomes), so its statements
-   * never wait for a connection behind the request traffic in the shared pool. Without it (PGlite), or
-   * while such a connection is down, the statements go through the pool.
-   */
+  /** PostgreSQL: the worker's own connections, so its statements never queue behind request traffic. */
   eigenVerbinding?: () => Promise<pg.Client>;
-  /** Run the sleutel.verloopt check this often (ms); 0: never. */
   verloopControleMs?: number;
 }
 
@@ -85,7 +57,7 @@ interface Claim {
   vorig_geheim_tot: Date | null;
 }
 
-/** One outcome waiting for the next result statement; `terug`: handed back at shutdown, no attempt counted. */
+/** `terug`: handed back at shutdown, no attempt counted. */
 interface Vastlegging {
   c: Claim;
   u: Uitslag | { soort: 'terug' };
@@ -101,7 +73,7 @@ export function wachttijd(poging: number, random: () => number): number {
 type Instellingen = Required<Omit<BezorgerOpties, 'resolver' | 'luisterVerbinding' | 'eigenVerbinding' | 'maxPerEndpointSnel'>> &
   Pick<BezorgerOpties, 'resolver' | 'luisterVerbinding' | 'eigenVerbinding'> & { maxPerEndpointSnel: number };
 
-/** One of the worker's own connections, reopened (at most every 5 s) after it broke; the pool meanwhile. */
+/** Reopened (at most every 5 s) after it broke; the pool meanwhile. */
 class EigenVerbinding {
   private client?: pg.Client;
   private opent?: Promise<pg.Client | undefined>;
@@ -167,17 +139,13 @@ class EigenVerbinding {
 
 export class Bezorger {
   private readonly o: Instellingen;
-  /** Claimed rows of this process until their outcome is written (the overall bound; never claimed again by us meanwhile). */
+  /** Never claimed again by us meanwhile. */
   private readonly bezig = new Map<string, Promise<void>>();
-  /** Rows claimed per endpoint until their outcome is written (the claim's per-endpoint bound). */
   private readonly geclaimdPer = new Map<string, number>();
-  /** Sends in flight per endpoint, and in all. */
   private readonly perEndpoint = new Map<string, number>();
   private lopend = 0;
-  /** Claimed rows waiting for a send slot (first come, first served per endpoint), and their number per endpoint. */
   private readonly wachtenden: { e: string; klaar: (mag: boolean) => void }[] = [];
   private readonly wachtendPer = new Map<string, number>();
-  /** The adaptive per-endpoint limit, for endpoints above the base limit. */
   private readonly limiet = new Map<string, number>();
   private readonly wachtrij: Vastlegging[] = [];
   private schrijft = false;
@@ -187,7 +155,7 @@ export class Bezorger {
   private pompt = false;
   private nogEens = false;
   private laatsteHerstel = Number.NEGATIVE_INFINITY;
-  /** Since when claiming fails and how often since: logged when it starts and when it ends, not per poll. */
+  /** Logged when it starts and when it ends, not per poll. */
   private claimStoring: { sinds: number; mislukt: number } | null = null;
   private pomping: Promise<void> = Promise.resolve();
   private gepland?: NodeJS.Timeout;
@@ -242,11 +210,7 @@ export class Bezorger {
     this.wek();
   }
 
-  /**
-   * Claim and send what is due (coalesced: a wake during a pump runs one more round). With sends in
-   * flight, wakes within SAMENVOEG_MS are gathered into one claim (a fast receiver has claimed stock to
-   * send meanwhile); an idle worker claims at once, so a lone event still goes out within milliseconds.
-   */
+  /** Coalesced. An idle worker claims at once, so a lone event goes out within milliseconds. */
   wek(): void {
     if (this.gestopt || this.gepland) return;
     if (this.lopend > 0 && !this.pompt) {
@@ -288,17 +252,14 @@ export class Bezorger {
       });
   }
 
-  /** Deliveries claimed by this process and not yet recorded (tests, shutdown). */
   get actief(): number {
     return this.bezig.size;
   }
 
-  /** The current send limit of one endpoint in this process. */
   limietVan(endpointId: string): number {
     return this.limiet.get(endpointId) ?? this.o.maxPerEndpoint;
   }
 
-  /** Resolves once nothing is due or in flight (tests). */
   async leeg(maxMs = 30_000): Promise<void> {
     const tot = Date.now() + maxMs;
     while (Date.now() < tot) {
@@ -318,13 +279,10 @@ export class Bezorger {
 
   private async pomp(): Promise<void> {
     for (;;) {
-      // Claimed and not yet recorded: at most twice the send bound (room for the fast endpoints' stock).
+      // At most twice the send bound: room for the fast endpoints' stock.
       const vrij = Math.min(2 * this.o.maxTotaal - this.bezig.size, MAX_PARTIJ);
       if (vrij <= 0 || this.gestopt) return;
-      // What each endpoint this process knows may still claim: its send limit plus, for a receiver that
-      // proved fast (limit above the base), a stock of twice as many claimed rows (ready to go, or sent and
-      // awaiting the next outcome statement), so its sends never wait for a claim's or an outcome's round
-      // trip; minus what it holds claimed. Unknown endpoints: the base limit.
+      // A receiver that proved fast may hold a stock of twice its limit, so its sends never wait for a round trip.
       const bekend = new Set([...this.geclaimdPer.keys(), ...this.limiet.keys()]);
       const ruimte = [...bekend].map((e) => {
         const limiet = this.limietVan(e);
@@ -332,17 +290,13 @@ export class Bezorger {
         return { e, vrij: Math.max(0, limiet + voorraad - (this.geclaimdPer.get(e) ?? 0)) };
       });
       const now = this.o.now();
-      // Rows whose lease ran out (their process died) are looked for once per poll interval, not in every
-      // claim: under a backlog that index range is mostly dead entries of rows already delivered.
+      // Once per poll interval, not per claim: under a backlog that index range is mostly dead entries.
       const herstel = performance.now() - this.laatsteHerstel >= this.o.pollMs;
       if (herstel) this.laatsteHerstel = performance.now();
       const rijen = await this.claimVerbinding.rijen<Claim>(
         'webhook_claim',
-        // Per endpoint, at most its free room of due rows, locked (SKIP LOCKED) straight off the
-        // (endpoint, toestand, volgende_poging) index in that index's order, so a backlog of thousands costs
-        // no sort and no scan; with $7 also rows of a dead process whose lease ran out. Then each endpoint's
-        // first row before any endpoint's second (rang), up to the overall free room. Candidates locked and
-        // not taken are free again when the statement ends.
+        // Straight off the (endpoint, toestand, volgende_poging) index in its order, so a backlog costs no sort
+        // and no scan; each endpoint's first row before any endpoint's second (rang).
         `WITH kandidaat AS MATERIALIZED (
            SELECT w.id AS endpoint_id, coalesce(b.vrij, $4::int) AS vrij, c.id, c.volgende_poging FROM webhook w
            LEFT JOIN jsonb_to_recordset($3::jsonb) AS b(e uuid, vrij int) ON b.e = w.id
@@ -396,12 +350,10 @@ export class Bezorger {
           });
         this.bezig.set(c.id, p);
       }
-      // Another round only if the overall bound, not the endpoints' room, cut this claim short.
       if (rijen.length < vrij) return;
     }
   }
 
-  /** A send slot for one endpoint: at once if it and the process are under their bounds, else in turn; false when stopping. */
   private slot(e: string): Promise<boolean> {
     if (this.gestopt) return Promise.resolve(false);
     if (!this.wachtendPer.has(e) && this.lopend < this.o.maxTotaal && (this.perEndpoint.get(e) ?? 0) < this.limietVan(e)) {
@@ -417,7 +369,6 @@ export class Bezorger {
     this.lopend++;
   }
 
-  /** Hand freed slots to waiting rows, oldest first, skipping endpoints that are at their limit. */
   private geefSlotsUit(): void {
     for (let i = 0; i < this.wachtenden.length && this.lopend < this.o.maxTotaal; ) {
       const w = this.wachtenden[i];
@@ -434,7 +385,6 @@ export class Bezorger {
     }
   }
 
-  /** A send finished (or was not made: u null): free its slot and adapt the endpoint's limit to how the receiver answered. */
   private verzonden(endpointId: string, u: Uitslag | null, duurMs: number): void {
     const n = (this.perEndpoint.get(endpointId) ?? 1) - 1;
     if (n <= 0) this.perEndpoint.delete(endpointId);
@@ -447,15 +397,13 @@ export class Bezorger {
       else this.limiet.delete(endpointId);
     }
     this.geefSlotsUit();
-    // A freed slot: claim more (results are written separately, in batches).
     this.wek();
   }
 
   private async bezorg(c: Claim, geclaimdOp: number): Promise<void> {
     const mag = await this.slot(c.endpoint_id);
-    // A send must start within the lease's margin after the claim, so it ends before the lease does and no
-    // other process can take the row meanwhile; a row that waited longer (its receiver slowed down), or
-    // that is still waiting at shutdown, is handed back unsent.
+    // A send must start within the lease's margin, so it ends before the lease does; a row that waited
+    // longer, or is still waiting at shutdown, is handed back unsent.
     if (!mag || performance.now() - geclaimdOp > MAX_WACHT_MS) {
       if (mag) this.verzonden(c.endpoint_id, null, 0);
       await this.vastleggen(c, { soort: 'terug' });
@@ -476,12 +424,11 @@ export class Bezorger {
       throw err;
     }
     const duur = performance.now() - begin;
-    // A success frees its slot at once (its outcome is written with the next batch). A failure holds it
-    // until its outcome is written and PAUZE_NA_FOUT_MS more, so a failing or hanging receiver is not
-    // hammered with the rest of its backlog the moment an attempt fails.
+    // A failure holds its slot until its outcome is written and PAUZE_NA_FOUT_MS more, so a failing
+    // receiver is not hammered with the rest of its backlog.
     if (u.soort === 'ok') this.verzonden(c.endpoint_id, u, duur);
     try {
-      // Shutting down: hand the row back untouched (no attempt counted), due at once for the next process.
+      // Shutting down: hand the row back untouched, due at once for the next process.
       await this.vastleggen(c, this.stop.signal.aborted && u.soort === 'fout' ? { soort: 'terug' } : u);
       if (u.soort !== 'ok' && !this.gestopt) await new Promise((r) => setTimeout(r, PAUZE_NA_FOUT_MS));
     } finally {
@@ -489,7 +436,6 @@ export class Bezorger {
     }
   }
 
-  /** Queue an outcome for the next result statement; resolves once it is written. */
   private vastleggen(c: Claim, u: Vastlegging['u']): Promise<void> {
     return new Promise((klaar, mislukt) => {
       this.wachtrij.push({ c, u, klaar, mislukt });
@@ -497,10 +443,6 @@ export class Bezorger {
     });
   }
 
-  /**
-   * One result statement at a time; outcomes that arrive meanwhile go together in the next. With sends
-   * still in flight the statement waits SAMENVOEG_MS for more outcomes to join it.
-   */
   private schrijf(nu = false): void {
     if (this.schrijft || this.wachtrij.length === 0 || (this.schrijfGepland && !nu)) return;
     if (!nu && this.lopend > 0 && !this.gestopt && this.wachtrij.length < MAX_PARTIJ) {
@@ -517,7 +459,6 @@ export class Bezorger {
         () => {
           for (const v of partij) {
             v.klaar();
-            // /metrics: the outcome of each attempt (a row handed back at shutdown was no attempt).
             if (v.u.soort !== 'terug') {
               afleverUitkomsten.meld(this.o.db, v.u.soort === 'ok' ? 'afgeleverd' : v.u.soort === 'weg' ? 'weg' : v.c.pogingen + 1 >= MAX_POGINGEN ? 'opgegeven' : 'opnieuw');
             }
@@ -534,16 +475,13 @@ export class Bezorger {
       });
   }
 
-  /** Stop claiming; wait for in-flight sends up to `maxMs`, then abort them and hand their rows back. */
   async sluit(maxMs = 5_000): Promise<void> {
     this.gestopt = true;
     clearTimeout(this.gepland);
     clearInterval(this.timer);
     clearInterval(this.verloopTimer);
     this.losmaken?.();
-    // A claim still running hands its rows to sends that are waited for (or aborted) below.
     await this.pomping;
-    // Rows waiting for a slot are handed back at once.
     for (const w of this.wachtenden.splice(0)) w.klaar(false);
     this.wachtendPer.clear();
     const alles = Promise.allSettled([...this.bezig.values()]);
@@ -557,11 +495,7 @@ export class Bezorger {
   }
 }
 
-/**
- * The outcomes of one batch in one statement: each delivery row, and per endpoint its failure streak
- * (a success in the batch ends it; a failure starts it; 5 days of it disables the endpoint) or, after a
- * 410, the endpoint disabled at once. Atomic: a 410 never leaves a row written without its endpoint.
- */
+/** Atomic: a 410 never leaves a row written without its endpoint disabled. */
 async function legUitslagenVast(db: EigenVerbinding, partij: Pick<Vastlegging, 'c' | 'u'>[], now: Date, random: () => number): Promise<void> {
   const rijen = partij.map(({ c, u }, i) => {
     const poging = c.pogingen + 1;
@@ -613,10 +547,7 @@ async function legUitslagenVast(db: EigenVerbinding, partij: Pick<Vastlegging, '
   );
 }
 
-/**
- * sleutel.verloopt: 7 days and 1 day before a valid key expires, once each (the stamp on the key row and
- * the event are written in one statement). A key that is already within a day gets only the 1-day event.
- */
+/** 7 days and 1 day before expiry, once each; a key already within a day gets only the 1-day event. */
 export async function meldVerlopendeSleutels(db: Db, now: Date): Promise<number> {
   let n = 0;
   for (const [kolom, dagen, vanaf] of [['verloop_melding_1d_op', 1, 0], ['verloop_melding_op', 7, 1]] as const) {
@@ -639,7 +570,6 @@ export async function meldVerlopendeSleutels(db: Db, now: Date): Promise<number>
   return n;
 }
 
-/** The worker of a serving process: the service's clock and settings, LISTEN on PostgreSQL. */
 export async function startBezorger(services: Services, db: Pick<Database, 'openRawConnection'>, opts: Partial<BezorgerOpties> = {}): Promise<Bezorger> {
   const b = new Bezorger({
     db: services.db,

@@ -1,11 +1,7 @@
 /**
- * SSRF guard for webhook URLs (OWASP SSRF prevention): https only, no credentials in the URL, and every
- * A/AAAA record of the host must be a public unicast address — no private, loopback, link-local, CGNAT,
- * multicast, unspecified, reserved or cloud-metadata address, also not hidden in an IPv4-mapped IPv6
- * address. Checked at registration and again before every send; the sender then connects to exactly the
- * address checked here (no second DNS lookup between check and connect, so DNS rebinding cannot slip in).
- *
- * `onveilig` (WEBHOOK_ALLOW_INSECURE, development and tests only) allows http:// and loopback targets.
+ * SSRF guard (OWASP): https only, no credentials, and every A/AAAA record must be public unicast, also inside
+ * an IPv4-mapped address. Checked at registration and before every send; the sender connects to exactly
+ * the address checked, so DNS rebinding cannot slip in. `onveilig`: development and tests only.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
@@ -16,7 +12,7 @@ export interface OpgelostAdres {
   family: 4 | 6;
 }
 
-/** Resolves a host name to all its addresses; injectable so tests can play a hostile DNS. */
+/** Injectable so tests can play a hostile DNS. */
 export type Resolver = (host: string) => Promise<OpgelostAdres[]>;
 
 export const systeemResolver: Resolver = async (host) =>
@@ -24,22 +20,19 @@ export const systeemResolver: Resolver = async (host) =>
 
 export interface GecontroleerdDoel {
   url: URL;
-  /** The host name for SNI and the Host header (without IPv6 brackets). */
+  /** Without IPv6 brackets. */
   host: string;
-  /** The checked address the request must connect to. */
   adres: OpgelostAdres;
 }
 
 export class OngeldigDoel extends Error {}
 
-/** ipaddr.js ranges that are never a webhook target (everything but `unicast`). */
 function verbodenBereik(ip: string, onveilig: boolean): string | null {
   let a = ipaddr.parse(ip);
-  // ::ffff:127.0.0.1 is 127.0.0.1: judge the IPv4 address inside.
   if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) a = (a as ipaddr.IPv6).toIPv4Address();
   const bereik = a.range();
   if (bereik === 'unicast') {
-    // Cloud metadata names that live on public-looking space (Alibaba 100.100.100.200 is CGNAT already).
+    // Cloud metadata on public-looking space.
     if (a.toString() === '192.0.0.192') return 'metadata';
     return null;
   }
@@ -49,7 +42,7 @@ function verbodenBereik(ip: string, onveilig: boolean): string | null {
 
 const MAX_URL = 2048;
 
-/** Check the URL's form only (scheme, credentials, length); no DNS. Throws OngeldigDoel with a Dutch message. */
+/** No DNS. */
 export function controleerVorm(tekst: string, onveilig: boolean): URL {
   if (tekst.length > MAX_URL) throw new OngeldigDoel(`url: hoogstens ${MAX_URL} tekens.`);
   let url: URL;
@@ -67,10 +60,7 @@ export function controleerVorm(tekst: string, onveilig: boolean): URL {
   return url;
 }
 
-/**
- * The full check: form, then every address the host resolves to. Returns the first address to connect to.
- * A host that does not resolve is refused too (nothing to check, nothing to send to).
- */
+/** A host that does not resolve is refused too. */
 export async function controleerDoel(tekst: string, opts: { onveilig: boolean; resolver?: Resolver }): Promise<GecontroleerdDoel> {
   const url = controleerVorm(tekst, opts.onveilig);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');

@@ -1,9 +1,6 @@
 /**
- * One webhook POST: signed per Standard Webhooks (the reference `standardwebhooks` package signs),
- * sent to the address the SSRF guard checked (a fixed `lookup`, so no second DNS lookup; a worker keeps
- * connections alive per checked address, see Verbindingen), with a hard
- * overall timeout, no redirects followed (node:http never follows them; a 3xx is a failure), and at most
- * MAX_ANTWOORD bytes of the answer read.
+ * One webhook POST, signed per Standard Webhooks, to the address the SSRF guard checked, with a hard overall
+ * timeout, no redirects (a 3xx is a failure) and at most MAX_ANTWOORD bytes of the answer read.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -16,7 +13,6 @@ const MAX_ANTWOORD = 16 * 1024;
 
 export interface Bericht {
   id: string;
-  /** The exact body that is signed and sent. */
   body: string;
   url: string;
   geheimen: string[];
@@ -27,22 +23,18 @@ export type Uitslag =
   | { soort: 'weg'; status: 410 }
   | { soort: 'fout'; status: number | null; fout: string };
 
-/** `v1,<sig>` per secret, space-separated (two during a rotation). */
+/** Two during a rotation. */
 export function ondertekening(b: Pick<Bericht, 'id' | 'body' | 'geheimen'>, tijd: Date): string {
   return b.geheimen.map((g) => new Webhook(g).sign(b.id, tijd, b.body)).join(' ');
 }
 
-/** How long a worker trusts an SSRF check of one URL before it resolves and checks again. */
 export const CONTROLE_GELDIG_MS = 5_000;
-/** A kept-alive connection idle this long is closed (shorter than the 5 s keep-alive of many servers, so a reused socket is rarely one the receiver is closing). */
+/** Shorter than many servers' 5 s keep-alive, so a reused socket is rarely one being closed. */
 const VRIJ_SOCKET_MS = 4_000;
 
 /**
- * A worker's connections: keep-alive sockets per checked address, and each URL's SSRF check reused for
- * CONTROLE_GELDIG_MS (so a backlog to one receiver costs no DNS lookup per event). Every socket of an
- * agent was opened to the one address that agent was made for, and an agent is only used while the
- * current check of the URL (at most CONTROLE_GELDIG_MS old) yields that address: nothing ever connects
- * to an address that was not checked, and a host that turns private is refused at the next check.
+ * An agent's sockets all go to the one address it was made for, used only while the URL's current check
+ * (at most CONTROLE_GELDIG_MS old) yields that address: nothing connects to an unchecked address.
  */
 export class Verbindingen {
   private readonly doelen = new Map<string, { doel: GecontroleerdDoel; tot: number }>();
@@ -54,7 +46,6 @@ export class Verbindingen {
     this.o = o;
   }
 
-  /** The checked target of a URL (cached briefly); throws OngeldigDoel like controleerDoel. */
   async doel(url: string): Promise<GecontroleerdDoel> {
     const nu = performance.now();
     const c = this.doelen.get(url);
@@ -65,13 +56,11 @@ export class Verbindingen {
     return doel;
   }
 
-  /** The keep-alive agent for one checked address of one origin. */
   agent(doel: GecontroleerdDoel): http.Agent {
     const sleutel = `${doel.url.protocol}//${doel.url.host}|${doel.adres.address}`;
     const nu = performance.now();
     let a = this.agents.get(sleutel);
     if (!a) {
-      // Agents nobody used for a minute go (their idle sockets closed long before).
       for (const [k, v] of this.agents) {
         if (v.gebruikt < nu - 60_000) {
           v.agent.destroy();
@@ -129,8 +118,7 @@ export async function verstuur(
       klaar = true;
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', afbreken);
-      // A complete answer leaves its socket to the agent for the next delivery; anything else closes it,
-      // and the send is over (its slot free) once that connection is closed.
+      // A complete answer leaves its socket to the agent; anything else closes it.
       const socket = req.socket;
       if (sluitVerbinding) req.destroy();
       if (sluitVerbinding && socket && !socket.closed) socket.once('close', () => resolve(u));
@@ -160,8 +148,7 @@ export async function verstuur(
       );
       req.on('error', (e) => {
         const code = (e as NodeJS.ErrnoException).code;
-        // A kept-alive socket the receiver closed just as it was reused: once more on a fresh one (the
-        // receiver saw at most the start of a request; it deduplicates by webhook-id in any case).
+        // A kept-alive socket closed as it was reused: once more on a fresh one (receivers dedupe by webhook-id).
         if (!opnieuw && !klaar && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) {
           verzend(true);
           return;
@@ -170,7 +157,6 @@ export async function verstuur(
       });
       req.end(b.body);
     };
-    // One deadline for the whole exchange: connect, send, and the answer.
     const timer = setTimeout(() => einde({ soort: 'fout', status: null, fout: `Geen antwoord binnen ${timeoutMs / 1000} s.` }), timeoutMs);
     const afbreken = () => einde({ soort: 'fout', status: null, fout: 'Afgebroken bij het afsluiten van de server.' });
     opts.signal?.addEventListener('abort', afbreken);

@@ -1,10 +1,7 @@
 /**
- * POST /mcp: the MCP server over streamable HTTP, stateless. One context per HTTP request, whose key
- * the core's gate authenticates once (core/trpc.ts `mcpToegang`). A tools/call message is answered
- * here with ONE tRPC call — the procedure REST calls — and its result as the JSON-RPC response; every
- * other message (initialize, tools/list, ping, notifications) goes through the SDK's server and
- * transport. Expected failures of a tool are results with isError and `{"fout", "status"}`; an unknown
- * tool is the JSON-RPC error -32602; a database outage is HTTP 503 `{"fout"}` for every message.
+ * POST /mcp, stateless: the key is authenticated once per HTTP request. A tools/call is answered here with
+ * one tRPC call to the procedure REST calls; every other message goes through the SDK. Tool failures are
+ * isError results with `{"fout", "status"}`; an unknown tool is -32602; an outage is HTTP 503.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -33,7 +30,7 @@ function isToolCall(body: unknown): body is ToolCall {
 
 type ToolAntwoord = { isError?: boolean; content: { type: 'text'; text: string }[]; structuredContent: Record<string, unknown>; _meta: Record<string, unknown> };
 
-/** The initialize result's `instructions`: what the tools are for and what each costs (prices from core/prijzen.ts). */
+/** Prices from core/prijzen.ts. */
 export const INSTRUCTIES = [
   'Insight geeft per Nederlands adres een oordeel: marktwaarde, kenmerken uit de BAG, WOZ-waarden en omgevingsinvloeden. ' +
     'Elke tool neemt postcode, huisnummer en eventueel toevoeging (huisletter A, toevoeging -2, beide A-2) en betaalt met het tegoed van de sleutel ' +
@@ -46,10 +43,9 @@ export const INSTRUCTIES = [
     'Een testsleutel (pct_test_...) kost niets maar kent alleen de adressen van de synthetische demoplaats Fictiedal (postcodes met de letters SA, SD of SS, bijvoorbeeld 7800SD 3); elk ander adres geeft 404, en zijn antwoorden dragen test: true.',
 ].join('\n');
 
-/** One JSON Schema validator for every request's server: the SDK would build a fresh Ajv per server. */
+/** The SDK would build a fresh Ajv per server. */
 const schemaValidator = new AjvJsonSchemaValidator();
 
-/** Raised when the database is unreachable during a tool call: the request then answers HTTP 503 like every other. */
 class Storing {
   readonly fout: ReturnType<typeof naarFout>;
   constructor(fout: ReturnType<typeof naarFout>) {
@@ -62,7 +58,6 @@ function toolFout(status: number, fout: string, meta: Record<string, unknown>): 
   return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(body) }], structuredContent: body, _meta: meta };
 }
 
-/** One tool call: the tool's procedure, called once in the request's context. */
 async function roepAan(ctx: Context, req: FastifyRequest, tool: McpTool, args: Record<string, unknown>): Promise<ToolAntwoord> {
   const onbekend = Object.keys(args).filter((k) => !Object.hasOwn(tool.inputShape, k));
   if (onbekend.length) return toolFout(400, `Ongeldige invoer: onbekend argument ${onbekend.map((k) => `'${k}'`).join(', ')}.`, {});
@@ -78,11 +73,7 @@ async function roepAan(ctx: Context, req: FastifyRequest, tool: McpTool, args: R
   }
 }
 
-/**
- * What the SDK's transport would refuse, refused first with a Dutch `{fout}` and the transport's status:
- * one JSON-RPC message per request (batches went out of MCP in 2025-06-18), both media types accepted,
- * a supported protocol version.
- */
+/** What the SDK's transport would refuse, refused first with a Dutch `{fout}` (one message per request, since 2025-06-18). */
 function transportFout(req: FastifyRequest, body: unknown): { status: number; fout: string } | undefined {
   const accept = req.headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
@@ -99,7 +90,6 @@ function transportFout(req: FastifyRequest, body: unknown): { status: number; fo
   return undefined;
 }
 
-/** A tools/call message, answered here: a JSON-RPC result (or error -32602) with HTTP 200. */
 async function beantwoordToolCall(ctx: Context, req: FastifyRequest, reply: FastifyReply, bericht: ToolCall) {
   const antwoord = (inhoud: Record<string, unknown>) =>
     reply.code(200).headers(kostenHeaders(ctx.uitslag.kosten)).type('application/json').send({ jsonrpc: '2.0', id: bericht.id, ...inhoud });
@@ -115,7 +105,7 @@ async function beantwoordToolCall(ctx: Context, req: FastifyRequest, reply: Fast
   return antwoord({ result: await roepAan(ctx, req, tool, args as Record<string, unknown>) });
 }
 
-/** The SDK's server for a protocol message: the tools listed (their calls never reach it, see above). */
+/** For the other protocol messages; tool calls never reach it. */
 function bouwServer(ctx: Context, req: FastifyRequest): McpServer {
   const server = new McpServer(
     { name: 'insight-api', version: '1.0.0' },
@@ -128,7 +118,6 @@ function bouwServer(ctx: Context, req: FastifyRequest): McpServer {
       (args: Record<string, unknown>) => roepAan(ctx, req, tool, args),
     );
   }
-  // registerTool advertises tools.listChanged; a stateless server never sends that notification.
   server.server.registerCapabilities({ tools: { listChanged: undefined } });
   return server;
 }

@@ -1,8 +1,6 @@
 /**
- * The MCP tools, built in a loop over the router: every procedure whose meta has `mcp` is a tool.
- * Tool names are English (contract 4.3); the data they return is the REST answer, in Dutch. A tool's
- * arguments are its procedure's input with `adres` flattened (postcode, huisnummer, toevoeging), so the
- * published schema is the one the procedure validates with.
+ * Every procedure whose meta has `mcp` is a tool (English names, contract 4.3). Arguments are the
+ * procedure's input with `adres` flattened, so the published schema is the one that validates.
  */
 import { z } from 'zod';
 import { HUISNUMMER_RE } from '../../domain/begrippen.ts';
@@ -17,21 +15,13 @@ export interface McpTool {
   name: string;
   title: string;
   description: string;
-  /** The flat arguments, from the procedure's `.input()`. */
   inputShape: z.ZodRawShape;
-  /** What `structuredContent` holds: the procedure's answer, or `{fout, status}` of an isError result. */
   outputSchema: z.ZodObject;
-  /** The price as descriptions state it: `18 credits (€ 0,90)`. */
   kosten: string;
-  /** The one tRPC call of a tool call: the flat arguments nested into the procedure's input. */
   call(caller: Caller, args: Record<string, unknown>): Promise<unknown>;
 }
 
-/**
- * `{adres: {postcode, huisnummer, toevoeging}, ...extra}` → `{postcode, huisnummer, toevoeging, ...extra}`.
- * The procedure takes huisnummer as text or integer but publishes text (the REST contract); MCP
- * publishes both, as its contract says.
- */
+/** The procedure publishes huisnummer as text (the REST contract); the MCP contract publishes text or integer. */
 function vlakkeArgumenten(invoer: z.ZodObject): z.ZodRawShape {
   const { adres, ...extra } = invoer.shape;
   const velden = (adres as z.ZodObject).shape;
@@ -54,15 +44,11 @@ function procedureOp(caller: Caller, pad: string): Procedure {
   return o as Procedure;
 }
 
-/** `structuredContent` of an isError result (gateways/mcp/index.ts). */
 export const foutUitvoer = z.strictObject({ fout: z.string(), status: z.int().min(400).max(599) });
 
 /**
- * A tool's outputSchema, from the procedure's own `.output(...)` so it cannot drift: the answer or
- * `{fout, status}`. Both, because SDK 1.x clients validate `structuredContent` of isError results too
- * (typescript-sdk#1943). Written as an object carrying the union in its JSON Schema, because clients
- * require `type: "object"` at the root and McpServer lists only a Zod object; the object's check runs
- * the same union, so server and JSON Schema agree.
+ * Both answer and `{fout, status}`: SDK 1.x clients validate `structuredContent` of isError results too
+ * (typescript-sdk#1943). An object carrying the union, since clients require `type: "object"` at the root.
  */
 function uitvoerSchema(antwoord: z.ZodType): z.ZodObject {
   const unie = z.union([antwoord, foutUitvoer]);

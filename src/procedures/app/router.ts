@@ -1,7 +1,4 @@
-/**
- * The web app's procedures: the `app` part of the one router (procedures/router.ts), served at /trpc
- * alone (gateways/trpc.ts); its type is what the front end's typed client imports.
- */
+/** Served at /trpc alone; its type is what the front end's typed client imports. */
 import { router } from '../../core/trpc.ts';
 import { sessieRouter } from './sessie.ts';
 import { sleutelsRouter } from './sleutels.ts';

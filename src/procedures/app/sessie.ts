@@ -1,4 +1,4 @@
-/** Login, the current session, logout. No answer tells whether an e-mail address has an account. */
+/** No answer tells whether an e-mail address has an account. */
 import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
 import { beeindigSessie, controleerLogin, csrfVoor, normaliseerEmail, startSessie } from '../../domain/gebruikers/gebruikers.ts';
@@ -40,7 +40,7 @@ export const sessieRouter = router({
       return { email: user.email, account: user.accountNaam, csrf: csrfVoor(s.token), verloopt_op: s.verlooptOp.toISOString() };
     }),
 
-  /** Who is logged in, and the CSRF token for this session (a query: readable only by our own origin). */
+  /** A query: readable only by our own origin. */
   huidig: sessieProcedure.output(gebruikerInfo).query(({ ctx }) => {
     const s = ctx.sessie;
     return { email: s.email, account: s.accountNaam, csrf: csrfVoor(ctx.sessieToken), verloopt_op: s.verlooptOp.toISOString() };

@@ -1,9 +1,8 @@
-/** Key management for the logged-in account, on the same domain functions as the operator CLI. */
 import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { modusVan } from '../../domain/keys/format.ts';
-import { createKey, listKeys, maandstanden, MAX_GELDIGE_INZICHT_SLEUTELS, MAX_GELDIGE_TEST_SLEUTELS, MAX_LOOPTIJD_DAGEN, MAX_MAANDLIMIET, revokeKey, rotateKey, SleutelFout, zetMaandlimiet, type NieuweSleutel } from '../../domain/keys/sleutels.ts';
+import { maakSleutel, lijstSleutels, maandstanden, MAX_GELDIGE_INZICHT_SLEUTELS, MAX_GELDIGE_TEST_SLEUTELS, MAX_LOOPTIJD_DAGEN, MAX_MAANDLIMIET, trekSleutelIn, roteerSleutel, SleutelFout, zetMaandlimiet, type NieuweSleutel } from '../../domain/keys/sleutels.ts';
 import { router } from '../../core/trpc.ts';
 import { sessieProcedure } from '../../core/sessie.ts';
 
@@ -27,7 +26,7 @@ function getoond(k: NieuweSleutel) {
 export const sleutelsRouter = router({
   lijst: sessieProcedure.query(async ({ ctx }) => {
     const now = ctx.services.now();
-    const rows = await listKeys(ctx.services.db, ctx.sessie.accountId);
+    const rows = await lijstSleutels(ctx.services.db, ctx.sessie.accountId);
     const standen = await maandstanden(ctx.services.db, rows.filter((r) => r.maandlimietCredits !== null).map((r) => r.id), now);
     return rows.map((r) => ({
       id: r.id,
@@ -36,7 +35,6 @@ export const sleutelsRouter = router({
       familie: r.familie,
       rechten: r.rechten,
       modus: modusVan(r.voorvoegsel),
-      /** The monthly cap and what the key charged this calendar month (Europe/Amsterdam); null without a cap. */
       maandlimiet: (() => {
         const st = standen.get(r.id);
         return st?.limiet == null ? null : { credits: st.limiet, verbruikt: st.verbruikt, resterend: Math.max(0, st.limiet - st.verbruikt), maand: st.maand };
@@ -49,7 +47,7 @@ export const sleutelsRouter = router({
     }));
   }),
 
-  /** The plaintext key is in this answer only; the database keeps its hash. */
+  /** The plaintext key is in this answer only. */
   maak: sessieProcedure
     .input(
       z.strictObject({
@@ -60,11 +58,10 @@ export const sleutelsRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       const now = ctx.services.now();
-      const k = await createKey(ctx.services.db, {
+      const k = await maakSleutel(ctx.services.db, {
         accountId: ctx.sessie.accountId,
         naam: input.naam,
-        // The web app makes insight keys only: this service offers no product for a "beheer" key, which
-        // only the operator CLI makes.
+        // Only the operator CLI makes a "beheer" key: this service offers no product for it.
         familie: 'inzicht',
         modus: input.test ? 'test' : 'live',
         verlooptOp: new Date(now.getTime() + input.looptijd_dagen * DAG_MS),
@@ -73,13 +70,11 @@ export const sleutelsRouter = router({
       return getoond(k);
     }),
 
-  /** The old key stops at once; the new one (same name, family, rights, expiry) is shown once. */
   roteer: sessieProcedure.input(sleutelId).mutation(async ({ ctx, input }) => {
-    const k = await rotateKey(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
+    const k = await roteerSleutel(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
     return getoond(k);
   }),
 
-  /** Set (a whole number of credits) or clear (null) a live key's monthly cap. */
   maandlimiet: sessieProcedure
     .input(
       z.strictObject({
@@ -92,11 +87,10 @@ export const sleutelsRouter = router({
       return { id: input.id, maandlimiet_credits: input.credits };
     }),
 
-  /** How many valid keys of each mode an account may have. */
   maxima: sessieProcedure.query(() => ({ live: MAX_GELDIGE_INZICHT_SLEUTELS, test: MAX_GELDIGE_TEST_SLEUTELS })),
 
   trekIn: sessieProcedure.input(sleutelId).mutation(async ({ ctx, input }) => {
-    await revokeKey(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
+    await trekSleutelIn(ctx.services.db, { accountId: ctx.sessie.accountId, keyId: input.id, now: ctx.services.now() }).catch(vertaal);
     return { id: input.id, ingetrokken: true };
   }),
 });

@@ -1,4 +1,3 @@
-/** Balance, credits used this month, and the ledger (paged) of the logged-in account. */
 import { z } from 'zod';
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { accountGegevens, grootboekPagina, MAX_DREMPEL_CREDITS, saldoVan, zetDrempel } from '../../domain/billing/tegoed.ts';
@@ -25,7 +24,6 @@ export const tegoedRouter = router({
     };
   }),
 
-  /** The balance below which a charge sends `saldo.laag` to the account's webhooks (0: never). */
   drempel: sessieProcedure
     .input(
       z.strictObject({

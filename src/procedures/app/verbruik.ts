@@ -1,4 +1,3 @@
-/** Usage of the logged-in account: per day and lookup for a period (the chart), and the filtered list. */
 import { z } from 'zod';
 import { verbruikGefilterd, verbruikPerDag, type VerbruikFilter } from '../../domain/billing/verbruik.ts';
 import { alsRegel } from '../verbruik.ts';
@@ -9,7 +8,6 @@ import { sessieProcedure } from '../../core/sessie.ts';
 
 const voorziening = z.string().regex(/^[a-z]{1,40}$/, 'voorziening: alleen kleine letters');
 
-/** The usage view's filters, for its list and its chart alike. */
 const filters = {
   voorziening: voorziening.optional(),
   uitkomst: z.enum(['alle', 'geslaagd', 'mislukt']).default('alle'),
@@ -21,7 +19,7 @@ function filter(input: { van: string; tot: string; voorziening?: string; sleutel
 }
 
 export const verbruikRouter = router({
-  /** Per day and lookup, with the same filters as the list (the chart shows what the list holds). */
+  /** The same filters as the list: the chart shows what the list holds. */
   perDag: sessieProcedure.input(periodeSchema.and(z.strictObject(filters))).query(async ({ ctx, input }) => {
     const rows = await verbruikPerDag(ctx.services.db, ctx.sessie.accountId, filter(input));
     const perVoorziening = new Map<string, { voorziening: string; aantal: number; credits: number; gefactureerd_cent: number }>();
@@ -40,7 +38,6 @@ export const verbruikRouter = router({
     };
   }),
 
-  /** Newest first; filters by period, lookup, success or failure, and key. */
   lijst: sessieProcedure.input(periodeSchema.and(z.strictObject({ ...filters, ...paginaSchema }))).query(async ({ ctx, input }) => {
     const p = await verbruikGefilterd(ctx.services.db, ctx.sessie.accountId, filter(input), input.pagina, input.per_pagina);
     return {

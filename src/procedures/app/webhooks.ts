@@ -1,9 +1,4 @@
-/**
- * Webhook endpoints of the logged-in account, their deliveries and replay: the same domain functions
- * (domain/webhooks/beheer.ts), answer shapes and error translation as /api/v1/webhooks
- * (procedures/webhooks.ts). Every function takes the session's account id and treats another account's
- * webhook exactly like one that does not exist (404).
- */
+/** Another account's webhook is treated exactly like one that does not exist (404). */
 import { z } from 'zod';
 import { InsightFout } from '../../core/errors.ts';
 import { router } from '../../core/trpc.ts';
@@ -20,14 +15,13 @@ const url = z.string().trim().min(1, 'url: vul een https-URL in').max(2048, 'url
 const omschrijving = z.string().trim().max(200, 'omschrijving: hoogstens 200 tekens').nullable().optional();
 
 export const webhooksRouter = router({
-  /** The account's endpoints (never a secret), with the event types to choose from and the maximum. */
+  /** Never a secret. */
   lijst: sessieProcedure.query(async ({ ctx }) => ({
     webhooks: (await lijstEndpoints(ctx.services.db, ctx.sessie.accountId)).map(naarWebhook),
     max: MAX_ENDPOINTS,
     event_typen: GEBEURTENIS_TYPES,
   })),
 
-  /** The secret is in this answer only. */
   maak: sessieProcedure
     .input(z.strictObject({ url, events: eventsSchema, omschrijving }))
     .mutation(async ({ ctx, input }) => {
@@ -35,7 +29,7 @@ export const webhooksRouter = router({
       return { ...naarWebhook(r.endpoint), geheim: r.geheim };
     }),
 
-  /** Change url, events, description, or switch on/off (on again: waiting deliveries go after all). */
+  /** On again: waiting deliveries go after all. */
   wijzig: sessieProcedure
     .input(z.strictObject({ id: webhookId, url: url.optional(), events: eventsSchema.optional(), omschrijving, actief: z.boolean('actief: waar of onwaar').optional() }))
     .mutation(async ({ ctx, input }) => {
@@ -49,21 +43,18 @@ export const webhooksRouter = router({
     return { id: input.id, verwijderd: true as const };
   }),
 
-  /** Queue a `webhook.test` event for this endpoint alone; it shows in the deliveries. */
   test: sessieProcedure.input(metId).mutation(async ({ ctx, input }) => {
     const r = await stuurTest(ctx.services.db, ctx.sessie.accountId, input.id, ctx.services.now());
     if (!r) throw nietGevonden();
     return { gebeurtenis_id: r.berichtId, aflevering_id: r.afleveringId };
   }),
 
-  /** A new secret, shown once; the previous one keeps signing for 24 hours. */
   roteer: sessieProcedure.input(metId).mutation(async ({ ctx, input }) => {
     const r = await roteerGeheim(ctx.services.db, ctx.sessie.accountId, input.id, ctx.services.now());
     if (!r) throw nietGevonden();
     return { ...naarWebhook(r.endpoint), geheim: r.geheim };
   }),
 
-  /** Deliveries of one endpoint, newest first; the next page with `na` = `volgende`. */
   afleveringen: sessieProcedure
     .input(
       z.strictObject({
@@ -78,7 +69,6 @@ export const webhooksRouter = router({
       return { regels: p.regels.map(naarAflevering), volgende: schrijfCursor(p.volgende) };
     }),
 
-  /** Send a delivery again now, with the same webhook-id: a fresh series of attempts. */
   opnieuw: sessieProcedure
     .input(z.strictObject({ id: webhookId, aflevering: z.uuid('aflevering: geen geldige aflevering-id') }))
     .mutation(async ({ ctx, input }) => {

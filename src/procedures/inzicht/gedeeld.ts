@@ -1,8 +1,6 @@
 /**
- * Schemas shared by every insight lookup: the address input (REST nests it as `adres`), the `adres`
- * block every answer starts with, and the envelope. Validation must be identical on every gateway:
- * no field is a bare z.number()/z.boolean() at object level, because trpc-to-openapi switches
- * `coerce` on for those at runtime (see test/validatie.test.ts, which guards this).
+ * No field is a bare z.number()/z.boolean() at object level: trpc-to-openapi switches `coerce` on for those
+ * at runtime, and validation must be identical on every gateway (test/validatie.test.ts).
  */
 import { z } from 'zod';
 import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_INVOER_RE, TOEVOEGING_MAX } from '../../domain/begrippen.ts';
@@ -18,10 +16,7 @@ export const postcodeSchema = z
 
 const HUISNUMMER_BEREIK = 'ongeldig huisnummer: verwacht een geheel getal van 1 tot en met 99999';
 
-/**
- * The contract sends the house number as text, and the document keeps saying so; an integer (as every
- * answer returns it) is accepted too.
- */
+/** The contract publishes the house number as text; an integer (as answers return it) is accepted too. */
 export const huisnummerSchema = z
   .union([z.string().regex(HUISNUMMER_RE, HUISNUMMER_BEREIK), z.int(HUISNUMMER_BEREIK).min(1, HUISNUMMER_BEREIK).max(99999, HUISNUMMER_BEREIK)], {
     error: (iss) =>
@@ -81,7 +76,6 @@ export function envelope<T extends z.ZodType>(id: string, voorziening: string, d
   return z.object({ data, meta: inzichtMetaSchema(voorziening) }).meta({ id });
 }
 
-/** REST body of every lookup: `{ "adres": {...} }` plus lookup-specific fields. */
 export function lookupInvoer<S extends z.ZodRawShape>(extra: S) {
   return z.strictObject({ adres: adresInvoerSchema, ...extra }, { error: (iss) => (iss.code === 'invalid_type' ? 'verwacht een JSON-object met een veld adres' : undefined) });
 }
@@ -95,10 +89,7 @@ export const rateLimitHeaders = z.object({
   'RateLimit-Policy': z.string().describe('Het geldende beleid: aantal per venster van 60 seconden.'),
 });
 
-/**
- * The error statuses a lookup documents. Texts that are the same for every operation come from the
- * error table (core/errors.ts); only what is particular to a lookup is written here.
- */
+/** Texts the same for every operation come from the error table. */
 export function foutResponses(extra: Record<number, string> = {}): Record<number, string> {
   return {
     400: 'Ongeldige invoer (postcode, huisnummer, JSON).',

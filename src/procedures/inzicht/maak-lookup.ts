@@ -1,8 +1,6 @@
 /**
- * Builds one insight lookup procedure: POST /api/v1/inzicht/<pad>, body `{adres, ...extra}`, answer
- * `{data: {adres, ...}, meta}`. The resolver finds the address (404 unknown / ambiguous) and asks the
- * lookup what it finds, through domain functions (a procedure reads no table itself); what that costs
- * is the charged procedure's (core/afrekening.ts). With `mcp`, the procedure is also an MCP tool.
+ * One lookup procedure: the resolver finds the address (404 unknown / ambiguous) and asks the domain what it
+ * finds; what that costs is the charged procedure's (core/afrekening.ts).
  */
 import { z } from 'zod';
 import type { AuthContext } from '../../core/context.ts';
@@ -18,19 +16,16 @@ export interface LookupDef<S extends z.ZodRawShape, D extends z.ZodObject, R ext
   voorziening: Voorziening;
   pad: `/inzicht/${string}`;
   samenvatting: string;
-  /** The description; `{prijs}` is replaced by the price from core/prijzen.ts (`18 credits (€ 0,90)`). */
+  /** `{prijs}` is replaced by the price from core/prijzen.ts. */
   beschrijving: string;
   extraInvoer: S;
-  /** Schema of `data` without the shared `adres` block. */
   data: D;
   schemaId: string;
   extraEmmer?: 'invloeden';
   extraFouten?: Record<number, string>;
-  /** The MCP tool of this lookup (contract 4.3); `{prijs}` in its description as above. */
   mcp?: McpMeta;
-  /** Input checks that need the context (the clock): run before anything else of the lookup, answer 400. */
+  /** Checks that need the clock: before anything else, 400. */
   valideer?: (ctx: AuthContext, input: z.output<z.ZodObject<S>>) => void;
-  /** The address rows at a postcode and number, with what `vind` needs; default the whole BAG row. */
   kandidaten?: (db: Db, postcode: string, huisnummer: number) => Promise<R[]>;
   vind: (ctx: AuthContext, adres: R, input: z.output<z.ZodObject<S>>) => Promise<Uitkomst<z.output<D>>>;
 }
@@ -45,7 +40,6 @@ function adresTekst(a: AdresInvoer): string {
 
 export function maakLookup<S extends z.ZodRawShape, D extends z.ZodObject, R extends AdresRij = Adres>(def: LookupDef<S, D, R>) {
   const invoer = lookupInvoer(def.extraInvoer);
-  // `adres` first: every lookup's data starts with the same address block.
   const dataMetAdres = z.object({ adres: adresUitvoerSchema }).extend(def.data.shape);
   const kandidaten = def.kandidaten ?? (adresKandidaten as unknown as NonNullable<typeof def.kandidaten>);
   const prijs = kostTekst(def.voorziening);
@@ -75,7 +69,7 @@ export function maakLookup<S extends z.ZodRawShape, D extends z.ZodObject, R ext
     .use(afrekenen)
     .output(envelope(def.schemaId, def.voorziening, dataMetAdres))
     .mutation(async ({ ctx, input }) => {
-      // The input schema is `{adres, ...extraInvoer}` (lookupInvoer); tRPC cannot see through the generic.
+      // tRPC cannot see through the generic.
       const extra = input as z.output<z.ZodObject<S>> & { adres: AdresInvoer };
       return antwoordVan(def.voorziening, await zoek(ctx, extra.adres, extra));
     });

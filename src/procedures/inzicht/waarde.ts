@@ -11,7 +11,6 @@ function geldigeDatum(v: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
 }
 
-/** The peildatum on REST and MCP alike (the pattern is published; see DATUM_INVOER_RE). */
 const peildatumSchema = z
   .string({ error: 'verwacht een datum als tekst, JJJJ-MM-DD' })
   .regex(DATUM_INVOER_RE, 'verwacht een datum als JJJJ-MM-DD, niet vóór 1900-01-01')
@@ -19,10 +18,7 @@ const peildatumSchema = z
   .optional()
   .describe('Peildatum JJJJ-MM-DD, van 1900-01-01 tot en met vandaag; standaard vandaag (Europe/Amsterdam).');
 
-/**
- * POST /api/v1/inzicht/waarde: the estimated market value with an 80 % band and a confidence label.
- * 18 credits; 422 (charged) when the comparable sales are too thin — never a number then.
- */
+/** 422 (charged) when the comparable sales are too thin: never a number then. */
 export const waarde = maakLookup({
   voorziening: 'waarde',
   pad: '/inzicht/waarde',
@@ -74,7 +70,7 @@ export const waarde = maakLookup({
   async vind(ctx, a, input) {
     const peildatum = input.peildatum ?? datumAmsterdam(ctx.services.now());
     const model = await ctx.services.waardemodel.model(deelVan(a.bron)).catch((e: unknown) => {
-      // Before the first model after a start: 503, not charged (the lookup charges only what it returns).
+      // Before the first model after a start: 503, not charged.
       throw e instanceof WaardemodelNietGereed ? new InsightFout('niet_beschikbaar', e.message, { headers: { 'Retry-After': '15' } }) : e;
     });
     const w = waardeerAdres(model, a, peildatum, input.woonoppervlakte);
@@ -84,7 +80,6 @@ export const waarde = maakLookup({
     return {
       status: 200,
       data: { marktwaarde: w.marktwaarde, min: w.min, max: w.max, betrouwbaarheid: w.betrouwbaarheid, kans_binnen_10_procent: w.kansBinnen10, peildatum, valuta: 'EUR' as const },
-      // An address of the synthetic demo is valued from the demo's synthetic sales: say so (README).
       bron: { naam: `${a.bron === DEMO_BRON ? `${DEMO_BRON}: ` : ''}verkopen (${w.info.verkopen})`, datum: w.info.nieuwsteVerkoop },
       gefactureerd: true,
       extraMeta,

@@ -1,23 +1,10 @@
-/**
- * `insight import bag-csv <bestand>`: the NLExtract address export `bagadres-full.csv`
- * (';'-separated, header row, one row per address incl. nevenadressen), also zipped
- * (`bagadres-full.csv.zip`). The richer `bagadresplus.csv` is recognised too; its derived woningtype
- * column is then imported as a house type (bron 'NLExtract bagadresplus'), which the derivation
- * (woningtype-afleiden) leaves alone.
- *
- * Columns of bagadres-full (NLExtract bagv2/etl/sql/adres/adres-full2csv.sql):
- *   openbareruimte;huisnummer;huisletter;huisnummertoevoeging;postcode;woonplaats;gemeente;provincie;
- *   nummeraanduiding;verblijfsobjectgebruiksdoel;oppervlakteadresseerbaarobject;verblijfsobjectstatus;
- *   object_id;object_type;nevenadres;pandid;pandstatus;pandbouwjaar;x;y;lon;lat;verkorteopenbareruimte
- * Every row becomes an adres (id = nummeraanduiding) and, when it names a pand, a pand row
- * (bouwjaar, status; no geometry in this export, so an existing footprint is kept).
- */
+/** `insight import bag-csv`: NLExtract's bagadres-full.csv or bagadresplus.csv (docs/import-formaten.md). */
 import { andereSoortHint, bestanden, beschrijfKop, kopVanEerste, type Bron, type BronItem } from './bron.ts';
 import type { Readable } from 'node:stream';
 import { eersteRegel, leesCsvRecords } from './csv.ts';
 import { geldigLonLat, geldigRd, rdNaarLonLat } from './geo.ts';
 import { invloedenNaBag } from './invloeden-na.ts';
-import { type ImportRecord, type ImportSoort, type LeesContext, VerkeerdFormaatFout } from './types.ts';
+import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
 import { geldigePostcode } from '../../begrippen.ts';
 
 const VERWACHT =
@@ -26,7 +13,6 @@ const VERWACHT =
 interface Variant {
   naam: 'bagadres-full' | 'bagadresplus';
   bron: string;
-  /** Our field -> CSV column. */
   kolommen: Record<string, string>;
   verplicht: string[];
 }
@@ -102,7 +88,6 @@ const PLUS: Variant = {
   verplicht: ['openbareruimtenaam', 'huisnummer', 'postcode', 'woonplaats', 'nummeraanduiding_id', 'typeadresseerbaarobject'],
 };
 
-/** NLExtract's woningtype labels (adres-tabel-plus.sql) -> ours. */
 export const NLEXTRACT_WONINGTYPE: Record<string, string> = {
   appartement: 'appartement',
   'vrijstaande woning': 'vrijstaand',
@@ -179,7 +164,6 @@ function veld(v: string[], i: number | undefined): string | null {
   if (w === '') return null;
   const c0 = w.charCodeAt(0);
   const c1 = w.charCodeAt(w.length - 1);
-  // Most fields have no surrounding spaces: skip trim() then.
   if (c0 > 32 && c1 > 32) return w;
   const t = w.trim();
   return t === '' ? null : t;
@@ -190,11 +174,10 @@ interface CsvStaat {
   idx: Record<string, number | undefined>;
   aantalKolommen: number;
   doelKolommen: [string, number][];
-  /** The pand row emitted last (the export lists a pand's addresses one after another). */
+  /** The export lists a pand's addresses one after another. */
   vorigPand: { id: string; bouwjaar: number | null; status: string | null } | null;
 }
 
-/** One data line -> an adres record (+ its pand, + an imported woningtype for bagadresplus), or a refusal. */
 function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[]): void {
   const fout = (reden: string): ImportRecord => ({ ok: false, regel, reden });
   if (v.length !== st.aantalKolommen) {
@@ -309,11 +292,8 @@ function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[
     },
   });
   if (pandId) {
-    // Every address repeats its pand's bouwjaar and status. An identical repeat of the pand just
-    // emitted would only be dropped again by the writer (after normalising it, a key-map entry and a
-    // row compare), so it is not emitted: in the 1M-row bench these repeats were 560,000 of the
-    // 980,000 pand records. A pand that differs is emitted, so "later rows win" still holds. (The
-    // summary's pand.ongewijzigd therefore no longer counts these in-file repeats.)
+    // Every address repeats its pand's bouwjaar and status: an identical repeat of the pand just emitted
+    // would only be dropped by the writer, so it is not emitted. A pand that differs is, so later rows win.
     const pandStatus = veld(v, i.pandstatus);
     const vorig = st.vorigPand;
     if (!vorig || vorig.id !== pandId || vorig.bouwjaar !== bouwjaar || vorig.status !== pandStatus) {
@@ -362,7 +342,6 @@ async function* leesBestand(stroom: Readable, ctx: LeesContext): AsyncGenerator<
 }
 
 async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<ImportRecord[]> {
-  // One CSV: stream it. A zip or folder: every .csv in it, in name order.
   for await (const b of bestanden(bron!, { filter: (i) => i.isZip || bron!.soort === 'bestand' || isCsv(i) })) {
     for await (const deel of leesBestand(await b.open(), ctx)) {
       yield bron!.soort === 'bestand' ? deel : deel.map((r) => (r.ok ? r : { ...r, reden: `${b.naam}: ${r.reden}` }));
@@ -370,13 +349,11 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
   }
 }
 
-export const bagCsv: ImportSoort = {
+export const bagCsv = bagSoort({
   naam: 'bag-csv',
   omschrijving: 'NLExtract bagadres-full.csv (ook bagadresplus.csv): adressen en panden (zonder geometrie)',
   verwacht: VERWACHT,
-  tabellen: ['adres', 'pand', 'woningtype'],
-  bestandNodig: true,
   controleer,
   lees,
   na: invloedenNaBag,
-};
+});

@@ -1,29 +1,11 @@
 /**
- * `insight import bag-gpkg <bag-light.gpkg>`: PDOK's "BAG light" GeoPackage, read with Node's
- * built-in node:sqlite (no native addon). Layers and columns used (as in the PDOK download; checked
- * against public code that reads the national file, the file itself is 7.8 GB and not a fixture):
- *
- *   pand             identificatie, bouwjaar, status, geom (POLYGON/MULTIPOLYGON)
- *   verblijfsobject  identificatie, nummeraanduiding_hoofdadres_identificatie, openbare_ruimte_naam,
- *                    huisnummer, huisletter, toevoeging, postcode, woonplaats_naam, gebruiksdoel
- *                    (comma-separated, e.g. "winkelfunctie,woonfunctie"), oppervlakte, status,
- *                    bouwjaar, pand_identificatie, bronhouder_identificatie (= gemeentecode), geom (POINT)
- *   ligplaats,       identificatie, nummeraanduiding_hoofdadres_identificatie, openbare_ruimte_naam,
- *   standplaats      huisnummer, huisletter, toevoeging, postcode, woonplaats_naam, status,
- *                    bronhouder_identificatie, geom (POLYGON -> centroid as the address point)
- *
- * The geometry column and its SRS come from gpkg_geometry_columns (RD New, EPSG:28992, in
- * bag-light; WGS84 is accepted as is). Blobs are "GP" header + WKB (decoded with wkx). bag-light
- * holds current objects only and no nevenadressen, and names no gemeente (only its code). A
- * verblijfsobject in two panden appears twice: the row with the lowest pand id is kept. Layers are
- * streamed in rowid order (node:sqlite iterate), so memory stays flat; only the ids that occur twice
- * are held in memory.
- * House types are derived afterwards (woningtype-afleiden).
+ * `insight import bag-gpkg`: PDOK's "BAG light" GeoPackage, read with node:sqlite (docs/import-formaten.md).
+ * Layers are streamed in rowid order, so memory stays flat; only ids that occur twice are held.
  */
 import { DatabaseSync } from 'node:sqlite';
 import { beschrijfKop, type Bron } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesGpkgGeometrie } from './geo.ts';
-import { type ImportRecord, type ImportSoort, type LeesContext, VerkeerdFormaatFout } from './types.ts';
+import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import { geldigePostcode } from '../../begrippen.ts';
 
@@ -136,10 +118,8 @@ function plausibelBouwjaar(v: unknown): number | null {
 const ID = /^\d{16}$/;
 
 /**
- * Objects that occur in more than one row (bag-light repeats a verblijfsobject for each pand it is
- * part of) -> the rowid to keep (the one with the lowest pand id, then the lowest rowid). Found with
- * one GROUP BY over the ids, so the layer itself can be streamed in rowid order without sorting
- * (sorting a national layer would need gigabytes of temporary space).
+ * A verblijfsobject in several panden → the rowid to keep (lowest pand id). One GROUP BY over the ids,
+ * so the layer streams without sorting (a national layer would need gigabytes of temporary space).
  */
 function dubbelen(db: DatabaseSync, laag: Laag): Map<string, number> {
   const pandKol = laag.kolommen.has('pand_identificatie') ? 'pand_identificatie' : "''";
@@ -343,13 +323,11 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
   }
 }
 
-export const bagGpkg: ImportSoort = {
+export const bagGpkg = bagSoort({
   naam: 'bag-gpkg',
   omschrijving: 'PDOK bag-light.gpkg (GeoPackage): adressen, panden met footprint; daarna woningtype afleiden',
   verwacht: VERWACHT,
-  tabellen: ['adres', 'pand', 'woningtype'],
-  bestandNodig: true,
   controleer,
   lees,
   na: woningtypeNa,
-};
+});

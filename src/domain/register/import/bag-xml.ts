@@ -1,28 +1,7 @@
 /**
- * `insight import bag-xml <zip|map>`: the LVBAG 2.0 extract ("BAG 2.0 Extract", standlevering):
- * a zip or folder of *WPL*, *OPR*, *NUM*, *PND*, *VBO*, *LIG*, *STA* XML files, for the national
- * extract zips in a zip, plus GEM-WPL-RELATIE (woonplaats -> gemeente) and the Leveringsdocument.
- *
- * Current voorkomens only: beginGeldigheid <= the extract date < eindGeldigheid (or none); the
- * Inactief / InOnderzoek / NietBag parts of the national extract are not read; withdrawn objects
- * ('Naamgeving ingetrokken', 'Verblijfsobject ingetrokken', 'Niet gerealiseerd ...', 'Pand
- * gesloopt', 'Plaats ingetrokken', ...) are skipped and counted under `overgeslagen`. When an object
- * has two current voorkomens (it happens) the one that began last (then the highest
- * voorkomenidentificatie) wins.
- *
- * Joins: NUM (postcode, huisnummer, huisletter, toevoeging, ligtAan OPR, ligtIn WPL) -> OPR (naam,
- * ligtIn WPL) -> WPL (naam) -> GEM-WPL-RELATIE (gemeentecode; the name comes from the
- * Leveringsdocument where it has one); VBO (heeftAlsHoofdadres / heeftAlsNevenadres NUM,
- * maaktDeelUitVan PND, gebruiksdoel, oppervlakte, status, punt) -> PND (oorspronkelijkBouwjaar);
- * LIG/STA (vlak -> centroid as the address point, area as oppervlakte). Every hoofd- and nevenadres
- * becomes an adres row (id = nummeraanduiding); every pand a pand row with its footprint as GeoJSON.
- * Geometry EPSG:28992 -> WGS84 with proj4.
- *
- * Memory: the files can come in any order and a national extract has ~10M NUM, VBO and PND objects,
- * so nothing is joined in memory. Every object is first staged in a temporary SQLite database on
- * disk (node:sqlite, 64 MB page cache, removed afterwards; a national extract needs some GB of temp
- * space); the joins then run in SQLite and stream out, ordered by id, into the batched upserts.
- * Node's heap stays flat: one object, one XML chunk and one batch at a time.
+ * `insight import bag-xml`: the LVBAG 2.0 standlevering (docs/import-formaten.md). Files come in any order
+ * and a national extract holds ~10M objects per kind, so each object is staged in a temporary SQLite
+ * database on disk and the joins run there, streaming out by id: Node's heap stays flat.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +12,7 @@ import type { Position } from 'geojson';
 import { SaxesParser } from 'saxes';
 import { beschrijfKop, bestanden, kopVanEerste, lijstItems, type Bron, type BronItem } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesPosList } from './geo.ts';
-import { type FoutRecord, type ImportRecord, type ImportSoort, type LeesContext, VerkeerdFormaatFout } from './types.ts';
+import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import { normaliseerPostcode, POSTCODE_RE } from '../../begrippen.ts';
 
@@ -104,7 +83,7 @@ async function controleer(bron: Bron): Promise<void> {
       `Dit is geen LVBAG-extract: ${bron.soort === 'zip' ? 'de zip' : 'de map'} bevat geen NUM- en VBO/LIG/STA-bestanden (gevonden: ${gevonden || 'niets'}${items.length > 8 ? ', ...' : ''}). Verwacht: ${VERWACHT}.`,
     );
   }
-  // The first object file must be a BAG 2.0 standlevering (not a mutation file or another XML).
+  // Not a mutation file or another XML.
   const eerste = await kopVanEerste(bron, (i) => !i.isZip && ['NUM', 'VBO', 'PND', 'OPR', 'WPL', 'LIG', 'STA'].includes(rolVan(i)), 8192);
   if (!eerste) throw new VerkeerdFormaatFout(`Geen BAG-objectbestanden gevonden. Verwacht: ${VERWACHT}.`);
   const b = beschrijfKop(eerste.kop);
@@ -126,7 +105,6 @@ CREATE TABLE ao (id TEXT PRIMARY KEY, soort TEXT, hoofd TEXT, neven TEXT, pand T
   x REAL, y REAL, begin TEXT, vk INTEGER, regel TEXT) WITHOUT ROWID;
 `;
 
-/** ON CONFLICT clause: the voorkomen that began last (then the highest voorkomenidentificatie) wins. */
 const LAATSTE_WINT = (t: string, kolommen: string[]) =>
   `ON CONFLICT(id) DO UPDATE SET ${kolommen.map((c) => `${c} = excluded.${c}`).join(', ')}, begin = excluded.begin, vk = excluded.vk ` +
   `WHERE excluded.begin > ${t}.begin OR (excluded.begin = ${t}.begin AND excluded.vk > ${t}.vk)`;
@@ -592,13 +570,11 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
   }
 }
 
-export const bagXml: ImportSoort = {
+export const bagXml = bagSoort({
   naam: 'bag-xml',
   omschrijving: 'LVBAG 2.0-extract (XML, zip of map; landelijk: zips in een zip): adressen, panden met footprint; daarna woningtype afleiden',
   verwacht: VERWACHT,
-  tabellen: ['adres', 'pand', 'woningtype'],
-  bestandNodig: true,
   controleer,
   lees,
   na: woningtypeNa,
-};
+});

@@ -1,8 +1,6 @@
 /**
- * An import kind that reads files with one of the parsers in ../parsers/. Rows with `adres` get their
- * adres_id resolved here; a row whose table needs it (woz_waarde, energielabel) is refused when the
- * address is unknown or ambiguous, a verkoop keeps it null. The parser's header check (its first
- * record) runs in `controleer`, so a file of another kind is refused before anything is recorded.
+ * A kind that reads files with one of ../parsers/. A row whose table needs an address is refused when it
+ * is unknown or ambiguous; a verkoop keeps it null.
  */
 import type { Readable } from 'node:stream';
 import { resolveAdresIds } from '../parsers/gedeeld.ts';
@@ -10,7 +8,6 @@ import { bestanden, beschrijfKop, type Bron } from './bron.ts';
 import { TABELLEN, type TabelNaam } from './tabellen.ts';
 import { type FoutRecord, type ImportRecord, type ImportSoort, type RijRecord, VerkeerdFormaatFout } from './types.ts';
 
-/** What a parser yields: an ImportRecord whose row is the parser's own typed row interface. */
 export type ParserRecord = (Omit<RijRecord, 'rij'> & { rij: object }) | FoutRecord;
 
 export interface BestandSoortDef {
@@ -45,8 +42,7 @@ export function bestandSoort(def: BestandSoortDef): ImportSoort {
           throw new VerkeerdFormaatFout(`Dit is ${b.tekst}. Verwacht: ${def.verwacht}.`);
         }
       }
-      // The parsers check the header on their first record: read up to there, so that a file of
-      // another kind is refused before anything is recorded or written.
+      // Read up to the parser's header check, so a file of another kind is refused before anything is written.
       const voor = bron.gelezenBytes;
       try {
         for await (const b of bestanden(bron, { filter: (i) => i.isZip || !/(^|\/)(\.|__MACOSX)/.test(i.naam) })) {

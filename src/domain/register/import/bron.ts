@@ -1,8 +1,6 @@
 /**
- * The input of an import: one file, a folder, or a zip whose entries may be zips again (the national
- * LVBAG extract), read as streams. A nested zip is copied to a temporary file first (yauzl needs
- * random access to its central directory) and removed when done: disk use is at most one inner zip.
- * Progress counts bytes of the outermost level, an inner zip's entries scaled to its outer size.
+ * One file, a folder, or a zip whose entries may be zips again, read as streams. A nested zip is copied
+ * to a temporary file first (yauzl needs random access): disk use is at most one inner zip.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -14,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
 
 export interface BronItem {
-  /** Path relative to the source, nested zips included: "extract.zip/9999NUM.zip/9999NUM-000001.xml". */
+  /** Nested zips included: "extract.zip/9999NUM.zip/9999NUM-000001.xml". */
   naam: string;
   basis: string;
   grootte: number;
@@ -24,7 +22,7 @@ export interface BronItem {
 export interface Bron {
   pad: string;
   soort: 'bestand' | 'map' | 'zip';
-  /** Total bytes for progress (see the module comment). */
+  /** Of the outermost level, an inner zip's entries scaled to its outer size. */
   totaalBytes: number;
   gelezenBytes: number;
   kop: Buffer;
@@ -117,13 +115,12 @@ function zipStream(zip: yauzl.ZipFile, e: yauzl.Entry): Promise<Readable> {
 
 const isZipNaam = (n: string) => /\.zip$/i.test(n);
 
-/** `open()` may be called once. */
 export interface BronBestand extends BronItem {
   open(): Promise<Readable>;
 }
 
 export interface WandelOpties {
-  /** Which items (files and nested zips) to visit; nested zips that are skipped are not extracted. */
+  /** Nested zips that are skipped are not extracted. */
   filter?: (item: BronItem) => boolean;
   volgorde?: (a: BronItem, b: BronItem) => number;
 }
@@ -137,11 +134,7 @@ function teller(bron: Bron, schaal: number): Transform {
   });
 }
 
-/**
- * The files of the source, in order (a plain file is one item). Nested zips are entered (extracted to
- * a temporary file, removed when done) when the filter accepts them. Items the filter skips still
- * count as read for the progress. Stop early with `break`: temporary files are cleaned up.
- */
+/** Items the filter skips still count as read for the progress. `break` cleans up temporary files. */
 export async function* bestanden(bron: Bron, opts: WandelOpties = {}): AsyncGenerator<BronBestand> {
   const filter = opts.filter ?? (() => true);
   const volgorde = opts.volgorde ?? ((a: BronItem, b: BronItem) => (a.naam < b.naam ? -1 : a.naam > b.naam ? 1 : 0));
@@ -254,11 +247,7 @@ export async function leesBegin(s: Readable, n: number): Promise<Buffer> {
   return Buffer.concat(delen).subarray(0, n);
 }
 
-/**
- * SHA-256 of the input: of the file's bytes (a zip included), or for a folder of the sorted list of
- * "relative path NUL sha256-of-content" lines. Read as a separate stream, so it can run alongside the
- * import (the second read mostly comes from the page cache).
- */
+/** A folder hashes its sorted "path NUL sha256" lines. A stream of its own, so it can run beside the import. */
 export async function sha256Van(pad: string): Promise<string> {
   const abs = path.resolve(pad);
   const st = await stat(abs);
@@ -274,7 +263,6 @@ async function hashBestand(abs: string): Promise<string> {
   return h.digest('hex');
 }
 
-/** The first n bytes of the first file (nested zips entered) accepted by the filter, or null. */
 export async function kopVanEerste(
   bron: Bron,
   filter: (item: BronItem) => boolean,

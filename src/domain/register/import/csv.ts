@@ -1,15 +1,12 @@
 /**
- * Streaming CSV for the NLExtract and CBS importers. Lines without a double quote are split directly
- * on the delimiter (exact for unquoted CSV, and several times faster than csv-parse); a quoted record,
- * which may span lines, is collected until its quotes balance and parsed with csv-parse. An unclosed
- * quote is reported for its line and parsing resumes on the next (csv-parse's stream would give up).
+ * Lines without a double quote are split directly (several times faster than csv-parse); a quoted record
+ * goes through csv-parse. An unclosed quote is reported for its line and parsing resumes on the next.
  */
 import type { Readable } from 'node:stream';
 import { parse as parseSync } from 'csv-parse/sync';
 
 export type CsvItem = { velden: string[]; regel: number; fout?: undefined } | { fout: string; regel: number; velden?: undefined };
 
-/** A quoted record may span at most this many lines before it is declared unclosed. */
 const MAX_REGELS_PER_RECORD = 200;
 
 function telQuotes(s: string): number {
@@ -23,7 +20,6 @@ export async function* leesCsvRecords(input: Readable, scheiding: string): Async
   let rest = '';
   let regel = 0;
   let eerste = true;
-  // A quoted record in progress: its lines and the line number of its first line.
   let open: { regels: string[]; regel: number; quotes: number } | null = null;
   const uit: CsvItem[] = [];
 
@@ -48,7 +44,6 @@ export async function* leesCsvRecords(input: Readable, scheiding: string): Async
         const o = open;
         open = null;
         uit.push({ fout: 'aanhalingsteken (") wordt niet gesloten', regel: o.regel });
-        // Resume after the offending line.
         for (let i = 1; i < o.regels.length; i++) regelIn(o.regels[i], o.regel + i);
       }
       return;
@@ -77,7 +72,6 @@ export async function* leesCsvRecords(input: Readable, scheiding: string): Async
     if (klaar) {
       if (rest !== '') regelIn(rest.charCodeAt(rest.length - 1) === 13 ? rest.slice(0, -1) : rest, ++regel);
       rest = '';
-      // Unclosed quotes at the end: report each and re-read the lines after it.
       while (open) {
         const o: { regels: string[]; regel: number } = open;
         open = null;
@@ -100,7 +94,6 @@ export async function* leesCsvRecords(input: Readable, scheiding: string): Async
   if (uit.length) yield uit.splice(0, uit.length);
 }
 
-/** The first line of a text (without BOM and line end). */
 export function eersteRegel(kop: Buffer): string {
   let t = kop.toString('utf8');
   if (t.charCodeAt(0) === 0xfeff) t = t.slice(1);

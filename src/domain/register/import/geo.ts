@@ -1,9 +1,4 @@
-/**
- * Geometry helpers for the BAG importers: RD New (EPSG:28992) -> WGS84 with proj4 (the 7-parameter
- * Helmert transformation to WGS84, good to about a metre; the RDNAPTRANS grid would be cm-exact but is
- * not shipped), GML posList parsing, ring centroids, and GeoPackage geometry blobs ("GP" header + WKB,
- * decoded with wkx).
- */
+/** RD New → WGS84 with proj4's 7-parameter Helmert (about a metre; the cm-exact RDNAPTRANS grid is not shipped). */
 import proj4 from 'proj4';
 import wkx from 'wkx';
 import type { MultiPolygon, Polygon, Position } from 'geojson';
@@ -15,7 +10,7 @@ export const RD_NEW =
 proj4.defs('EPSG:28992', RD_NEW);
 const rdNaarWgs = proj4('EPSG:28992', 'EPSG:4326');
 
-/** Rounding of stored WGS84 coordinates: 1e-7 degree is about 1 cm. */
+/** 1e-7 degree is about 1 cm. */
 const GRAAD = 1e7;
 const rond = (v: number, f: number) => Math.round(v * f) / f;
 
@@ -24,23 +19,21 @@ export function rdNaarLonLat(x: number, y: number): [number, number] {
   return [rond(lon, GRAAD), rond(lat, GRAAD)];
 }
 
-/** [x, y] in RD of a WGS84 point (the exact inverse of rdNaarLonLat before rounding). */
 export function lonLatNaarRd(lon: number, lat: number): [number, number] {
   const [x, y] = rdNaarWgs.inverse([lon, lat]);
   return [x, y];
 }
 
-/** A plausible RD coordinate for the Netherlands (incl. territorial waters). */
+/** Territorial waters included. */
 export function geldigRd(x: number, y: number): boolean {
   return Number.isFinite(x) && Number.isFinite(y) && x > -7000 && x < 300000 && y > 289000 && y < 629000;
 }
 
-/** A plausible WGS84 coordinate for the European Netherlands. */
 export function geldigLonLat(lon: number, lat: number): boolean {
   return Number.isFinite(lon) && Number.isFinite(lat) && lon > 3.0 && lon < 7.5 && lat > 50.6 && lat < 53.8;
 }
 
-/** A GML posList (or pos) as a flat list of [x, y] pairs; `dim` is srsDimension (2 or 3). */
+/** `dim` is srsDimension (2 or 3). */
 export function leesPosList(tekst: string, dim: number): Position[] | null {
   const delen = tekst.trim().split(/\s+/);
   if (delen.length < 2 || delen.length % dim !== 0) return null;
@@ -54,13 +47,13 @@ export function leesPosList(tekst: string, dim: number): Position[] | null {
   return uit;
 }
 
-/** Signed area and centroid of a ring (shoelace); falls back to the vertex mean for a degenerate ring. */
+/** Falls back to the vertex mean for a degenerate ring. */
 export function ringZwaartepunt(ring: readonly Position[]): { oppervlak: number; x: number; y: number } {
   let a = 0;
   let cx = 0;
   let cy = 0;
   const n = ring.length;
-  // Shift to the first vertex for numerical stability with RD coordinates (1e5 m).
+  // Shifted to the first vertex for numerical stability with RD coordinates (1e5 m).
   const [x0, y0] = ring[0];
   for (let i = 0; i < n - 1; i++) {
     const xi = ring[i][0] - x0;
@@ -116,10 +109,7 @@ export type GpkgGeometrie =
   | { type: 'vlak'; polygonen: Position[][][] }
   | { type: 'leeg' };
 
-/**
- * Decode a GeoPackage geometry blob: "GP", version, flags (bit 0: byte order of the header, bits 1-3:
- * envelope kind, bit 4: empty), srs_id, optional envelope, then standard WKB.
- */
+/** "GP", version, flags (bit 0 byte order, bits 1-3 envelope kind, bit 4 empty), srs_id, envelope, WKB. */
 export function leesGpkgGeometrie(blob: Uint8Array | null | undefined): GpkgGeometrie | null {
   if (!blob || blob.length < 8) return null;
   const buf = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);

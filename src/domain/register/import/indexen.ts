@@ -1,20 +1,15 @@
 /**
- * Loading an empty table on PostgreSQL: its secondary indexes are dropped before the rows go in and
- * built once afterwards ("Populating a Database"; a fraction of the cost, bench/README.md). Only
- * non-unique indexes backing no constraint, only of tables empty at the start, so a running service
- * never loses an index it was using.
- *
- * Each dropped index is recorded in `uitgestelde_index` in the transaction that drops it and built
- * again when the import ends, failed or not; after a crash the next import or start builds it. A
- * session advisory lock keeps a second process from rebuilding or dropping them meanwhile. PGlite
- * keeps its indexes (one connection).
+ * An empty table is loaded on PostgreSQL without its secondary indexes, built once afterwards ("Populating
+ * a Database"). Only non-unique indexes backing no constraint, of tables empty at the start, so a running
+ * service never loses an index it uses. Each dropped index is recorded in `uitgestelde_index` in the same
+ * transaction, so after a crash the next import or start builds it.
  */
 import type pg from 'pg';
 import type { Database } from '../../../db/client.ts';
 import type { TabelNaam } from './tabellen.ts';
 import { q } from './upsert-sql.ts';
 
-/** Session advisory lock of a bulk import that defers indexes (an arbitrary constant of this app). */
+/** An arbitrary constant of this app. */
 const SLOT = '7301202611';
 
 export interface IndexUitstel {
@@ -29,7 +24,6 @@ async function neemSlot(c: pg.Client): Promise<boolean> {
 async function bouwOpgeslagen(c: pg.Client): Promise<{ naam: string; seconden: number }[]> {
   const { rows } = await c.query<{ naam: string; tabel: string; definitie: string }>('SELECT naam, tabel, definitie FROM uitgestelde_index ORDER BY naam');
   const uit: { naam: string; seconden: number }[] = [];
-  // A larger sort memory for these builds only (the session ends with the import).
   if (rows.length) await c.query(`SET maintenance_work_mem = '256MB'`);
   for (const r of rows) {
     const t0 = performance.now();
@@ -41,12 +35,9 @@ async function bouwOpgeslagen(c: pg.Client): Promise<{ naam: string; seconden: n
   return uit;
 }
 
-/**
- * Build indexes a crashed import left deferred, unless an import is deferring them right now.
- * Returns the names built. No-op on PGlite.
- */
+/** Unless an import is deferring them right now. No-op on PGlite. */
 export async function herstelUitgesteldeIndexen(db: Pick<Database, 'openRawConnection' | 'prisma'>): Promise<string[]> {
-  // Nearly always nothing is recorded: then no connection of its own is opened (every start asks).
+  // Nearly always nothing is recorded: then no connection is opened (every start asks).
   if (!db.openRawConnection || (await db.prisma.uitgesteldeIndex.count()) === 0) return [];
   const c = await db.openRawConnection();
   try {
@@ -57,10 +48,7 @@ export async function herstelUitgesteldeIndexen(db: Pick<Database, 'openRawConne
   }
 }
 
-/**
- * Defer the secondary indexes of those `tabellen` that are empty. Returns null when there is nothing
- * to defer, on PGlite, or when another import holds the lock.
- */
+/** Null when there is nothing to defer, on PGlite, or when another import holds the lock. */
 export async function stelIndexenUit(db: Pick<Database, 'openRawConnection' | 'prisma'>, tabellen: readonly TabelNaam[], importRunId: string | null): Promise<IndexUitstel | null> {
   if (!db.openRawConnection) return null;
   const c = await db.openRawConnection();
@@ -95,7 +83,6 @@ export async function stelIndexenUit(db: Pick<Database, 'openRawConnection' | 'p
     }
     if (uitgesteld.length === 0) return null;
     vrijgeven = false;
-    // The connection idles while the rows go in; should it break meanwhile, a new one builds them.
     let kapot = false;
     c.on('error', () => {
       kapot = true;
@@ -114,7 +101,6 @@ export async function stelIndexenUit(db: Pick<Database, 'openRawConnection' | 'p
       },
     };
   } finally {
-    // Ending the session releases the advisory lock.
     if (vrijgeven) await c.end().catch(() => {});
   }
 }

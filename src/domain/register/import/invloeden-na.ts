@@ -1,11 +1,6 @@
 /**
- * adres_invloed from invloed_object: after an `invloeden` import, on demand (`insight import
- * invloeden-afleiden`: everything) and after a BAG import when influence objects exist.
- *
- * Only what changed is computed: a type whose objects or rules (rekenregelsVan) differ from its
- * fingerprint in invloed_stand for every address; otherwise only new and moved addresses (other
- * coordinates than the row was computed for). A page is written while the next is computed (Node
- * computes, the database writes: both cores).
+ * adres_invloed from invloed_object. A type whose objects or rules (rekenregelsVan) changed is recomputed for
+ * every address; otherwise only new and moved addresses. A page is written while the next is computed.
  *
  * The demo town's objects and addresses are left out (demo/opzet.ts, `Deel`): its rows stay as
  * generated, its fictional objects never reach a real address, and loading it recomputes nothing.
@@ -26,9 +21,7 @@ export interface InvloedTelling {
   ongewijzigd: number;
   verwijderd: number;
   adressen: number;
-  /** Address × type pairs computed (the rest were up to date). */
   berekend: number;
-  /** Types recomputed for every address because their objects changed. */
   gewijzigdeTypes: string[];
 }
 
@@ -77,8 +70,7 @@ export async function leidAdresInvloedenAf(db: Pick<Database, 'prisma'>, opts: {
       berekend += adressen.length;
       if (schrijven) telOp(await schrijven);
       schrijven = rijen.length ? upsertBatch(db.prisma, 'adres_invloed', rijen) : null;
-      // Awaited on the next page or after the loop; failing before then (or while the next page is read)
-      // must reach that await, not end the process as an unhandled rejection.
+      // Awaited later; a failure before then must reach that await, not end the process as an unhandled rejection.
       schrijven?.catch(() => {});
       if (adressen.length < PAGINA) break;
       na = adressen[adressen.length - 1].id;

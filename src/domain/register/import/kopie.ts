@@ -1,16 +1,13 @@
 /**
- * The bulk path on PostgreSQL: rows go in with COPY FROM STDIN (text format) into a temporary staging
- * table (per table and column set, `ON COMMIT DELETE ROWS`, no WAL), then into the real table with the
- * idempotent upsert of upsert-sql.ts. COPY text is far cheaper for PostgreSQL to parse than a jsonb
- * parameter (bench/README.md). It needs a plain `pg` connection (`pg-copy-streams`); PGlite keeps the
- * JSON path.
+ * PostgreSQL bulk path: COPY FROM STDIN (text) into a temporary staging table, then the idempotent upsert.
+ * COPY text is far cheaper for PostgreSQL to parse than a jsonb parameter; PGlite keeps the JSON path.
  */
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { type KolomType, type TabelNaam, TABELLEN, kolommenVan } from './tabellen.ts';
 import { type BatchItem, type Uitvoerder, PG_TYPE, arrayLiteral, q, upsertSql } from './upsert-sql.ts';
 
-/** Characters COPY's text format gives a meaning (NUL is refused earlier, by normaliseerRij). */
+/** NUL is refused earlier, by normaliseerRij. */
 const BIJZONDER = /[\\\t\n\r]/;
 const BIJZONDER_ALLE = /[\\\t\n\r]/g;
 const ESCAPE: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
@@ -43,7 +40,7 @@ function stagingPlan(tabel: TabelNaam, masker: number): StagingPlan {
     naam,
     kolommen,
     typen,
-    // Same column types as the real table, no constraints (every value was checked in Node).
+    // No constraints: every value was checked in Node.
     maak: `CREATE TEMP TABLE ${q(naam)} ON COMMIT DELETE ROWS AS SELECT ${lijst} FROM ${q(tabel)} WITH NO DATA`,
     kopie: `COPY ${q(naam)} (${lijst}) FROM STDIN`,
     direct: `COPY ${q(tabel)} (${lijst}) FROM STDIN`,
@@ -54,10 +51,7 @@ function stagingPlan(tabel: TabelNaam, masker: number): StagingPlan {
 
 const zoekSqlCache = new Map<TabelNaam, string>();
 
-/**
- * Which of a list of keys the table holds. The keys go as one JSON parameter (JSON.stringify is far
- * cheaper in Node than array literals) and come back in normaliseerRij's text form.
- */
+/** The keys go as one JSON parameter: JSON.stringify is far cheaper in Node than array literals. */
 function zoekSql(tabel: TabelNaam): string {
   let sql = zoekSqlCache.get(tabel);
   if (sql) return sql;
@@ -77,13 +71,9 @@ function zoekSql(tabel: TabelNaam): string {
 
 type Encoder = (items: readonly BatchItem[]) => string;
 
-/** The encoder of each plan (staging plans live as long as the process; a plan is one column list). */
 const encoders = new WeakMap<object, Encoder>();
 
-/**
- * The rows as COPY text. One encoder is generated per column list (names from TABELLEN, never from
- * input): fixed property reads give V8 one object shape per site and no type switch per value.
- */
+/** One encoder generated per column list (names from TABELLEN, never input): one object shape per site. */
 export function kopieTekst(plan: Pick<StagingPlan, 'kolommen' | 'typen'>, items: readonly BatchItem[]): string {
   let enc = encoders.get(plan);
   if (!enc) encoders.set(plan, (enc = maakEncoder(plan.kolommen, plan.typen)));
@@ -119,36 +109,30 @@ function maakEncoder(kolommen: readonly string[], typen: readonly KolomType[]): 
   return new Function('BIJZONDER', 'kopieVeld', 'arrayLiteral', lichaam)(BIJZONDER, kopieVeld, arrayLiteral) as Encoder;
 }
 
-/** A batch may COPY rows straight into their table, except the keys it shares with a batch in flight. */
 export interface DirectOpties {
   gedeeld: ReadonlyMap<TabelNaam, ReadonlySet<string>>;
   /**
-   * Tables whose keys are looked up before the COPY. Not looking pays while batches hold only new keys
-   * (a first load); a COPY that meets an existing key fails, is redone through ON CONFLICT and puts
-   * its table here; a lookup that finds none takes it out again.
+   * Not looking pays while batches hold only new keys; a COPY that meets an existing key fails, is redone
+   * through ON CONFLICT and puts its table here; a lookup that finds none takes it out again.
    */
   zoeken: Set<TabelNaam>;
 }
 
 /**
- * One plain connection of the bulk writer (one batch transaction at a time). With DirectOpties, rows
- * whose keys the table does not hold are copied straight into it (bulk heap inserts: about half the
- * PostgreSQL CPU of going through staging). Keys shared with a batch in flight take the ON CONFLICT
- * path, which waits for the other transaction's row instead of failing; a key another writer
- * inserted after the lookup fails the COPY, and the caller redoes the batch without DirectOpties.
+ * Rows whose keys the table lacks are copied straight into it (about half the CPU of staging). Keys shared
+ * with a batch in flight go through ON CONFLICT; a key inserted by another writer after the lookup fails the
+ * COPY, and the caller redoes the batch without DirectOpties.
  */
 export class KopieVerbinding {
   readonly #client: pg.Client;
-  /** Staging tables on this connection, those made in the open transaction (gone on rollback), those filled in it. */
   readonly #staging = new Set<string>();
   readonly #nieuw = new Set<string>();
   readonly #gevuld = new Set<string>();
-  /** Set when the connection failed: it is then not used again. */
   fout: Error | null = null;
 
   private constructor(client: pg.Client) {
     this.#client = client;
-    // An idle connection that breaks emits 'error'; without a listener that would end the process.
+    // Without a listener an idle connection's 'error' would end the process.
     client.on('error', (e) => {
       this.fout ??= e;
     });
@@ -157,9 +141,8 @@ export class KopieVerbinding {
   static async open(client: pg.Client): Promise<KopieVerbinding> {
     const v = new KopieVerbinding(client);
     try {
-      // Without statistics (a table being loaded has none) the planner would scan the whole table for
-      // the key lookup, growing with every batch. This connection's statements have no better plan
-      // than the key index. A disabled plan type only gets a huge cost, which would invite JIT: no JIT.
+      // A table being loaded has no statistics, so the planner would scan it for every key lookup. A disabled
+      // plan type only gets a huge cost, which would invite JIT: no JIT.
       await client.query('SET enable_seqscan = off; SET max_parallel_workers_per_gather = 0; SET jit = off');
     } catch (e) {
       await v.sluit();
@@ -204,7 +187,6 @@ export class KopieVerbinding {
     });
   }
 
-  /** The items whose keys `tabel` does not hold (and no batch in flight shares), and the others. */
   async #splits(tabel: TabelNaam, items: readonly BatchItem[], gedeeld: ReadonlySet<string> | undefined): Promise<{ nieuw: BatchItem[]; bestaand: BatchItem[] }> {
     const sleutel = TABELLEN[tabel].sleutel;
     const enkel = sleutel.length === 1 ? sleutel[0] : null;

@@ -1,10 +1,4 @@
-/**
- * `voerImportUit`: one import run. Opens the input, lets the kind check it (a wrong kind fails here,
- * before anything is written), records an import_run row, streams the kind's records through
- * validation into batched transactions (BatchSchrijver), runs the kind's after-step (house types) and
- * stores the summary on the import_run row. Memory stays flat: the parser is pulled record by record
- * and pauses while a batch waits for a free write slot.
- */
+/** One import run; the parser is pulled record by record and pauses while a batch waits, so memory stays flat. */
 import path from 'node:path';
 import type { Database } from '../../../db/client.ts';
 import { openBron, sha256Van, type Bron } from './bron.ts';
@@ -17,15 +11,12 @@ import { stilleVoortgang, type Voortgang } from './voortgang.ts';
 
 export interface ImportOpties {
   voortgang?: Voortgang;
-  /** Rows per transaction (default 10,000 on PostgreSQL, 5,000 on PGlite). */
+  /** Default 10,000 on PostgreSQL, 5,000 on PGlite. */
   batchGrootte?: number;
-  /** Refusals kept in the summary (default 100). */
   maxRedenen?: number;
-  /** Transactions in flight (default: the kind's, else 2 on PostgreSQL and 1 on PGlite). */
   parallel?: number;
-  /** No progress output from the after-step either. */
   stil?: boolean;
-  /** The source as `controleerInvoer` opened and checked it: its header is not read again. */
+  /** Its header is not read again. */
   gecontroleerd?: Bron | null;
 }
 
@@ -45,10 +36,7 @@ export async function kiesSoort(naam: string): Promise<ImportSoort> {
   return soort;
 }
 
-/**
- * Check kind and input without a database (the CLI calls this before it opens one): unknown kind,
- * missing file or a file of another kind fail here with a Dutch message.
- */
+/** Without a database: the CLI calls this before it opens one. */
 export async function controleerInvoer(soortNaam: string, bestand: string | null | undefined): Promise<Bron | null> {
   const soort = await kiesSoort(soortNaam);
   if (!soort.bestandNodig) {
@@ -66,7 +54,6 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
   let bron: Bron | null = null;
   if (soort.bestandNodig) {
     if (!bestand) throw new ImportFout(`insight import ${soort.naam} heeft een bestand nodig: ${soort.verwacht}.`);
-    // A source the caller checked already (controleerInvoer) is not read and checked a second time.
     if (opts.gecontroleerd?.pad === path.resolve(bestand)) bron = opts.gecontroleerd;
     else {
       bron = await openBron(bestand);
@@ -86,7 +73,6 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
     data: { soort: soort.naam, bestand: bron ? bron.pad : '-', sha256: '' },
     select: { id: true },
   });
-  // Hash alongside the import (a second sequential read; mostly served from the page cache).
   const hash = bron ? sha256Van(bron.pad) : Promise.resolve(null);
   hash.catch(() => {});
 
@@ -126,8 +112,7 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
     batchGrootte,
     parallel,
     voorwaarden: soort.voorwaarden,
-    // A bulk import is idempotent and re-runnable: a crash may lose the last batches' commits, never
-    // corrupt anything, so it need not wait for each WAL flush.
+    // A bulk import is re-runnable: a crash may lose the last commits, never corrupt anything.
     txStart: db.kind === 'postgres' ? 'SET LOCAL synchronous_commit = off' : undefined,
     naBatch: (u) => {
       for (const [tabel, c] of u.perTabel) telOp(tabel, c);
@@ -137,8 +122,7 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
 
   let fase = 'lezen';
   const extra: Record<string, unknown> = {};
-  // PostgreSQL: an empty table is loaded without its secondary indexes, built once the rows are in
-  // (indexen.ts). Before the after-step, which reads through them.
+  // Before the after-step, which reads through the indexes.
   let uitstel: IndexUitstel | null = null;
   const bouwIndexen = async () => {
     const u = uitstel;
@@ -224,7 +208,6 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
   return s;
 }
 
-/** The import_run row at the end of an import: the counts and the summary (with `fout` when it failed). */
 function legRunVast(db: Database, id: string, s: ImportSamenvatting, sha256: string, extra: Record<string, unknown>, klaarOp?: Date) {
   return db.prisma.importRun.update({
     where: { id },
@@ -240,7 +223,6 @@ function legRunVast(db: Database, id: string, s: ImportSamenvatting, sha256: str
   });
 }
 
-/** The summary as a few Dutch lines (the CLI without --json). */
 export function samenvattingTekst(s: ImportSamenvatting): string {
   const regels = [
     `Import ${s.soort}${s.bestand ? ` van ${path.basename(s.bestand)}` : ''} klaar in ${s.duurSeconden} s (${s.rijenPerSeconde} rijen/s).`,

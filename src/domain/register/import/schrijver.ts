@@ -1,11 +1,7 @@
 /**
- * Writing rows: `upsertBatch` (one idempotent INSERT ... ON CONFLICT per table and column set, see
- * upsert-sql.ts) and `BatchSchrijver`, the import pipeline's buffer: batches of rows, one transaction
- * each, and a failed batch retried row by row so every row is either written or refused with the
- * database's reason. On PostgreSQL the pipeline writes by COPY over connections of its own
- * (kopie.ts); on PGlite, and for small writes, a batch is one jsonb parameter (a JSON array of row
- * arrays), sent through the driver adapter rather than the Prisma client, whose handling of a large
- * parameter cost ten times the Node CPU (bench/README.md).
+ * Every batch one transaction; a failed batch is retried row by row, so every row is written or refused with
+ * the database's reason. PostgreSQL writes by COPY (kopie.ts); PGlite and small writes send one jsonb
+ * parameter through the driver adapter: Prisma's handling of a large parameter cost ten times the CPU.
  */
 import type { SqlDriverAdapter, Transaction } from '@prisma/driver-adapter-utils';
 import type { Database } from '../../../db/client.ts';
@@ -16,7 +12,6 @@ import { type BatchItem, type Uitvoerder, arrayLiteral, upsertSql } from './upse
 
 export type { BatchItem, Uitvoerder } from './upsert-sql.ts';
 
-/** What upsertBatch needs: a PrismaClient or an interactive-transaction client. */
 export type SqlClient = Pick<PrismaClient, '$queryRawUnsafe' | '$executeRawUnsafe'> & { $transaction?: PrismaClient['$transaction'] };
 
 export interface UpsertTelling {
@@ -26,11 +21,10 @@ export interface UpsertTelling {
 }
 
 export interface UpsertOpties {
-  /** Sort rows by key (default true): two transactions writing the same rows then lock them in one order. */
+  /** Two transactions writing the same rows then lock them in one order. */
   sorteer?: boolean;
-  /** Extra condition on the DO UPDATE (table by name, incoming row as `excluded`), e.g. "a newer registration wins". */
+  /** Table by name, incoming row as `excluded`. */
   voorwaarde?: string;
-  /** Every key occurs once among the rows (the caller knows): no repeats to look for. */
   sleutelsUniek?: boolean;
 }
 
@@ -38,11 +32,7 @@ export interface UpsertResultaat extends UpsertTelling {
   afgewezen: { index: number; reden: string }[];
 }
 
-/**
- * The statement's parameter: a JSON array of row arrays in column order. Floats go as JSON strings
- * (a jsonb number is numeric, so casting it to float8 costs two extra conversions); integers stay
- * numbers, which was cheaper overall (bench/README.md).
- */
+/** Floats go as JSON strings: casting a jsonb number to float8 costs two extra conversions. */
 function parameter(tabel: TabelNaam, masker: number, items: readonly BatchItem[]): string {
   const defs = kolommenVan(tabel, masker);
   const namen = defs.map((c) => c.naam);
@@ -61,11 +51,7 @@ function parameter(tabel: TabelNaam, masker: number, items: readonly BatchItem[]
   return JSON.stringify(rijen);
 }
 
-/**
- * Do two normalised rows of one table carry the same values? Value by value, not by JSON.stringify:
- * the NLExtract CSV repeats its pand row per address, so this runs for half of all rows. undefined and
- * null mean the same to the database.
- */
+/** Value by value, not JSON.stringify: this runs for half of all rows. undefined and null are the same. */
 export function zelfdeRij(a: NormaalRij, b: NormaalRij): boolean {
   for (const k in a) {
     const x = a[k];
@@ -78,11 +64,7 @@ export function zelfdeRij(a: NormaalRij, b: NormaalRij): boolean {
   return true;
 }
 
-/**
- * The statements for one table's rows: per column set, and per "generation" of a repeated key
- * (PostgreSQL refuses to update one row twice in one INSERT), so later rows win as if written one by
- * one. Rows sorted by key, so concurrent batches lock in the same order.
- */
+/** PostgreSQL refuses to update one row twice in one INSERT: one statement per generation of a repeated key. */
 export function planStatements(items: readonly BatchItem[], sorteer = true, sleutelsUniek = false): { masker: number; items: BatchItem[] }[] {
   const perMasker = new Map<number, BatchItem[]>();
   for (const it of items) {
@@ -156,7 +138,6 @@ export async function schrijfItems(uitvoer: Uitvoerder, tabel: TabelNaam, items:
   return { ingevoegd, bijgewerkt, ongewijzigd: items.length - ingevoegd - bijgewerkt };
 }
 
-/** The readable part of a database error (driver adapters wrap the server's message). */
 export function dbFoutTekst(e: unknown): string {
   const c = (e as { cause?: { originalMessage?: string; message?: string; kind?: string } })?.cause;
   const m = c?.originalMessage ?? (e instanceof Error ? e.message : String(e));
@@ -188,11 +169,7 @@ export function maakItems(tabel: TabelNaam, rijen: readonly Rij[]): { items: Bat
   return { items, afgewezen };
 }
 
-/**
- * The generic writer for every register table, rows keyed by column (@map) name. Invalid rows are
- * returned in `afgewezen`; the rest is written in one transaction (or the caller's). Writing the same
- * rows twice changes nothing (bijgewerkt_op included) and reports them as `ongewijzigd`.
- */
+/** Writing the same rows twice changes nothing (bijgewerkt_op included): they count as `ongewijzigd`. */
 export async function upsertBatch(
   dbOfClient: SqlClient | Pick<Database, 'prisma'>,
   tabel: TabelNaam,
@@ -216,7 +193,6 @@ export interface BatchUitkomst {
 
 export interface BatchSchrijverOpties {
   batchGrootte: number;
-  /** Transactions in flight at once (PostgreSQL: 2 uses both cores; PGlite: 1). */
   parallel: number;
   voorwaarden?: Partial<Record<TabelNaam, string>>;
   naBatch: (u: BatchUitkomst) => void;
@@ -245,11 +221,7 @@ function ondergrens(items: readonly BatchItem[], sleutel: string): number {
   return lo;
 }
 
-/**
- * One table's rows of a batch. Most files list rows in key order, so a batch's keys are usually
- * ascending: then they are unique, and the keys two batches share are found by walking both key
- * ranges in order. Only keys in no order get a key map (lazily).
- */
+/** Keys are usually ascending, so shared keys are found by walking both ranges; others get a key map, lazily. */
 export class TabelDeel {
   readonly items: BatchItem[] = [];
   stijgend = true;
@@ -279,13 +251,11 @@ export class TabelDeel {
     return this.#kaart;
   }
 
-  /** All keys differ (true), or some repeat (false); without a key map and not ascending: unknown (false). */
   get uniek(): boolean {
     if (this.stijgend) return true;
     return this.#kaart !== null && this.#kaart.size === this.items.length;
   }
 
-  /** Keys shared with `ander` (added to `sleutels`); `botst` when one of them has other values there. */
   vergelijk(ander: TabelDeel, sleutels?: Set<string>): { gedeeld: boolean; botst: boolean } {
     let gedeeld = false;
     let botst = false;
@@ -328,12 +298,7 @@ export class TabelDeel {
   }
 }
 
-/**
- * Buffers rows and writes them in batches. `voegToe` returns a promise only when the buffer is full:
- * then it resolves once a write slot is free (back-pressure: the parser pauses meanwhile). A batch
- * that writes a key with other values than a batch still in flight waits for it, so "later rows
- * win" across batches too.
- */
+/** `voegToe` returns a promise only when the buffer is full (back-pressure). Later rows win across batches too. */
 export class BatchSchrijver {
   readonly #db: Database;
   readonly #opts: BatchSchrijverOpties;
@@ -341,7 +306,6 @@ export class BatchSchrijver {
   #verbindingen: KopieVerbinding[] = [];
   #vrij: KopieVerbinding[] = [];
   #buffer: BatchItem[] = [];
-  /** Tables whose keys are looked up before a direct COPY (see DirectOpties.zoeken). */
   readonly #zoeken = new Set<TabelNaam>();
   #inVlucht: InVlucht[] = [];
   #fout: unknown = null;
@@ -383,7 +347,6 @@ export class BatchSchrijver {
     await Promise.all(v.map((x) => x.sluit()));
   }
 
-  /** One batch transaction: on PostgreSQL on a free COPY connection (at most `parallel`), on PGlite through the adapter. */
   async #beginTx(direct: DirectOpties | null): Promise<TxKanaal> {
     const txStart = this.#opts.txStart;
     const open = this.#db.openRawConnection;
@@ -428,8 +391,7 @@ export class BatchSchrijver {
     }
     this.#adapter ??= this.#db.adapterFactory.connect();
     const tx = await (await this.#adapter).startTransaction();
-    // Adapters without a "phantom query" (adapter-pg) expect the caller to send COMMIT/ROLLBACK
-    // itself, as Prisma's engine does; commit()/rollback() then only release the connection.
+    // Adapters without a "phantom query" (adapter-pg) expect the caller to send COMMIT/ROLLBACK itself.
     const sql = (s: string) => tx.executeRaw({ sql: s, args: [], argTypes: [] });
     try {
       if (txStart) await sql(txStart);
@@ -460,9 +422,7 @@ export class BatchSchrijver {
       if (!d) perTabel.set(b.tabel, (d = new TabelDeel()));
       d.voegToe(b);
     }
-    // Wait for any batch in flight that writes one of these keys with other values (identical rows
-    // may go concurrently: the order does not matter), then for a free slot. Tables sharing rows
-    // with a batch in flight are written in key order (both lock them in that order).
+    // Rows shared with a batch in flight with other values wait for it; shared tables go in key order.
     const gedeeld = new Set<TabelNaam>();
     const gedeeldeSleutels = new Map<TabelNaam, Set<string>>();
     const botsend = this.#inVlucht.filter((v) => {
@@ -529,8 +489,7 @@ export class BatchSchrijver {
       try {
         return { perTabel: await this.#schrijfTx(batch, sorteer, uniek, direct), geweigerd: [] };
       } catch (e) {
-        // A deadlock between batches locking identical rows, or a COPY meeting a key another writer
-        // inserted meanwhile: once more, in key order and all through ON CONFLICT.
+        // A deadlock, or a COPY meeting a key inserted meanwhile: once more, in key order, through ON CONFLICT.
         if (!isDeadlock(e) && !isUniekSchending(e)) throw e;
         if (isUniekSchending(e)) {
           const tabel = (e as { table?: string }).table;
@@ -539,8 +498,7 @@ export class BatchSchrijver {
         return { perTabel: await this.#schrijfTx(batch, 'alles', uniek), geweigerd: [] };
       }
     } catch (batchFout) {
-      // Find the culprit(s): each row in its own transaction. Rows that fail are refused, the rest is
-      // written; when every row fails (a connection problem, not the data) the error is rethrown.
+      // Each row on its own; when every row fails (a connection, not the data) the error is rethrown.
       const perTabel = new Map<TabelNaam, UpsertTelling>();
       const geweigerd: { regel: number; reden: string }[] = [];
       for (const item of batch) {

@@ -1,11 +1,4 @@
-/**
- * The registry of import kinds (`insight import <soort>`), written out: every kind is a module that
- * exports its ImportSoort, imported here by name, so the compiler and a reader see every link.
- *
- * Built in: bag-xml, bag-csv, bag-gpkg, woningtype-afleiden and invloeden-afleiden (adres_invloed from
- * invloed_object; also run after an `invloeden` import). The file kinds energielabels, prijsindex,
- * woz, verkopen and invloeden are the parsers in ../parsers/, each made a kind by bestand-soort.ts.
- */
+/** Written out, so the compiler and a reader see every link. */
 import { energielabelsSoort } from '../parsers/energielabels.ts';
 import { invloedenSoort } from '../parsers/invloeden.ts';
 import { prijsindexSoort } from '../parsers/prijsindex.ts';

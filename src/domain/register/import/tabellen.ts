@@ -1,10 +1,6 @@
 /**
- * The register tables as the import framework sees them: column names (the @map names of
- * prisma/schema.prisma), their PostgreSQL types, NOT NULL-ness and primary key. `normaliseerRij`
- * checks and converts one row to the form the upsert sends to the database (dates as 'YYYY-MM-DD',
- * numbers as numbers), so a batch never fails on a value a single row could have caught.
- *
- * Keep in step with prisma/schema.prisma (test/register/tabellen.test.ts compares both).
+ * The register tables as the importers see them; `normaliseerRij` checks one row so a batch never fails on a
+ * value a single row could have caught. test/register/tabellen.test.ts keeps this in step with the schema.
  */
 
 export type KolomType = 'text' | 'int' | 'float' | 'date' | 'json' | 'text[]';
@@ -12,16 +8,14 @@ export type KolomType = 'text' | 'int' | 'float' | 'date' | 'json' | 'text[]';
 export interface KolomDef {
   naam: string;
   type: KolomType;
-  /** NOT NULL without a default: every inserted row needs it. */
+  /** NOT NULL without a default. */
   verplicht: boolean;
 }
 
 export interface TabelDef {
   naam: TabelNaam;
-  /** Primary key columns, in order. */
   sleutel: readonly string[];
   kolommen: readonly KolomDef[];
-  /** The table has bijgewerkt_op (set to now() by the writer when a row changes). */
   bijgewerktOp: boolean;
 }
 
@@ -166,7 +160,7 @@ export function isTabelNaam(v: unknown): v is TabelNaam {
   return typeof v === 'string' && (TABEL_NAMEN as readonly string[]).includes(v);
 }
 
-/** A parser or importer used a column that does not exist: a programming error, not bad data. */
+/** A programming error, not bad data. */
 export class OnbekendeKolomFout extends Error {
   constructor(tabel: string, kolom: string) {
     super(`Tabel ${tabel} heeft geen kolom "${kolom}" (kolomnamen zoals de @map-namen in prisma/schema.prisma).`);
@@ -192,12 +186,11 @@ function geldigeDatum(j: number, m: number, d: number): boolean {
   return t.getUTCFullYear() === j && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
 }
 
-/** A value with no C0 NUL (PostgreSQL text cannot hold it). */
+/** PostgreSQL text cannot hold it. */
 function heeftNul(s: string): boolean {
   return s.includes('\u0000');
 }
 
-/** Marker returned by `zetWaarde` for an invalid value; the reason is in `laatsteReden`. */
 const ONGELDIG = Symbol('ongeldig');
 let laatsteReden = '';
 
@@ -206,7 +199,7 @@ function ongeldig(reden: string): typeof ONGELDIG {
   return ONGELDIG;
 }
 
-/** The value as sent to the database, or ONGELDIG (no allocation on the happy path). */
+/** No allocation on the happy path. */
 function zetWaarde(c: KolomDef, v: unknown): unknown {
   switch (c.type) {
     case 'text':
@@ -247,10 +240,7 @@ function zetWaarde(c: KolomDef, v: unknown): unknown {
   }
 }
 
-/**
- * Check and convert one row, in place. Absent columns stay absent (left as they are on update). Also
- * returns the mask of the columns present (rows with one mask share a statement) and the key.
- */
+/** In place. Absent columns stay absent; rows with one mask share a statement. */
 export function normaliseerRij(tabel: TabelNaam, rij: Rij): Normalisatie {
   const def = TABELLEN[tabel];
   const kolommen = def.kolommen;
@@ -267,9 +257,7 @@ export function normaliseerRij(tabel: TabelNaam, rij: Rij): Normalisatie {
     gevonden++;
     if (v === null) {
       if (c.verplicht) return { ok: false, reden: `kolom ${c.naam} ontbreekt` };
-      // The column is written (as NULL: the mask says so) but the value is left out of the JSON:
-      // json_populate_recordset gives NULL for an absent key, and the text to parse gets shorter.
-      // (Set to undefined rather than deleted, which would slow the object down in V8.)
+      // Written as NULL (the mask says so) but left out of the JSON; undefined rather than deleted, which is slow in V8.
       masker |= 1 << i;
       rij[c.naam] = undefined;
       continue;

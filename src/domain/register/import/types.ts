@@ -1,8 +1,3 @@
-/**
- * The contract between the import runner and the kinds of import: a kind's `lees` yields
- * `{ ok: true, tabel, rij }` (a row keyed by column name, optionally with an `adres` to resolve) or
- * `{ ok: false, regel, reden }` (a refused source record).
- */
 import type { Database } from '../../../db/client.ts';
 import type { AdresSleutel } from '../parsers/gedeeld.ts';
 import type { Bron } from './bron.ts';
@@ -14,12 +9,8 @@ export interface RijRecord {
   tabel: TabelNaam;
   rij: Record<string, unknown>;
   regel?: number;
-  /** Set by the runner when the parser gave no line: `regel` is then the record number. */
   regelIsRecordnummer?: boolean;
-  /**
-   * A row derived from a record that is already counted (the pand of an address line in the
-   * NLExtract CSV): written and counted per table, but not counted again as "gelezen".
-   */
+  /** Written and counted per table, not again as "gelezen" (the pand of an NLExtract address line). */
   bijproduct?: boolean;
   adres?: AdresSleutel;
 }
@@ -35,7 +26,6 @@ export type ImportRecord = RijRecord | FoutRecord;
 export interface LeesContext {
   db: Database;
   fase(tekst: string): void;
-  /** Count source objects that are skipped on purpose (history, withdrawn), by reason. */
   overgeslagen(reden: string, aantal?: number): void;
   extra: Record<string, unknown>;
 }
@@ -46,15 +36,18 @@ export interface ImportSoort {
   verwacht: string;
   tabellen: readonly TabelNaam[];
   bestandNodig: boolean;
-  /** Refuses a file of another kind (VerkeerdFormaatFout) before anything is written. */
   controleer?(bron: Bron): Promise<void>;
-  /** The records; a kind may yield them one by one or in arrays (cheaper for millions of rows). */
+  /** One by one or in arrays (cheaper for millions of rows). */
   lees(bron: Bron | null, ctx: LeesContext): AsyncIterable<ImportRecord | ImportRecord[]>;
   voorwaarden?: Partial<Record<TabelNaam, string>>;
-  /** Before a chunk is written (resolve addresses); may turn rows into refusals. */
   voorbereid?(items: RijRecord[], db: Database): Promise<(RijRecord | FoutRecord)[]>;
   na?(db: Database, opts: { stil: boolean }): Promise<Record<string, unknown>>;
   parallel?: number;
+}
+
+/** A BAG import kind: reads one source and writes addresses, panden and (after it) house types. */
+export function bagSoort(s: Pick<ImportSoort, 'naam' | 'omschrijving' | 'verwacht' | 'controleer' | 'lees' | 'na'>): ImportSoort {
+  return { ...s, tabellen: ['adres', 'pand', 'woningtype'], bestandNodig: true };
 }
 
 export class VerkeerdFormaatFout extends Error {
@@ -76,7 +69,6 @@ export interface ImportSamenvatting {
   afgewezen: number;
   redenen: { regel: number; reden: string }[];
   redenenWeggelaten: number;
-  /** Source objects skipped on purpose, by reason (historic voorkomens, withdrawn objects, ...). */
   overgeslagen: Record<string, number>;
   tabellen: Partial<Record<TabelNaam, UpsertTelling>>;
   duurSeconden: number;

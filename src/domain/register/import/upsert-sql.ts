@@ -1,8 +1,6 @@
 /**
- * The one idempotent upsert of the importers (from a jsonb parameter or a COPY-filled staging table):
- * `ON CONFLICT DO UPDATE ... WHERE (t.c, ...) IS DISTINCT FROM (EXCLUDED.c, ...)`, so unchanged rows
- * are not touched. Columns a row does not carry are left out, so a source that lacks one (the
- * NLExtract CSV has no pand geometry) does not wipe what another source wrote there.
+ * `ON CONFLICT DO UPDATE ... WHERE (...) IS DISTINCT FROM (EXCLUDED...)`, so unchanged rows are not touched.
+ * Columns a row lacks are left out, so a source without one does not wipe what another wrote there.
  */
 import { type KolomType, type NormaalRij, type TabelNaam, TABELLEN, kolommenVan } from './tabellen.ts';
 
@@ -14,7 +12,6 @@ export interface BatchItem {
   regel: number;
 }
 
-/** Writes the rows of one statement (one table, one column set) in the caller's transaction. */
 export type Uitvoerder = (
   tabel: TabelNaam,
   masker: number,
@@ -42,11 +39,7 @@ export function arrayLiteral(a: readonly string[]): string {
   return `${s}}`;
 }
 
-/**
- * The upsert of `tabel` for the columns in `masker`. Rows come from `staging` (a table with exactly
- * those columns, in table order) or, without it, from the statement's one parameter: a JSON array of
- * row arrays in column order, unpacked with `jsonb_array_elements($1::jsonb) AS e`.
- */
+/** Rows from `staging`, or from the one parameter, a JSON array of row arrays in column order. */
 export function upsertSql(tabel: TabelNaam, masker: number, voorwaarde: string | undefined, staging?: string): string {
   const cacheSleutel = `${tabel}|${masker}|${voorwaarde ?? ''}|${staging ?? ''}`;
   const bekend = sqlCache.get(cacheSleutel);

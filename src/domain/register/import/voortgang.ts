@@ -1,7 +1,4 @@
-/**
- * Progress of an import: a bar with rows/s and an ETA on a terminal, a plain line every few seconds
- * elsewhere. The bar pulls the state from a getter, so the parser never waits for output.
- */
+/** The bar pulls the state from a getter, so the parser never waits for output. */
 import cliProgress from 'cli-progress';
 
 export interface VoortgangStand {
@@ -33,7 +30,6 @@ function duur(s: number): string {
 
 export interface VoortgangOpties {
   stroom: NodeJS.WriteStream;
-  /** Seconds between plain lines (not on a terminal). */
   interval?: number;
   label: string;
 }
@@ -57,8 +53,7 @@ function balkVoortgang(opts: VoortgangOpties): Voortgang {
   return {
     start(stand) {
       const snelheid = snelheidMeter();
-      // The bar's last frame shows the end state: an import shorter than one update interval would
-      // otherwise end at 0 %, 0 rijen.
+      // The last frame shows the end state, or a short import would end at 0 %.
       laatste = (gelukt) => {
         const s = stand();
         bar?.setTotal(Math.max(1, s.totaalBytes));

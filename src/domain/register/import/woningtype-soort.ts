@@ -1,13 +1,8 @@
-/**
- * The house-type derivation as an import kind (`insight import woningtype-afleiden`, no file) and as
- * the after-step of bag-xml and bag-gpkg. See ../woningtype.ts for the rules.
- */
 import type { Database } from '../../../db/client.ts';
 import { leidWoningtypenAf, legeStatistiek, woningtypeRijen } from '../woningtype.ts';
 import { invloedenNaBag } from './invloeden-na.ts';
 import type { ImportRecord, ImportSoort } from './types.ts';
 
-/** After bag-xml / bag-gpkg: house types, then the influence rows when influence objects exist. */
 export async function woningtypeNa(db: Database): Promise<Record<string, unknown>> {
   return { woningtype: await leidWoningtypenAf(db), ...(await invloedenNaBag(db)) };
 }

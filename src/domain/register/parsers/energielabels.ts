@@ -1,12 +1,7 @@
 /**
- * EP-Online open-data energy labels (RVO), the CSV "totaalbestand" (v2), streamed row by row; the
- * columns read are in docs/import-formaten.md.
- *
- * One row per registration; an address can have several, far apart in a big file, and the newest
- * must win. So the choice is made in the upsert itself (`ENERGIELABEL_UPSERT_VOORWAARDE`) and, for
- * two rows of one address in one batch, by the same order in JS (`energielabelWint`). The order is
- * total on the stored columns (docs/import-formaten.md), so the result does not depend on the order
- * of the rows in the file.
+ * EP-Online's CSV "totaalbestand" (docs/import-formaten.md). An address can have several registrations far
+ * apart in a big file, so the newest wins in the upsert itself and, within one batch, by the same total
+ * order in JS: the result does not depend on the order of the rows.
  */
 import {
   type AdresSleutel,
@@ -17,8 +12,7 @@ import {
   leesCsv,
   leesDatumCompact,
   leesGetal,
-  leesHuisnummer,
-  geldigePostcode,
+  leesPostcodeHuisnummer,
   schoneToevoeging,
   veld,
 } from './gedeeld.ts';
@@ -30,7 +24,7 @@ export type { AdresResolutie, AdresSleutel, EnergielabelRij } from './gedeeld.ts
 export type EnergielabelResultaat = ParseOkMetAdres<'energielabel', EnergielabelRij> | ParseFout;
 
 export interface EnergielabelOpties {
-  /** Value for the bron column; default 'EP-Online' plus the publication date when the file has one. */
+  /** Default 'EP-Online' plus the publication date when the file has one. */
   bron?: string;
 }
 
@@ -41,7 +35,7 @@ const VERPLICHT = ['pand_postcode', 'pand_huisnummer', 'pand_registratiedatum', 
 
 const KLASSE = /^(A\+{0,5}|[B-G])$/;
 
-/** The DO UPDATE condition of the energielabel upsert: the incoming row comes later in the order. */
+/** The incoming row comes later in the order. */
 export const ENERGIELABEL_UPSERT_VOORWAARDE = `(COALESCE(excluded.registratiedatum, DATE '0001-01-01'), COALESCE(excluded.geldig_tot, DATE '0001-01-01'), -COALESCE(excluded.energie_index, 'Infinity'::float8), COALESCE(excluded.label, '') COLLATE "C", COALESCE(excluded.opnametype, '') COLLATE "C", excluded.bron COLLATE "C")
  > (COALESCE(energielabel.registratiedatum, DATE '0001-01-01'), COALESCE(energielabel.geldig_tot, DATE '0001-01-01'), -COALESCE(energielabel.energie_index, 'Infinity'::float8), COALESCE(energielabel.label, '') COLLATE "C", COALESCE(energielabel.opnametype, '') COLLATE "C", energielabel.bron COLLATE "C")`;
 
@@ -55,7 +49,7 @@ function cmpTekst(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Order of two registrations of one address: > 0 when `a` wins over `b` (mirror of the SQL condition). */
+/** Mirror of the SQL condition: > 0 when `a` wins over `b`. */
 export function energielabelVolgorde(a: EnergielabelRij, b: EnergielabelRij): number {
   const d = (x: Date | null) => (x ? x.getTime() : -Infinity);
   const idx = (x: number | null) => (x === null ? -Infinity : -x);
@@ -69,7 +63,7 @@ export function energielabelWint(a: EnergielabelRij, b: EnergielabelRij): boolea
   return energielabelVolgorde(a, b) > 0;
 }
 
-/** Keep per adres_id only the winning row (for one INSERT batch); rows without adres_id are dropped. */
+/** Rows without adres_id are dropped. */
 export function behoudNieuwsteEnergielabels<T extends { rij: EnergielabelRij }>(items: readonly T[]): T[] {
   const beste = new Map<string, T>();
   for (const it of items) {
@@ -102,7 +96,6 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
       if (item.soort === 'fout') throw new Error(`Dit is geen ${VERWACHT}: regel ${item.regel} is onleesbaar.`);
       const namen = item.velden.map((v) => v.replace(/^\ufeff/, '').trim().toLowerCase());
       if (!namen.includes('pand_postcode')) {
-        // Metadata lines before the header (PublicatieDatum;dd-mm-jjjj, ...).
         if (namen[0] === 'publicatiedatum') publicatie = publicatieDatum(item.velden[1]?.trim() ?? null);
         if (++voorRegels >= 10 || namen.length > 4) throw new Error(`Dit is geen ${VERWACHT}. Gevonden kopregel: "${item.velden.slice(0, 6).join(';').slice(0, 200)}".`);
         continue;
@@ -134,16 +127,9 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
     }
     const v = item.velden;
     const fout = (reden: string): ParseFout => ({ ok: false, regel: item.regel, reden });
-    const pcRuw = veld(v, c.postcode);
-    const postcode = geldigePostcode(pcRuw);
-    if (!postcode) {
-      yield fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt');
-      continue;
-    }
-    const hnRuw = veld(v, c.huisnummer);
-    const huisnummer = leesHuisnummer(hnRuw);
-    if (huisnummer === null) {
-      yield fout(hnRuw ? `ongeldig huisnummer "${hnRuw}"` : 'huisnummer ontbreekt');
+    const nummer = leesPostcodeHuisnummer(veld(v, c.postcode), veld(v, c.huisnummer));
+    if (typeof nummer === 'string') {
+      yield fout(nummer);
       continue;
     }
     const regRuw = veld(v, c.registratie);
@@ -179,7 +165,7 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
       huisletter = schoneToevoeging(veld(v, c.huisletter));
       toevoeging = schoneToevoeging(veld(v, c.toevoeging));
     }
-    const adres: AdresSleutel = { postcode, huisnummer, huisletter, toevoeging, gecombineerd, verblijfsobjectId: veld(v, c.vbo) };
+    const adres: AdresSleutel = { ...nummer, huisletter, toevoeging, gecombineerd, verblijfsobjectId: veld(v, c.vbo) };
     yield {
       ok: true,
       regel: item.regel,

@@ -1,8 +1,4 @@
-/**
- * Shared pieces of the register-data parsers: the records they yield (rows keyed by the database
- * column names; dates as JS Dates at 00:00 UTC), a streaming CSV reader, value normalisers and the
- * address resolver.
- */
+/** Rows keyed by column name, dates at 00:00 UTC. */
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { Geometry } from 'geojson';
@@ -13,38 +9,32 @@ export interface ParseOk<T extends string, R> {
   ok: true;
   tabel: T;
   rij: R;
-  /** Source line, so a row refused later (unknown address) is reported by its line, not its record number. */
+  /** A row refused later (unknown address) is reported by its line, not its record number. */
   regel?: number;
 }
 
 export interface ParseFout {
   ok: false;
-  /** 1-based line number in the file (for GeoJSON: the line where the feature starts). */
+  /** For GeoJSON: the line where the feature starts. */
   regel: number;
   reden: string;
 }
 
-/**
- * Address of a row whose table is keyed by adres_id (energielabel, woz_waarde) or that links to an
- * address (verkoop). The import framework resolves it with `resolveAdresIds` and fills `adres_id`.
- */
 export interface AdresSleutel {
   postcode: string;
   huisnummer: number;
   huisletter: string | null;
   toevoeging: string | null;
   /**
-   * True when the file has one combined addition column (our WOZ/sales CSV, EP-Online's older
-   * `Pand_huisnummer_toev`): then "A" may be a huisletter or a toevoeging and the resolver matches
-   * on the concatenation only (so 14A and 14-A are both candidates and the row is ambiguous).
+   * One combined addition column (our WOZ/sales CSV, EP-Online's older `Pand_huisnummer_toev`): "A" may be a
+   * huisletter or a toevoeging, so 14A and 14-A are both candidates.
    */
   gecombineerd: boolean;
-  /** BAG verblijfsobject id when the source has it (EP-Online); used to break ties. */
+  /** Breaks ties. */
   verblijfsobjectId: string | null;
 }
 
 export interface EnergielabelRij {
-  /** Filled by the framework from `adres` (null as yielded by the parser). */
   adres_id: string | null;
   label: string | null;
   registratiedatum: Date | null;
@@ -91,7 +81,6 @@ export interface InvloedObjectRij {
   id: string;
   type: string;
   naam: string | null;
-  /** GeoJSON geometry, WGS84 lon/lat. */
   geometrie: Geometry;
   bron: string;
 }
@@ -119,7 +108,7 @@ export function controleerTekstbestand(kop: Buffer, verwacht: string): void {
   }
 }
 
-/** Delimiter of a header line: the more frequent of ';' and ',' outside double quotes (ties: ';'). */
+/** The more frequent of ';' and ',' outside double quotes (ties: ';'). */
 export function detecteerScheiding(eersteRegel: string): ';' | ',' {
   let puntkomma = 0;
   let komma = 0;
@@ -133,10 +122,32 @@ export function detecteerScheiding(eersteRegel: string): ';' | ',' {
 }
 
 /**
- * The records of a CSV file with the line each ends on. The first line is peeked to refuse binary
- * files and detect the delimiter; records csv-parse cannot read come out as `fout` items instead of
- * ending the stream.
+ * The data records of a CSV file after its header line, which `kop` reads (and throws on for a file of
+ * another kind). Unreadable records come out as refusals.
  */
+export async function* csvNaKopregel<K>(
+  input: NodeJS.ReadableStream,
+  opts: { scheiding: CsvScheiding; verwacht: string },
+  kop: (velden: string[]) => K,
+): AsyncGenerator<{ ok: true; kop: K; velden: string[]; regel: number } | ParseFout> {
+  let k: K | undefined;
+  for await (const item of leesCsv(input, opts)) {
+    if (k === undefined) {
+      if (item.soort === 'fout') throw new Error(`Dit is geen ${opts.verwacht}: de kopregel is onleesbaar.`);
+      k = kop(item.velden);
+    } else if (item.soort === 'fout') yield { ok: false, regel: item.regel, reden: item.reden };
+    else yield { ok: true, kop: k, velden: item.velden, regel: item.regel };
+  }
+  if (k === undefined) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${opts.verwacht}.`);
+}
+
+/** Throws when the header lacks one of `nodig`: the file is of another kind. */
+export function eisKolommen(kop: Map<string, number>, velden: readonly string[], nodig: readonly string[], verwacht: string): void {
+  const ontbreekt = nodig.filter((n) => !kop.has(n));
+  if (ontbreekt.length) throw new Error(`Dit is geen ${verwacht}. Kolom(men) ${ontbreekt.join(', ')} ontbreken in de kopregel "${velden.join(';').slice(0, 200)}".`);
+}
+
+/** Records csv-parse cannot read come out as `fout` items instead of ending the stream. */
 export async function* leesCsv(input: NodeJS.ReadableStream, opts: { scheiding: CsvScheiding; verwacht: string }): AsyncGenerator<CsvItem> {
   const it = input[Symbol.asyncIterator]();
   let bron: Readable | null = null;
@@ -192,9 +203,8 @@ async function* leesCsvVan(
   }
   const stukken = alles();
 
-  // Lines without a double quote are split on the delimiter here: exact for unquoted CSV and several
-  // times cheaper than csv-parse. From the first line with a quote (or a file whose lines end in a
-  // bare CR) csv-parse reads the rest, so quoted fields and broken quotes behave as before.
+  // Unquoted lines are split here (several times cheaper than csv-parse); from the first line with a quote
+  // (or a bare CR) csv-parse reads the rest.
   const decoder = new TextDecoder('utf-8');
   let rest = '';
   let regels = 0;
@@ -294,7 +304,18 @@ export function leesHuisnummer(v: string | null): number | null {
 
 export { datumKolom, datumUtc, geldigePostcode, schoneToevoeging, toevoegingSleutel };
 
-/** 'yyyymmdd' (EP-Online) -> Date, also accepting 'yyyy-mm-dd'. */
+/** Our own CSV formats keep letter and addition out of the huisnummer column. */
+export const HUISNUMMER_ZONDER_TOEVOEGING = ' (alleen cijfers; letter of toevoeging in kolom toevoeging)';
+
+/** Postcode and huisnummer of a data row, or why the row is refused; `hint` follows an invalid huisnummer. */
+export function leesPostcodeHuisnummer(pcRuw: string | null, hnRuw: string | null, hint = ''): { postcode: string; huisnummer: number } | string {
+  const postcode = geldigePostcode(pcRuw);
+  if (!postcode) return pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt';
+  const huisnummer = leesHuisnummer(hnRuw);
+  if (huisnummer === null) return hnRuw ? `ongeldig huisnummer "${hnRuw}"${hint}` : 'huisnummer ontbreekt';
+  return { postcode, huisnummer };
+}
+
 export function leesDatumCompact(v: string | null): Date | null {
   if (!v) return null;
   let m = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
@@ -308,7 +329,7 @@ export function leesDatumIso(v: string | null): Date | null {
   return m ? datumUtc(+m[1], +m[2], +m[3]) : null;
 }
 
-/** Decimal number with '.' or ',' as decimal separator (no thousands separators), or null. */
+/** No thousands separators. */
 export function leesGetal(v: string | null): number | null {
   if (!v) return null;
   const t = v.replace(',', '.');
@@ -317,7 +338,6 @@ export function leesGetal(v: string | null): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** Whole euros/m2: digits only (no decimals, no separators), or null. */
 export function leesGeheelGetal(v: string | null): number | null {
   if (!v || !/^\d{1,10}$/.test(v)) return null;
   const n = Number.parseInt(v, 10);
@@ -339,14 +359,9 @@ interface Kandidaat {
 }
 
 /**
- * Pick the address for one key among the addresses with the same postcode + huisnummer.
- * Rules, in order (the first that gives exactly one address wins):
- *  1. exact huisletter and toevoeging (case-insensitive; missing = missing) — skipped for a
- *     combined addition, unless it is empty;
- *  2. the BAG verblijfsobject id (when the source has one);
- *  3. the concatenation of huisletter + toevoeging, letters and digits only ('A-2' = 'A2'), so a
- *     combined addition 'A' finds 12A (huisletter) as well as 12-A (toevoeging).
- * Several matches at a step -> 'meerduidig' (the row is refused rather than guessed); none -> 'onbekend'.
+ * First rule that gives exactly one address wins: exact huisletter and toevoeging (not for a combined
+ * addition), the BAG verblijfsobject id, then the concatenation ('A' finds 12A and 12-A). Several at a
+ * step: 'meerduidig', refused rather than guessed.
  */
 export function kiesAdres(sleutel: AdresSleutel, kandidaten: readonly Kandidaat[]): AdresResolutie {
   if (kandidaten.length === 0) return { adresId: null, reden: 'onbekend' };
@@ -371,7 +386,6 @@ export function kiesAdres(sleutel: AdresSleutel, kandidaten: readonly Kandidaat[
   return { adresId: null, reden: meerduidig ? 'meerduidig' : 'onbekend' };
 }
 
-/** Batch resolver: results in input order, one statement per 1,000 postcode + huisnummer pairs. */
 export async function resolveAdresIds(prisma: AdresClient, sleutels: readonly AdresSleutel[]): Promise<AdresResolutie[]> {
   const paren = new Map<string, { postcode: string; huisnummer: number }>();
   for (const s of sleutels) paren.set(`${s.postcode}|${s.huisnummer}`, { postcode: s.postcode, huisnummer: s.huisnummer });
@@ -379,8 +393,7 @@ export async function resolveAdresIds(prisma: AdresClient, sleutels: readonly Ad
   const lijst = [...paren.values()];
   for (let i = 0; i < lijst.length; i += 1000) {
     const deel = lijst.slice(i, i + 1000);
-    // One statement text whatever the keys (arrays + unnest): an OR list per batch made every batch a
-    // new entry in Prisma's query-plan cache, and the heap grew with it.
+    // One statement text (arrays + unnest): an OR list made each batch a new entry in Prisma's plan cache.
     const rijen = (await prisma.$queryRawUnsafe(
       `SELECT a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.object_id AS "objectId"
          FROM unnest($1::text[], $2::int[]) AS k(postcode, huisnummer)
@@ -399,7 +412,6 @@ export async function resolveAdresIds(prisma: AdresClient, sleutels: readonly Ad
   return sleutels.map((s) => kiesAdres(s, perPaar.get(`${s.postcode}|${s.huisnummer}`) ?? []));
 }
 
-/** adres.id for one address (separate BAG fields), or null when unknown or ambiguous (`kiesAdres`). */
 export async function resolveAdresId(
   prisma: AdresClient,
   postcode: string,

@@ -1,19 +1,7 @@
 /**
- * Environmental influence objects from a GeoJSON FeatureCollection, streamed feature by feature.
- *
- * The file is scanned incrementally (a small JSON state machine finds the top-level `features`
- * array and hands each feature's text to JSON.parse), so memory is bounded by the largest single
- * feature, not by the file. Each feature needs `properties.type`:
- *  - `natura2000`   Polygon / MultiPolygon
- *  - `hoogspanning` LineString / MultiLineString (overhead high-voltage line)
- *  - any other lower-case type (e.g. `geluid`, `overstroming`): Polygon, MultiPolygon, LineString,
- *    MultiLineString, Point or MultiPoint.
- * Optional: `properties.naam` (or `name`, `naamN2K`), `properties.bron`, an id in `feature.id` or
- * `properties.id` (gives a stable invloed_object.id, so a re-import updates; without one the id is
- * a hash of type + geometry). Coordinates must be WGS84 lon/lat (RFC 7946); a legacy `crs` member
- * naming EPSG:28992 (RD New) is accepted and reprojected with proj4. Coordinates are stored 2D,
- * rounded to 7 decimals (~1 cm).
- * Error rows carry the line where the feature starts (`regel`) and its number in the reden.
+ * Influence objects from a GeoJSON FeatureCollection (docs/import-formaten.md), scanned incrementally so
+ * memory is bounded by the largest feature, not the file. Without an id, the id is a hash of type and
+ * geometry. A legacy `crs` naming EPSG:28992 is reprojected; coordinates stored 2D to ~1 cm.
  */
 import { createHash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
@@ -50,11 +38,7 @@ interface RuweFeature {
   nummer: number;
 }
 
-/**
- * Incremental scanner over the text of a FeatureCollection. `voer(chunk)` returns the complete
- * features found so far; it throws early (on the first characters / the top-level `type`) when the
- * text is not a FeatureCollection.
- */
+/** Throws early when the text is not a FeatureCollection. */
 class FeatureScanner {
   private diepte = 0;
   private inString = false;
@@ -62,7 +46,6 @@ class FeatureScanner {
   private regel = 1;
   private begonnen = false;
   private klaar = false;
-  /** depth-1 state: expecting a key (after '{' or ','), or a value (after ':'). */
   private verwachtSleutel = false;
   private sleutel: string | null = null;
   private sleutelDelen: string[] | null = null;
@@ -70,7 +53,6 @@ class FeatureScanner {
   private featuresGezien = false;
   private typeGezien: string | null = null;
   private aantal = 0;
-  // capture of a feature (depth 3 object) or of the top-level crs/type value
   private vangst: 'feature' | 'crs' | 'type' | null = null;
   private vangstDelen: string[] = [];
   private vangstLengte = 0;
@@ -380,6 +362,5 @@ export async function* parseInvloeden(input: NodeJS.ReadableStream, opts: Invloe
 
 export const invloedenSoort = bestandSoort({
   naam: 'invloeden', omschrijving: 'omgevingsinvloeden (Natura 2000, hoogspanning, ...)', verwacht: 'een bestand met invloedobjecten', tabellen: ['invloed_object', 'adres_invloed'], parse: (input) => parseInvloeden(input),
-  // The parser writes the objects; the rows per address are derived from them afterwards.
   na: async (db) => ({ adresInvloed: await leidAdresInvloedenAf(db) }),
 });

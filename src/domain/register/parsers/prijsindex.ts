@@ -1,10 +1,5 @@
-/**
- * CBS StatLine CSV of the price index of existing owner-occupied homes (83906NED, its successor
- * 85773NED, the regional 85792NED), streamed; the table is recognised from the columns. Only monthly
- * rows are kept (yearly and quarterly rows are skipped silently); a missing value ('.', '', 'x') is a
- * refused row. docs/import-formaten.md has the details.
- */
-import { type ParseFout, type ParseOk, type PrijsindexRij, datumUtc, kolomIndex, leesCsv, leesGetal, veld } from './gedeeld.ts';
+/** CBS StatLine price index CSV (83906NED, 85773NED, 85792NED), monthly rows only (docs/import-formaten.md). */
+import { type ParseFout, type ParseOk, type PrijsindexRij, csvNaKopregel, datumUtc, kolomIndex, leesGetal, veld } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
 
 export type { PrijsindexRij } from './gedeeld.ts';
@@ -12,7 +7,7 @@ export type { PrijsindexRij } from './gedeeld.ts';
 export type PrijsindexResultaat = ParseOk<'prijsindex', PrijsindexRij> | ParseFout;
 
 export interface PrijsindexOpties {
-  /** CBS table id, e.g. '83906NED'; default: recognised from the header. */
+  /** Default: recognised from the header. */
   tabel?: string;
   bron?: string;
 }
@@ -20,45 +15,36 @@ export interface PrijsindexOpties {
 const VERWACHT =
   'CBS StatLine-CSV van de prijsindex bestaande koopwoningen (tabel 83906NED, 85773NED of 85792NED; kopregel "ID";"Perioden";"Prijsindex..._1")';
 
-/** '83906NED_UntypedDataSet_05022022_160508.csv' -> '83906NED'; null when the name has no table id. */
 export function tabelUitBestandsnaam(naam: string): string | null {
   const m = /(\d{5}NED)/i.exec(naam);
   return m ? m[1].toUpperCase() : null;
 }
 
 export async function* parsePrijsindex(input: NodeJS.ReadableStream, opts: PrijsindexOpties = {}): AsyncGenerator<PrijsindexResultaat> {
-  let kop: Map<string, number> | null = null;
-  let tabel = opts.tabel ?? '';
-  let bron = '';
-  let iPeriode: number | undefined;
-  let iRegio: number | undefined;
-  let iIndex: number | undefined;
+  const leesKop = (velden: string[]) => {
+    const k = kolomIndex(velden);
+    const iPeriode = k.get('perioden');
+    const iRegio = k.get('regios');
+    const namen = [...k.keys()];
+    const maat = namen.find((n) => n.startsWith('prijsindexbestaandekoopwoningen')) ?? namen.find((n) => n.startsWith('prijsindexverkoopprijzen'));
+    if (iPeriode === undefined || !maat) {
+      throw new Error(`Dit is geen ${VERWACHT}. Gevonden kopregel: "${velden.slice(0, 6).join(';').slice(0, 200)}".`);
+    }
+    let tabel = opts.tabel ?? '';
+    if (!tabel) {
+      if (maat.startsWith('prijsindexbestaandekoopwoningen')) tabel = '83906NED';
+      else tabel = iRegio !== undefined ? '85792NED' : '85773NED';
+    }
+    return { iPeriode, iRegio, iIndex: k.get(maat), tabel, bron: opts.bron ?? `CBS StatLine ${tabel}` };
+  };
 
-  for await (const item of leesCsv(input, { scheiding: ';', verwacht: VERWACHT })) {
-    if (!kop) {
-      if (item.soort === 'fout') throw new Error(`Dit is geen ${VERWACHT}: de kopregel is onleesbaar.`);
-      const k = kolomIndex(item.velden);
-      iPeriode = k.get('perioden');
-      iRegio = k.get('regios');
-      const namen = [...k.keys()];
-      const maat = namen.find((n) => n.startsWith('prijsindexbestaandekoopwoningen')) ?? namen.find((n) => n.startsWith('prijsindexverkoopprijzen'));
-      if (iPeriode === undefined || !maat) {
-        throw new Error(`Dit is geen ${VERWACHT}. Gevonden kopregel: "${item.velden.slice(0, 6).join(';').slice(0, 200)}".`);
-      }
-      iIndex = k.get(maat);
-      if (!tabel) {
-        if (maat.startsWith('prijsindexbestaandekoopwoningen')) tabel = '83906NED';
-        else tabel = iRegio !== undefined ? '85792NED' : '85773NED';
-      }
-      bron = opts.bron ?? `CBS StatLine ${tabel}`;
-      kop = k;
+  for await (const item of csvNaKopregel(input, { scheiding: ';', verwacht: VERWACHT }, leesKop)) {
+    if (!item.ok) {
+      yield item;
       continue;
     }
-    if (item.soort === 'fout') {
-      yield { ok: false, regel: item.regel, reden: item.reden };
-      continue;
-    }
-    const v = item.velden;
+    const { velden: v, kop } = item;
+    const { iPeriode, iRegio, iIndex, tabel, bron } = kop;
     const periodeRuw = veld(v, iPeriode);
     if (!periodeRuw) {
       yield { ok: false, regel: item.regel, reden: 'periode ontbreekt' };
@@ -92,7 +78,6 @@ export async function* parsePrijsindex(input: NodeJS.ReadableStream, opts: Prijs
     }
     yield { ok: true, tabel: 'prijsindex', rij: { tabel, regio, periode, index, bron } };
   }
-  if (!kop) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
 
 export const prijsindexSoort = bestandSoort({

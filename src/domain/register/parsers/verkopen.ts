@@ -1,9 +1,7 @@
 /**
- * Sales in our own CSV format (docs/import-formaten.md has the columns and rules), streamed. The row
- * id is derived from postcode, huisnummer, toevoeging, transactiedatum and koopsom, so a second import
- * of the same file updates instead of duplicating. adres_id may stay null: a sale whose address is
- * unknown is still a usable comparable when it has lat/lon. `insight backtest` reads the same file
- * (parseVerkopenVoorBacktest), with its own optional columns and laxer rules for foreign test data.
+ * Sales (docs/import-formaten.md). The id is derived from the sale, so a re-import updates. A sale at an
+ * unknown address is still a usable comparable with lat/lon. `insight backtest` reads the same file with
+ * its own optional columns and laxer rules for foreign data.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -12,13 +10,14 @@ import {
   type ParseOkMetAdres,
   type VerkoopRij,
   datumKolom,
+  HUISNUMMER_ZONDER_TOEVOEGING,
+  csvNaKopregel,
+  eisKolommen,
   kolomIndex,
-  leesCsv,
   leesDatumIso,
   leesGeheelGetal,
   leesGetal,
-  leesHuisnummer,
-  geldigePostcode,
+  leesPostcodeHuisnummer,
   schoneToevoeging,
   veld,
 } from './gedeeld.ts';
@@ -53,32 +52,26 @@ const KLASSE = /^(A\+{0,5}|[B-G])$/;
 
 const VERWACHT = `verkopenbestand (CSV met kopregel ${VERKOPEN_KOPREGEL} en eventueel ${VERKOPEN_OPTIONELE_KOLOMMEN.join(';')}, zie docs/import-formaten.md)`;
 
-/** Deterministic id of a sale: the same sale in a later file gets the same id. */
 export function verkoopId(postcode: string, huisnummer: number, toevoeging: string | null, transactiedatum: Date, koopsom: number): string {
   const h = createHash('sha256').update(`${postcode}|${huisnummer}|${toevoeging ?? ''}|${datumKolom(transactiedatum)}|${koopsom}`).digest('hex');
   return `vk-${h.slice(0, 24)}`;
 }
 
-/** Old column names (the former backtest format). */
+/** The former backtest format. */
 const ALIAS: Record<string, string> = { datum: 'transactiedatum', prijs: 'koopsom' };
 
-/** One validated sale row as both entry points read it; `postcode`/`huisnummer` null only for a backtest. */
 export interface VerkoopVelden extends Omit<VerkoopRij, 'id' | 'adres_id' | 'bron'> {
   saleId: string | null;
   objectId: string | null;
-  /** The optional attribute columns (backtest only; null when the file has none for this row). */
+  /** Backtest only. */
   kenmerken: Kenmerken | null;
-  /** The optional WOZ columns: the dwelling's WOZ value known at the sale, dated strictly before it. */
+  /** Dated strictly before the sale. */
   woz: WozWaarde | null;
 }
 
-/**
- * Largest value of each optional attribute column (all are numbers >= 0). `renovatiejaar` 0 means
- * "never renovated" (read as unknown); `aan_water` is 0 or 1 (also nee/ja).
- */
+/** `renovatiejaar` 0 means "never renovated" (unknown). */
 const KENMERK_MAX: Record<Kenmerk, number> = { kwaliteit: 1000, staat: 1000, uitzicht: 1000, aan_water: 1, renovatiejaar: 2100, slaapkamers: 100, badkamers: 100, bouwlagen: 200 };
 
-/** The optional attribute columns of a row: null when none is filled, a string when one is invalid. */
 function leesKenmerken(get: (naam: string) => string | null): Kenmerken | null | string {
   let uit: Kenmerken | null = null;
   for (const naam of KENMERKEN) {
@@ -95,10 +88,7 @@ function leesKenmerken(get: (naam: string) => string | null): Kenmerken | null |
   return uit;
 }
 
-/**
- * The optional WOZ columns of a row: both or neither, a value of whole euros and a peildatum strictly
- * before the sale (a WOZ value dated on or after it could have been set from this very sale).
- */
+/** Both or neither; a WOZ value dated on or after the sale could have been set from this very sale. */
 function leesWoz(get: (naam: string) => string | null, transactiedatum: Date): WozWaarde | null | string {
   const wRuw = get('woz');
   const pRuw = get('woz_peildatum');
@@ -117,38 +107,32 @@ type Modus = 'import' | 'backtest';
 function leesKop(velden: readonly string[], modus: Modus): Map<string, number> {
   const kop = kolomIndex(velden);
   for (const [oud, nieuw] of Object.entries(ALIAS)) if (kop.has(oud) && !kop.has(nieuw)) kop.set(nieuw, kop.get(oud)!);
-  const nodig = modus === 'import' ? ['postcode', 'huisnummer', 'transactiedatum', 'koopsom'] : ['transactiedatum', 'koopsom', 'lat', 'lon'];
-  const ontbreekt = nodig.filter((n) => !kop.has(n));
-  if (ontbreekt.length) throw new Error(`Dit is geen ${VERWACHT}. Kolom(men) ${ontbreekt.join(', ')} ontbreken in de kopregel "${velden.join(';').slice(0, 200)}".`);
+  eisKolommen(kop, velden, modus === 'import' ? ['postcode', 'huisnummer', 'transactiedatum', 'koopsom'] : ['transactiedatum', 'koopsom', 'lat', 'lon'], VERWACHT);
   return kop;
 }
 
-/** Check one data row; a string is the reason it is refused. */
 function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): VerkoopVelden | string {
   const get = (naam: string) => veld(v, k.get(naam));
   const backtest = modus === 'backtest';
   const pcRuw = get('postcode');
   const hnRuw = get('huisnummer');
   const zonderAdres = backtest && pcRuw === null && hnRuw === null;
-  const postcode = zonderAdres ? null : geldigePostcode(pcRuw);
-  if (!zonderAdres && !postcode) return pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt';
-  const huisnummer = zonderAdres ? null : leesHuisnummer(hnRuw);
-  if (!zonderAdres && huisnummer === null) return hnRuw ? `ongeldig huisnummer "${hnRuw}" (alleen cijfers; letter of toevoeging in kolom toevoeging)` : 'huisnummer ontbreekt';
+  const nummer = zonderAdres ? { postcode: null, huisnummer: null } : leesPostcodeHuisnummer(pcRuw, hnRuw, HUISNUMMER_ZONDER_TOEVOEGING);
+  if (typeof nummer === 'string') return nummer;
+  const { postcode, huisnummer } = nummer;
   const toevoeging = schoneToevoeging(get('toevoeging'));
   const tdRuw = get('transactiedatum');
   const transactiedatum = leesDatumIso(tdRuw);
   if (!transactiedatum) return tdRuw ? `ongeldige transactiedatum "${tdRuw}" (verwacht jjjj-mm-dd)` : 'transactiedatum ontbreekt';
   const ksRuw = get('koopsom');
-  // A backtest file from elsewhere may write prices as decimals ("350000.0"): rounded to euros.
   const koopsomRuw = backtest ? leesGetal(ksRuw) : leesGeheelGetal(ksRuw);
   const koopsom = koopsomRuw === null ? null : Math.round(koopsomRuw);
   if (koopsom === null || koopsom < 1) return ksRuw ? `ongeldige koopsom "${ksRuw}" (geheel aantal euro's, alleen cijfers)` : 'koopsom ontbreekt';
-  // The backtest takes areas with decimals (converted foreign data); the import stores whole m2.
   const getal = (naam: string, min: number, max: number, decimalen: boolean): number | null | string => {
     const r = get(naam);
     if (r === null) return null;
     const n = decimalen ? leesGetal(r) : leesGeheelGetal(r);
-    // Foreign backtest data write 0 for "unknown" area: unknown, not a refused sale.
+    // Foreign backtest data write 0 for an unknown area.
     if (backtest && n === 0 && min > 0) return null;
     const bijv = naam === 'oppervlakte' ? 'ongeldige' : 'ongeldig';
     return n === null || n < min || n > max ? `${bijv} ${naam} "${r}" (${decimalen ? 'getal' : 'geheel getal'} ${min}–${max})` : n;
@@ -182,7 +166,7 @@ function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): Ve
     const verwisseld = lon >= 50.7 && lon <= 53.7 && lat >= 3.2 && lat <= 7.3;
     return `coördinaten (${lat}, ${lon}) liggen niet in Nederland${verwisseld ? ' — lat en lon verwisseld?' : ''}`;
   }
-  // The attribute columns are read for the backtest only: the register has no place for them yet.
+  // The register has no place for them yet.
   const kenmerken = backtest ? leesKenmerken(get) : null;
   if (typeof kenmerken === 'string') return kenmerken;
   const woz = leesWoz(get, transactiedatum);
@@ -192,18 +176,12 @@ function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): Ve
 
 export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: VerkoopOpties = {}): AsyncGenerator<VerkoopResultaat> {
   const bron = opts.bron ?? 'verkopen-import';
-  let k: Map<string, number> | null = null;
-  for await (const item of leesCsv(input, { scheiding: 'auto', verwacht: VERWACHT })) {
-    if (!k) {
-      if (item.soort === 'fout') throw new Error(`Dit is geen ${VERWACHT}: de kopregel is onleesbaar.`);
-      k = leesKop(item.velden, 'import');
+  for await (const item of csvNaKopregel(input, { scheiding: 'auto', verwacht: VERWACHT }, (velden) => leesKop(velden, 'import'))) {
+    if (!item.ok) {
+      yield item;
       continue;
     }
-    if (item.soort === 'fout') {
-      yield { ok: false, regel: item.regel, reden: item.reden };
-      continue;
-    }
-    const r = leesRij(item.velden, k, 'import');
+    const r = leesRij(item.velden, item.kop, 'import');
     if (typeof r === 'string') {
       yield { ok: false, regel: item.regel, reden: r };
       continue;
@@ -214,28 +192,18 @@ export async function* parseVerkopen(input: NodeJS.ReadableStream, opts: Verkoop
     const adres: AdresSleutel = { postcode, huisnummer, huisletter: null, toevoeging: r.toevoeging, gecombineerd: true, verblijfsobjectId: null };
     yield { ok: true, regel: item.regel, tabel: 'verkoop', rij: { id: verkoopId(postcode, huisnummer, r.toevoeging, r.transactiedatum, r.koopsom), adres_id: null, ...velden, bron }, adres };
   }
-  if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
 
 export type BacktestVerkoop = { ok: true; regel: number; verkoop: VerkoopVelden & { id: string } } | ParseFout;
 
-/**
- * The same sales file read for `insight backtest` (see the module comment for what differs). The
- * id is the `id` column, else the import's derived id, else `regel-<n>`.
- */
+/** Id: the `id` column, else the import's derived id, else `regel-<n>`. */
 export async function* parseVerkopenVoorBacktest(input: NodeJS.ReadableStream): AsyncGenerator<BacktestVerkoop> {
-  let k: Map<string, number> | null = null;
-  for await (const item of leesCsv(input, { scheiding: 'auto', verwacht: VERWACHT })) {
-    if (!k) {
-      if (item.soort === 'fout') throw new Error(`Dit is geen ${VERWACHT}: de kopregel is onleesbaar.`);
-      k = leesKop(item.velden, 'backtest');
+  for await (const item of csvNaKopregel(input, { scheiding: 'auto', verwacht: VERWACHT }, (velden) => leesKop(velden, 'backtest'))) {
+    if (!item.ok) {
+      yield item;
       continue;
     }
-    if (item.soort === 'fout') {
-      yield { ok: false, regel: item.regel, reden: item.reden };
-      continue;
-    }
-    const r = leesRij(item.velden, k, 'backtest');
+    const r = leesRij(item.velden, item.kop, 'backtest');
     if (typeof r === 'string') {
       yield { ok: false, regel: item.regel, reden: r };
       continue;
@@ -244,7 +212,6 @@ export async function* parseVerkopenVoorBacktest(input: NodeJS.ReadableStream): 
     const id = r.saleId ?? (adres ? verkoopId(r.postcode!, r.huisnummer!, r.toevoeging, r.transactiedatum, r.koopsom) : `regel-${item.regel}`);
     yield { ok: true, regel: item.regel, verkoop: { ...r, id, objectId: r.objectId ?? adres } };
   }
-  if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
 
 export const verkopenSoort = bestandSoort({

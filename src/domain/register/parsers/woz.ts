@@ -1,18 +1,15 @@
-/**
- * WOZ values in our own CSV format (docs/import-formaten.md), streamed. Rows go to woz_waarde once
- * the framework has resolved `adres`.
- */
 import {
   type AdresSleutel,
   type ParseFout,
   type ParseOkMetAdres,
   type WozRij,
+  HUISNUMMER_ZONDER_TOEVOEGING,
+  csvNaKopregel,
+  eisKolommen,
   kolomIndex,
-  leesCsv,
   leesDatumIso,
   leesGeheelGetal,
-  leesHuisnummer,
-  geldigePostcode,
+  leesPostcodeHuisnummer,
   schoneToevoeging,
   veld,
 } from './gedeeld.ts';
@@ -32,38 +29,21 @@ const VERWACHT = `WOZ-bestand (CSV met kopregel ${WOZ_KOPREGEL}, zie docs/import
 
 export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = {}): AsyncGenerator<WozResultaat> {
   const bron = opts.bron ?? 'WOZ-import';
-  let k: Map<string, number> | null = null;
-  let gecombineerd = true;
-  for await (const item of leesCsv(input, { scheiding: 'auto', verwacht: VERWACHT })) {
-    if (!k) {
-      if (item.soort === 'fout') throw new Error(`Dit is geen ${VERWACHT}: de kopregel is onleesbaar.`);
-      const kop = kolomIndex(item.velden);
-      const ontbreekt = ['postcode', 'huisnummer', 'peildatum', 'waarde'].filter((n) => !kop.has(n));
-      if (ontbreekt.length) {
-        throw new Error(
-          `Dit is geen ${VERWACHT}. Kolom(men) ${ontbreekt.join(', ')} ontbreken in de kopregel "${item.velden.join(';').slice(0, 200)}".`,
-        );
-      }
-      gecombineerd = !kop.has('huisletter');
-      k = kop;
+  const leesKop = (velden: string[]) => {
+    const kop = kolomIndex(velden);
+    eisKolommen(kop, velden, ['postcode', 'huisnummer', 'peildatum', 'waarde'], VERWACHT);
+    return kop;
+  };
+  for await (const item of csvNaKopregel(input, { scheiding: 'auto', verwacht: VERWACHT }, leesKop)) {
+    if (!item.ok) {
+      yield item;
       continue;
     }
-    if (item.soort === 'fout') {
-      yield { ok: false, regel: item.regel, reden: item.reden };
-      continue;
-    }
-    const v = item.velden;
+    const { kop: k, velden: v } = item;
     const fout = (reden: string): ParseFout => ({ ok: false, regel: item.regel, reden });
-    const pcRuw = veld(v, k.get('postcode'));
-    const postcode = geldigePostcode(pcRuw);
-    if (!postcode) {
-      yield fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt');
-      continue;
-    }
-    const hnRuw = veld(v, k.get('huisnummer'));
-    const huisnummer = leesHuisnummer(hnRuw);
-    if (huisnummer === null) {
-      yield fout(hnRuw ? `ongeldig huisnummer "${hnRuw}" (alleen cijfers; letter of toevoeging in kolom toevoeging)` : 'huisnummer ontbreekt');
+    const nummer = leesPostcodeHuisnummer(veld(v, k.get('postcode')), veld(v, k.get('huisnummer')), HUISNUMMER_ZONDER_TOEVOEGING);
+    if (typeof nummer === 'string') {
+      yield fout(nummer);
       continue;
     }
     const pdRuw = veld(v, k.get('peildatum'));
@@ -78,9 +58,9 @@ export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = 
       yield fout(wRuw ? `ongeldige waarde "${wRuw}" (geheel aantal euro's, alleen cijfers)` : 'waarde ontbreekt');
       continue;
     }
+    const gecombineerd = !k.has('huisletter');
     const adres: AdresSleutel = {
-      postcode,
-      huisnummer,
+      ...nummer,
       huisletter: gecombineerd ? null : schoneToevoeging(veld(v, k.get('huisletter'))),
       toevoeging: schoneToevoeging(veld(v, k.get('toevoeging'))),
       gecombineerd,
@@ -88,7 +68,6 @@ export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = 
     };
     yield { ok: true, regel: item.regel, tabel: 'woz_waarde', rij: { adres_id: null, peildatum, waarde, bron }, adres };
   }
-  if (!k) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${VERWACHT}.`);
 }
 
 export const wozSoort = bestandSoort({
