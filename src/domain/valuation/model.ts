@@ -226,12 +226,12 @@ function stageRows(core: FittedCore, t: SalesTable, valued: readonly { row: numb
  * slice and learn band and labels from the final errors there.
  */
 /** Band and label calibration from slice valuations (estimate diagnostics and final log error). */
-function bandAndLabels(cases: readonly CalibrationCase[]): BandLabels {
+function bandAndLabels(cases: readonly CalibrationCase[], ouder: readonly CalibrationCase[] = []): BandLabels {
   const scaled = fitCalibration(cases);
   const labels = fitLabelThresholds(cases.map((c) => ({ score: uncertaintyScore(scaled, c.estimate), fout: afwijking(c.logFout) })));
   const cal = fitBandGroups(scaled, cases, (score) => labelFor(labels, score));
   const kans = fitKansCurve(
-    cases.map((c) => {
+    [...cases, ...ouder].map((c) => {
       const score = uncertaintyScore(cal, c.estimate);
       const [lo, hi] = bandFor(cal, score, labelFor(labels, score));
       return { breedte: hi - lo, binnen: afwijking(c.logFout) <= HOOG_BINNEN + 1e-9 };
@@ -296,9 +296,12 @@ function calibrate(t: SalesTable, options: CoreOptions, opts: BuildOptions, mode
   const learnRows = stageRows(inner, t, learnValued, mode, res);
   const sliceRows = stageRows(inner, t, sliceOk, mode, res);
   const stage = fitStage(mode, learnRows, sliceRows);
-  const menging = mode === 'gecombineerd' ? fitMenging(t, stage, learnRows, sliceRows, t.kenmerken !== null) : GEEN_MENGING;
+  const { menging, vouwen } = mode === 'gecombineerd' ? fitMenging(t, stage, learnRows, sliceRows, t.kenmerken !== null) : { menging: GEEN_MENGING, vouwen: [] };
   const cases: CalibrationCase[] = sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - mixedEstimate(stage, menging, r, t.kenmerken !== null, t.segment[r.row]), dag: r.day }));
-  const final = bandAndLabels(cases);
+  // The probability curve also rests on the folds before the slice (valued as the model built just
+  // before each would have): a share within 10 % per bin of 60 slice cases has ±6 points of noise
+  // of its own, and one period's luck is not the next one's.
+  const final = bandAndLabels(cases, vouwen.filter((c) => c.dag! < cutoff));
   const vergelijking = mode === 'vergelijking' ? final : bandAndLabels(sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - r.e.logWaarde, dag: r.day })));
   return { ...final, vergelijking, wozGewicht, stage, menging, leerVerkopen: learnRows.length, res, rows: [...learnRows, ...sliceRows], slice: { van: dateOfDay(cutoff), tot: dateOfDay(t.newestDay), gewaardeerd: cases.length, geweigerd: refused } };
 }
@@ -403,10 +406,11 @@ export function kiesUitFolds(preds: readonly FoldPrediction[], metLeerder: boole
  * and loss chosen out-of-time), decided per segment by kiesUitFolds. One slice's optimum overshot
  * on the next period; several refitted periods do not share its luck.
  */
-function kiesPerSegment(t: SalesTable, stage: Stage, leerder: Stage | null, rows: readonly StageRow[], kenmerken: boolean): Menging {
+function kiesPerSegment(t: SalesTable, stage: Stage, leerder: Stage | null, rows: readonly StageRow[], kenmerken: boolean): { menging: Menging; vouwen: CalibrationCase[] } {
   const sorted = [...rows].sort((a, b) => a.day - b.day);
   const size = Math.floor(sorted.length * FOLD_FRACTIE);
   const preds: FoldPrediction[] = [];
+  const valued: StageRow[] = [];
   for (let k = 0; k < FOLDS; k++) {
     const start = sorted.length - (FOLDS - k) * size;
     const train = sorted.slice(Math.max(0, start - MAX_FOLD_TRAIN), start);
@@ -417,13 +421,16 @@ function kiesPerSegment(t: SalesTable, stage: Stage, leerder: Stage | null, rows
       const c = stageEstimate(s, r.e, r.level, r.features, 0, r.loc, 0);
       const lr = l ? stageEstimate(l, r.e, r.level, learnerRow(r, kenmerken).features, 0, r.loc, 0) : c;
       preds.push({ seg: t.segment[r.row], fold: k, y: r.logPrijs, c0: r.e.logWaarde, c, l: lr });
+      valued.push(r);
     }
   }
   const { v, tweede } = kiesUitFolds(preds, leerder !== null);
-  return { leerder: v.some((x) => x > 0) ? leerder : null, v, tweede };
+  // Each fold valuation's error under the choice, as the band's calibration cases.
+  const vouwen = preds.map((x, i) => ({ estimate: valued[i].e, logFout: x.y - (tweede[x.seg] ? (1 - v[x.seg]) * x.c + v[x.seg] * x.l : x.c0), dag: valued[i].day }));
+  return { menging: { leerder: v.some((x) => x > 0) ? leerder : null, v, tweede }, vouwen };
 }
 
-function fitMenging(t: SalesTable, stage: Stage, learn: StageRow[], slice: readonly StageRow[], kenmerken: boolean): Menging {
+function fitMenging(t: SalesTable, stage: Stage, learn: StageRow[], slice: readonly StageRow[], kenmerken: boolean): { menging: Menging; vouwen: CalibrationCase[] } {
   const leerder = fitStage('leerder', learn.map((r) => learnerRow(r, kenmerken)), slice.map((r) => learnerRow(r, kenmerken)));
   return kiesPerSegment(t, stage, leerder.gbdt ? leerder : null, [...learn, ...slice], kenmerken);
 }
