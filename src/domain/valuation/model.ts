@@ -64,7 +64,7 @@ export interface ModelDetails {
   index: PriceIndexPoint[];
   hedonisch: FittedCore['fit'];
   /** Second stage: mode, learner size and combination weight. */
-  stap2: { mode: StageMode; bomen: number; gewicht: number; leerVerkopen: number; leerderMenging: number; leerderBomen: number };
+  stap2: { mode: StageMode; bomen: number; gewicht: number; leerVerkopen: number; leerderMenging: number[]; tweedePerSegment: boolean[]; leerderBomen: number };
   /** Weight of the WOZ sales-ratio estimate beside the comparables, per segment (houses, apartments). */
   wozGewicht: number[];
   /** P(within 10 %) against band width, as calibrated (null: uncalibrated). */
@@ -226,12 +226,12 @@ function stageRows(core: FittedCore, t: SalesTable, valued: readonly { row: numb
  * slice and learn band and labels from the final errors there.
  */
 /** Band and label calibration from slice valuations (estimate diagnostics and final log error). */
-function bandAndLabels(cases: readonly CalibrationCase[]): BandLabels {
+function bandAndLabels(cases: readonly CalibrationCase[], ouder: readonly CalibrationCase[] = []): BandLabels {
   const scaled = fitCalibration(cases);
   const labels = fitLabelThresholds(cases.map((c) => ({ score: uncertaintyScore(scaled, c.estimate), fout: afwijking(c.logFout) })));
   const cal = fitBandGroups(scaled, cases, (score) => labelFor(labels, score));
   const kans = fitKansCurve(
-    cases.map((c) => {
+    [...cases, ...ouder].map((c) => {
       const score = uncertaintyScore(cal, c.estimate);
       const [lo, hi] = bandFor(cal, score, labelFor(labels, score));
       return { breedte: hi - lo, binnen: afwijking(c.logFout) <= HOOG_BINNEN + 1e-9 };
@@ -296,25 +296,28 @@ function calibrate(t: SalesTable, options: CoreOptions, opts: BuildOptions, mode
   const learnRows = stageRows(inner, t, learnValued, mode, res);
   const sliceRows = stageRows(inner, t, sliceOk, mode, res);
   const stage = fitStage(mode, learnRows, sliceRows);
-  const menging = mode === 'gecombineerd' ? fitMenging(stage, learnRows, sliceRows, t.kenmerken !== null) : GEEN_MENGING;
-  const cases: CalibrationCase[] = sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - mixedEstimate(stage, menging, r, t.kenmerken !== null), dag: r.day }));
-  const final = bandAndLabels(cases);
+  const { menging, vouwen } = mode === 'gecombineerd' ? fitMenging(t, stage, learnRows, sliceRows, t.kenmerken !== null) : { menging: GEEN_MENGING, vouwen: [] };
+  const cases: CalibrationCase[] = sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - mixedEstimate(stage, menging, r, t.kenmerken !== null, t.segment[r.row]), dag: r.day }));
+  // The probability curve also rests on the folds before the slice (valued as the model built just
+  // before each would have): a share within 10 % per bin of 60 slice cases has ±6 points of noise
+  // of its own, and one period's luck is not the next one's.
+  const final = bandAndLabels(cases, vouwen.filter((c) => c.dag! < cutoff));
   const vergelijking = mode === 'vergelijking' ? final : bandAndLabels(sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - r.e.logWaarde, dag: r.day })));
   return { ...final, vergelijking, wozGewicht, stage, menging, leerVerkopen: learnRows.length, res, rows: [...learnRows, ...sliceRows], slice: { van: dateOfDay(cutoff), tot: dateOfDay(t.newestDay), gewaardeerd: cases.length, geweigerd: refused } };
 }
 
 /**
- * The learner alone (position and attributes, no comparables: what a plain AVM is) mixed into the
- * combined estimate: final = (1 - v) * combined + v * learner. Both err differently (the learner
- * smooths over streets, the comparables over the model's form), so a mix beats either where both
- * are fair; `v` is chosen on the slice neither learner saw, and is 0 where the learner alone does
- * not help there.
+ * Per segment (houses, apartments): whether the second stage answers at all (else the comparables
+ * with the WOZ anchor do), and the weight `v` of the learner alone (position and attributes, no
+ * comparables: what a plain AVM is) mixed in: final = (1 - v) * combined + v * learner. Both are
+ * chosen on rolling time folds (see kiesPerSegment), never on the period they are judged on.
  */
 export interface Menging {
   leerder: Stage | null;
-  v: number;
+  v: number[];
+  tweede: boolean[];
 }
-const GEEN_MENGING: Menging = { leerder: null, v: 0 };
+const GEEN_MENGING: Menging = { leerder: null, v: [0, 0], tweede: [true, true] };
 
 /** The learner-only features of a row (the comparables' and the WOZ anchor's blanked, as mode 'leerder' does). */
 function learnerRow(r: StageRow, kenmerken: boolean): StageRow {
@@ -324,42 +327,122 @@ function learnerRow(r: StageRow, kenmerken: boolean): StageRow {
   return { ...r, features };
 }
 
-function fitMenging(stage: Stage, learn: StageRow[], slice: readonly StageRow[], kenmerken: boolean): Menging {
-  const leerder = fitStage('leerder', learn.map((r) => learnerRow(r, kenmerken)), slice.map((r) => learnerRow(r, kenmerken)));
-  if (!leerder.gbdt) return GEEN_MENGING;
-  const pairs = slice.map((r) => {
-    const l = learnerRow(r, kenmerken);
-    return { day: r.day, y: r.logPrijs, c: stageEstimate(stage, r.e, r.level, r.features, 0, r.loc, 0), l: stageEstimate(leerder, r.e, r.level, l.features, 0, r.loc, 0) };
-  });
-  // The slice in consecutive periods, each a held-out period of its own: a mix is kept only if it
-  // does not lose in any of them (one lucky period must not decide it).
-  pairs.sort((a, b) => a.day - b.day);
-  const periods = Array.from({ length: MENGING_PERIODES }, (_, k) => pairs.slice(Math.floor((k * pairs.length) / MENGING_PERIODES), Math.floor(((k + 1) * pairs.length) / MENGING_PERIODES)));
-  const errAt = (part: typeof pairs, v: number) => part.reduce((s, p) => s + Math.abs(p.y - ((1 - v) * p.c + v * p.l)), 0);
-  let bestV = 0;
-  let best = errAt(pairs, 0);
-  for (let v = 0.05; v <= 1 + 1e-9; v += 0.05) {
-    const err = errAt(pairs, v);
-    if (err < best - 1e-12 && periods.every((part) => errAt(part, v) <= errAt(part, 0))) {
-      best = err;
-      bestV = v;
-    }
-  }
-  // Half the weight the slice supports: the slice's optimum overshot on the period after it
-  // (docs/backtest.md), a small weight keeps most of the gain where the mix is real.
-  const v = Math.round(bestV * 10) / 20;
-  return v > 0 ? { leerder, v } : GEEN_MENGING;
+/** Consecutive held-out periods, each this share of the valued rows, the newest last. */
+const FOLDS = 5;
+const FOLD_FRACTIE = 0.1;
+/** A fold's learners are refitted on at most this many rows before it (the newest): bounds the build at a million sales. */
+const MAX_FOLD_TRAIN = 20_000;
+/** Fewest fold valuations of a segment for its learner to be trusted; fewer: comparables (+ WOZ). */
+const MIN_FOLD_SEGMENT = 60;
+/** Mix weights tried for the learner alone (0, 0.05, ... 1). */
+const MIX_WEIGHTS = Array.from({ length: 21 }, (_, i) => i / 20);
+
+/** One fold valuation: its segment and period, the truth and the three estimates (log). */
+export interface FoldPrediction {
+  seg: number;
+  fold: number;
+  y: number;
+  /** Comparables (+ WOZ anchor). */
+  c0: number;
+  /** The second stage (comparables + learner correction). */
+  c: number;
+  /** The learner alone. */
+  l: number;
 }
 
-/** Consecutive periods of the slice a learner mix must not lose in. */
-const MENGING_PERIODES = 3;
+/**
+ * The mix weight of one segment from its fold valuations: among the weights that lose in no fold
+ * against no mix, the best over all folds — then, by the one-standard-error rule, the smallest
+ * weight whose extra absolute error over that best is within one standard error of the paired
+ * differences. The best of 21 weights is chosen partly for its luck on these periods; how much luck
+ * depends on how many rows there are and how much they disagree, which the standard error measures
+ * (a fixed halving of the weight cut the gain on King County as much as the loss on the demo).
+ */
+export function kiesMengGewicht(p: readonly FoldPrediction[], folds: readonly (readonly FoldPrediction[])[]): number {
+  const err = (part: readonly FoldPrediction[], v: number) => part.reduce((a, x) => a + Math.abs(x.y - ((1 - v) * x.c + v * x.l)), 0);
+  const candidates = MIX_WEIGHTS.filter((v) => v === 0 || folds.every((f) => err(f, v) <= err(f, 0)));
+  let best = 0;
+  for (const v of candidates) if (err(p, v) < err(p, best) - 1e-12) best = v;
+  for (const v of candidates) {
+    if (v >= best) break;
+    let sum = 0;
+    let sq = 0;
+    for (const x of p) {
+      const d = Math.abs(x.y - ((1 - v) * x.c + v * x.l)) - Math.abs(x.y - ((1 - best) * x.c + best * x.l));
+      sum += d;
+      sq += d * d;
+    }
+    const n = p.length;
+    const sd = Math.sqrt(Math.max(0, (sq - (sum * sum) / n) / (n - 1)));
+    if (sum <= sd * Math.sqrt(n)) return v;
+  }
+  return best;
+}
 
-/** Final estimate (log) of a valued row under the stage and the mix. */
-function mixedEstimate(stage: Stage, menging: Menging, r: StageRow, kenmerken: boolean): number {
+/**
+ * Per segment (houses, apartments) from the fold valuations: the mix weight (kiesMengGewicht; 0
+ * without a learner) and whether the second stage with that mix answers at all — only where it
+ * beat the comparables (+ WOZ) over the folds and in most of them; elsewhere the comparables do.
+ */
+export function kiesUitFolds(preds: readonly FoldPrediction[], metLeerder: boolean): { v: number[]; tweede: boolean[] } {
+  const v: number[] = [];
+  const tweede: boolean[] = [];
+  for (const seg of [SEGMENT_HOUSE, SEGMENT_APARTMENT]) {
+    const p = preds.filter((x) => x.seg === seg);
+    const folds = [...new Set(p.map((x) => x.fold))].map((k) => p.filter((x) => x.fold === k));
+    const vs = metLeerder && p.length >= MIN_FOLD_SEGMENT ? kiesMengGewicht(p, folds) : 0;
+    const err = (part: readonly FoldPrediction[], f: (x: FoldPrediction) => number) => part.reduce((a, x) => a + Math.abs(x.y - f(x)), 0);
+    const mixed = (x: FoldPrediction) => (1 - vs) * x.c + vs * x.l;
+    const wint = err(p, mixed) < err(p, (x) => x.c0) && folds.filter((f) => err(f, mixed) < err(f, (x) => x.c0)).length * 2 > folds.length;
+    tweede.push(p.length >= MIN_FOLD_SEGMENT && wint);
+    v.push(vs);
+  }
+  return { v, tweede };
+}
+
+/**
+ * Rolling time folds: the newest FOLDS periods of the valued rows, each valued by the learners as
+ * they would have been built just before it (refitted on the rows before it, with the tree count
+ * and loss chosen out-of-time), decided per segment by kiesUitFolds. One slice's optimum overshot
+ * on the next period; several refitted periods do not share its luck.
+ */
+function kiesPerSegment(t: SalesTable, stage: Stage, leerder: Stage | null, rows: readonly StageRow[], kenmerken: boolean): { menging: Menging; vouwen: CalibrationCase[] } {
+  const sorted = [...rows].sort((a, b) => a.day - b.day);
+  const size = Math.floor(sorted.length * FOLD_FRACTIE);
+  const preds: FoldPrediction[] = [];
+  const valued: StageRow[] = [];
+  for (let k = 0; k < FOLDS; k++) {
+    const start = sorted.length - (FOLDS - k) * size;
+    const train = sorted.slice(Math.max(0, start - MAX_FOLD_TRAIN), start);
+    if (size < 1 || train.length < 200) continue;
+    const s = refitStage(stage, train);
+    const l = leerder ? refitStage(leerder, train.map((r) => learnerRow(r, kenmerken))) : null;
+    for (const r of sorted.slice(start, start + size)) {
+      const c = stageEstimate(s, r.e, r.level, r.features, 0, r.loc, 0);
+      const lr = l ? stageEstimate(l, r.e, r.level, learnerRow(r, kenmerken).features, 0, r.loc, 0) : c;
+      preds.push({ seg: t.segment[r.row], fold: k, y: r.logPrijs, c0: r.e.logWaarde, c, l: lr });
+      valued.push(r);
+    }
+  }
+  const { v, tweede } = kiesUitFolds(preds, leerder !== null);
+  // Each fold valuation's error under the choice, as the band's calibration cases.
+  const vouwen = preds.map((x, i) => ({ estimate: valued[i].e, logFout: x.y - (tweede[x.seg] ? (1 - v[x.seg]) * x.c + v[x.seg] * x.l : x.c0), dag: valued[i].day }));
+  return { menging: { leerder: v.some((x) => x > 0) ? leerder : null, v, tweede }, vouwen };
+}
+
+function fitMenging(t: SalesTable, stage: Stage, learn: StageRow[], slice: readonly StageRow[], kenmerken: boolean): { menging: Menging; vouwen: CalibrationCase[] } {
+  const leerder = fitStage('leerder', learn.map((r) => learnerRow(r, kenmerken)), slice.map((r) => learnerRow(r, kenmerken)));
+  return kiesPerSegment(t, stage, leerder.gbdt ? leerder : null, [...learn, ...slice], kenmerken);
+}
+
+/** Final estimate (log) of a valued row under the stage and the per-segment choice. */
+function mixedEstimate(stage: Stage, menging: Menging, r: StageRow, kenmerken: boolean, segment: number): number {
+  if (!menging.tweede[segment]) return r.e.logWaarde;
   const c = stageEstimate(stage, r.e, r.level, r.features, 0, r.loc, 0);
-  if (!menging.leerder || menging.v === 0) return c;
+  const v = menging.v[segment];
+  if (!menging.leerder || !(v > 0)) return c;
   const l = learnerRow(r, kenmerken);
-  return (1 - menging.v) * c + menging.v * stageEstimate(menging.leerder, r.e, r.level, l.features, 0, r.loc, 0);
+  return (1 - v) * c + v * stageEstimate(menging.leerder, r.e, r.level, l.features, 0, r.loc, 0);
 }
 
 /**
@@ -437,18 +520,19 @@ export function modelFromState(state: ModelState): FittedModel {
     // The second stage was trained on every held sale: it may only speak for a peildatum after the
     // newest of them. Before that (a valuation in the past) the comparables alone answer, with
     // their own band and labels, so no sale on or after the peildatum is ever used.
-    const tweede = stage.mode !== 'vergelijking' && peilDay > table.newestDay;
-    const fit = tweede ? tweedeFit : vergelijkingFit;
+    const live = stage.mode !== 'vergelijking' && peilDay > table.newestDay;
+    const fit = live ? tweedeFit : vergelijkingFit;
     const cal = fit?.cal ?? null;
     const labels = fit?.labels ?? null;
-    if (tweede) {
+    if (live && menging.tweede[coded.segment]) {
       const level = peilLevel(core, coded, peilDay);
       if (stage.mode !== 'leerder') locationStat(core, res, coded, peilDay, ls, loc, 0);
       stageFeatures(stage.mode, coded, e, level, loc, 0, feats, 0, wozAt);
       logWaarde = stageEstimate(stage, e, level, feats, 0, loc, 0);
-      if (menging.leerder && menging.v > 0) {
+      const v = menging.v[coded.segment];
+      if (menging.leerder && v > 0) {
         stageFeatures('leerder', coded, e, level, loc, 0, feats, 0, wozAt);
-        logWaarde = (1 - menging.v) * logWaarde + menging.v * stageEstimate(menging.leerder, e, level, feats, 0, loc, 0);
+        logWaarde = (1 - v) * logWaarde + v * stageEstimate(menging.leerder, e, level, feats, 0, loc, 0);
       }
     }
     let lo: number;
@@ -489,7 +573,7 @@ export function modelFromState(state: ModelState): FittedModel {
       oppervlakteBeta: core.effects.map((e) => e.opp),
       index: indexPoints(core.index.national),
       hedonisch: core.fit,
-      stap2: { mode: stage.mode, bomen: stage.gbdt?.trees.length ?? 0, gewicht: stage.w, leerVerkopen: calibrated?.leerVerkopen ?? 0, leerderMenging: menging.v, leerderBomen: menging.leerder?.gbdt?.trees.length ?? 0 },
+      stap2: { mode: stage.mode, bomen: stage.gbdt?.trees.length ?? 0, gewicht: stage.w, leerVerkopen: calibrated?.leerVerkopen ?? 0, leerderMenging: menging.v, tweedePerSegment: menging.tweede, leerderBomen: menging.leerder?.gbdt?.trees.length ?? 0 },
       wozGewicht,
       kans: tweedeFit?.kans ?? null,
     },
