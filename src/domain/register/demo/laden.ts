@@ -191,11 +191,7 @@ export async function loadDemoDataset(db: Database, opts: LaadOpties = {}): Prom
         ds.adres[0]?.id ?? '',
         ds.verkoop[0]?.id ?? '',
       );
-      if (eerder) {
-        for (const t of [...TABELLEN].reverse()) {
-          await tx.$executeRawUnsafe(`DELETE FROM ${t.tabel} WHERE bron = $1`, DEMO_BRON);
-        }
-      }
+      if (eerder) await wisDemoRijen(tx);
       for (const t of TABELLEN) {
         const rijen = ds[t.tabel] as unknown as Record<string, unknown>[];
         const namen = t.kolommen.map(([k]) => `"${k}"`).join(', ');
@@ -215,25 +211,22 @@ export async function loadDemoDataset(db: Database, opts: LaadOpties = {}): Prom
   return { aantallen, ms: Math.round(performance.now() - t0) };
 }
 
-/**
- * Remove every demo row (an operator who leaves the demo town out: DEMO_PLAATS=false), in one
- * transaction. Rows about a demo address are removed by address too, whatever their source.
- */
-export async function verwijderDemoDataset(db: Database): Promise<number> {
-  return db.prisma.$transaction(
-    async (tx) => {
-      let weg = 0;
-      for (const t of [...TABELLEN].reverse()) {
-        const adresKolom = t.kolommen.some(([k]) => k === 'adres_id') && t.tabel !== 'verkoop';
-        weg += await tx.$executeRawUnsafe(
-          adresKolom
-            ? `DELETE FROM ${t.tabel} WHERE bron = $1 OR adres_id IN (SELECT id FROM adres WHERE bron = $1)`
-            : `DELETE FROM ${t.tabel} WHERE bron = $1`,
-          DEMO_BRON,
-        );
-      }
-      return weg;
-    },
-    { timeout: 600_000, maxWait: 60_000 },
-  );
+type Transactie = Parameters<Parameters<Database['prisma']['$transaction']>[0]>[0];
+
+/** Every demo row, children first; rows about a demo address go by address too, whatever their source. */
+async function wisDemoRijen(tx: Transactie): Promise<number> {
+  let weg = 0;
+  for (const t of [...TABELLEN].reverse()) {
+    const perAdres = t.kolommen.some(([k]) => k === 'adres_id') && t.tabel !== 'verkoop';
+    weg += await tx.$executeRawUnsafe(
+      perAdres ? `DELETE FROM ${t.tabel} WHERE bron = $1 OR adres_id IN (SELECT id FROM adres WHERE bron = $1)` : `DELETE FROM ${t.tabel} WHERE bron = $1`,
+      DEMO_BRON,
+    );
+  }
+  return weg;
+}
+
+/** Remove the demo town (an operator who leaves it out: DEMO_PLAATS=false), in one transaction. */
+export function verwijderDemoDataset(db: Database): Promise<number> {
+  return db.prisma.$transaction((tx) => wisDemoRijen(tx), { timeout: 600_000, maxWait: 60_000 });
 }
