@@ -87,13 +87,14 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
     const v = await vintage(db);
     const start = now();
     const modellen = {} as Modellen;
-    let aantal = 0;
+    const per = {} as Record<Deel, number>;
     for (const deel of ['demo', 'register'] as const) {
       const b = await startBouw(db, deel, await laadPrijsindex(db, deel));
       modellen[deel] = await b.bouwen;
-      aantal += b.aantal;
-      log.info({ deel, verkopen: b.aantal, indexBron: modellen[deel].info.indexBron }, 'waardemodel gebouwd');
+      per[deel] = b.aantal;
     }
+    const aantal = per.demo + per.register;
+    log.info({ verkopen: aantal, perDeel: per, indexBron: modellen.register.info.indexBron, ms: now() - start }, 'waardemodel gebouwd');
     huidigeVintage = v;
     volgendeStaat = { gebouwdOp: now(), bouwMs: now() - start, verkopen: aantal };
     return modellen;
