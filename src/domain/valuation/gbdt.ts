@@ -98,10 +98,34 @@ function binOf(edges: Float64Array, v: number): number {
   return lo + 1;
 }
 
-/** q-quantile of a (reorders a). */
+/**
+ * q-quantile of a (reorders a): the k-th smallest value by selection (Hoare's quickselect, middle
+ * pivot), the value a full sort would put at k in linear instead of n log n time.
+ */
 function quantileOf(a: Float64Array, q: number): number {
-  a.sort();
-  return a[Math.min(a.length - 1, Math.floor(q * a.length))];
+  const k = Math.min(a.length - 1, Math.floor(q * a.length));
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k];
+  }
+  return a[k];
 }
 
 /** Predict one row (features at x[offset..]). */
@@ -130,8 +154,9 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
   const edges = Array.from({ length: F }, (_, f) => binEdges(train, f, Math.min(255, p.bins)));
   const nb = edges.map((e) => e.length + 2);
   const maxBins = Math.max(...nb);
+  // Row-major bins: a node's histogram reads each of its rows' bins as one contiguous run.
   const binned = new Uint8Array(n * F);
-  for (let f = 0; f < F; f++) for (let i = 0; i < n; i++) binned[f * n + i] = binOf(edges[f], train.x[i * F + f]);
+  for (let i = 0; i < n; i++) for (let f = 0; f < F; f++) binned[i * F + f] = binOf(edges[f], train.x[i * F + f]);
 
   let base = 0;
   for (let i = 0; i < n; i++) base += y[i];
@@ -141,8 +166,37 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
   const absResid = p.huberQuantile < 1 ? new Float64Array(n) : resid;
   const vPred = valid ? new Float64Array(valid.rows).fill(base) : null;
   const rows = new Int32Array(n);
-  const histG = new Float64Array(F * maxBins);
-  const histN = new Float64Array(F * maxBins);
+  // Which rows this tree saw: their new prediction is their leaf's value, added as the leaf is made.
+  const seen = new Uint8Array(n);
+  // Two histogram slots per depth (a node's two children); a node's own slot lives until its
+  // children's are made, the larger child's as parent minus smaller (LightGBM's subtraction trick).
+  const H = F * maxBins;
+  const histG = new Float64Array(2 * (p.depth + 1) * H);
+  const histN = new Float64Array(2 * (p.depth + 1) * H);
+  const histogram = (slot: number, start: number, end: number): void => {
+    const o = slot * H;
+    histG.fill(0, o, o + H);
+    histN.fill(0, o, o + H);
+    for (let k = start; k < end; k++) {
+      const r = rows[k];
+      const g = resid[r];
+      const at = r * F;
+      for (let f = 0, h = o; f < F; f++, h += maxBins) {
+        const b = h + binned[at + f];
+        histG[b] += g;
+        histN[b]++;
+      }
+    }
+  };
+  const subtract = (slot: number, from: number, minus: number): void => {
+    const o = slot * H;
+    const a = from * H;
+    const m = minus * H;
+    for (let b = 0; b < H; b++) {
+      histG[o + b] = histG[a + b] - histG[m + b];
+      histN[o + b] = histN[a + b] - histN[m + b];
+    }
+  };
   const model: Gbdt = { features: F, base, huberQuantile: p.huberQuantile, trees: [] };
   let best = Infinity;
   let bestTrees = 0;
@@ -151,7 +205,9 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
     let m = 0;
     const salt = Math.imul(t + 1, 0x9e3779b1);
     for (let i = 0; i < n; i++) {
-      if (p.subsample >= 1 || ((Math.imul(i ^ salt, 2654435761) >>> 0) / 4294967296) < p.subsample) rows[m++] = i;
+      const inTree = p.subsample >= 1 || ((Math.imul(i ^ salt, 2654435761) >>> 0) / 4294967296) < p.subsample;
+      if (inTree) rows[m++] = i;
+      seen[i] = inTree ? 1 : 0;
       resid[i] = y[i] - pred[i];
     }
     if (p.huberQuantile < 1) {
@@ -164,7 +220,9 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
     const left: number[] = [];
     const right: number[] = [];
     const value: number[] = [];
-    const grow = (start: number, end: number, depth: number): number => {
+    const splits = (cnt: number, depth: number) => depth < p.depth && cnt >= 2 * p.minLeaf;
+    /** Grow the node of rows[start..end) whose histogram is in `slot`. */
+    const grow = (start: number, end: number, depth: number, slot: number): number => {
       const id = feature.length;
       feature.push(-1);
       threshold.push(0);
@@ -174,25 +232,19 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
       for (let k = start; k < end; k++) G += resid[rows[k]];
       const cnt = end - start;
       value.push((p.learningRate * G) / (cnt + p.lambda));
-      if (depth >= p.depth || cnt < 2 * p.minLeaf) return id;
-      histG.fill(0);
-      histN.fill(0);
-      for (let f = 0; f < F; f++) {
-        const col = f * n;
-        const h = f * maxBins;
-        for (let k = start; k < end; k++) {
-          const r = rows[k];
-          const b = h + binned[col + r];
-          histG[b] += resid[r];
-          histN[b]++;
-        }
-      }
+      const leaf = (): number => {
+        const v = value[id];
+        for (let k = start; k < end; k++) pred[rows[k]] += v;
+        return id;
+      };
+      if (!splits(cnt, depth)) return leaf();
+      const o = slot * H;
       const parent = (G * G) / (cnt + p.lambda);
       let bestGain = 1e-12;
       let bf = -1;
       let bb = -1;
       for (let f = 0; f < F; f++) {
-        const h = f * maxBins;
+        const h = o + f * maxBins;
         let gl = 0;
         let nl = 0;
         for (let b = 0; b < nb[f] - 1; b++) {
@@ -210,12 +262,11 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
           }
         }
       }
-      if (bf < 0) return id;
-      const col = bf * n;
+      if (bf < 0) return leaf();
       let i = start;
       let j = end - 1;
       while (i <= j) {
-        if (binned[col + rows[i]] <= bb) i++;
+        if (binned[rows[i] * F + bf] <= bb) i++;
         else {
           const tmp = rows[i];
           rows[i] = rows[j];
@@ -225,13 +276,27 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
       }
       feature[id] = bf;
       threshold[id] = bb === 0 ? -Infinity : edges[bf][bb - 1];
-      const l = grow(start, i, depth + 1);
+      const ls = 2 * (depth + 1);
+      const rs = ls + 1;
+      const nl = i - start;
+      const nr = end - i;
+      const growL = splits(nl, depth + 1);
+      const growR = splits(nr, depth + 1);
+      if (nl <= nr) {
+        if (growL || growR) histogram(ls, start, i);
+        if (growR) subtract(rs, slot, ls);
+      } else {
+        if (growL || growR) histogram(rs, i, end);
+        if (growL) subtract(ls, slot, rs);
+      }
+      const l = grow(start, i, depth + 1, ls);
       left[id] = l;
-      const r = grow(i, end, depth + 1);
+      const r = grow(i, end, depth + 1, rs);
       right[id] = r;
       return id;
     };
-    grow(0, m, 0);
+    if (splits(m, 0)) histogram(0, 0, m);
+    grow(0, m, 0, 0);
     const tree = {
       feature: Int16Array.from(feature),
       threshold: Float64Array.from(threshold),
@@ -241,7 +306,7 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
     };
     model.trees.push(tree);
     const one = { features: F, base: 0, huberQuantile: p.huberQuantile, trees: [tree] };
-    for (let i = 0; i < n; i++) pred[i] += predictGbdt(one, train.x, i * F);
+    for (let i = 0; i < n; i++) if (!seen[i]) pred[i] += predictGbdt(one, train.x, i * F);
     if (valid && vPred && yValid) {
       let err = 0;
       for (let i = 0; i < valid.rows; i++) {
