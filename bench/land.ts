@@ -20,10 +20,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { pino } from 'pino';
 import { openDatabase } from '../src/db/client.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { maakAccount } from '../src/domain/billing/tegoed.ts';
 import { maakSleutel } from '../src/domain/keys/sleutels.ts';
+import { maakModelHouder } from '../src/domain/valuation/houder.ts';
 import { voerImportUit } from '../src/domain/register/import/runner.ts';
 import geheugen from '../bin/import-geheugen.json' with { type: 'json' };
 import { benchDatabase } from './bench-database.ts';
@@ -41,6 +43,8 @@ const { values: arg } = parseArgs({
     duur: { type: 'string', default: '10' },
     /** Run only these steps (comma-separated) on the database at --url, then stop (no serve). */
     stappen: { type: 'string' },
+    /** With --stappen: start serve and measure lookups after those steps (`--stappen '' --serve`: serve only). */
+    serve: { type: 'boolean', default: false },
     /** Keep the bench database afterwards (prints its URL). */
     bewaar: { type: 'boolean', default: false },
     /** Write a V8 CPU profile per step to this directory (node --cpu-prof). */
@@ -64,6 +68,13 @@ async function kindStap(): Promise<void> {
         `SELECT postcode, huisnummer, toevoeging FROM adres WHERE 'woonfunctie' = ANY(gebruiksdoelen) ORDER BY md5(id) LIMIT 2000`,
       );
       process.stdout.write(`${JSON.stringify({ key, adressen })}\n`);
+      return;
+    } else if (arg.stap === 'waardemodel') {
+      // `insight waardemodel bouwen`: fit the model once and store it, so serve loads it.
+      const houder = maakModelHouder(db.prisma, pino({ level: 'silent' }));
+      await houder.vernieuw();
+      const r = process.resourceUsage();
+      process.stdout.write(`${JSON.stringify({ gelezen: houder.staat()!.verkopen, cpuNode: (r.userCPUTime + r.systemCPUTime) / 1e6, piekRssMb: Math.round(r.maxRSS / 1024) })}\n`);
       return;
     } else {
       const s = await voerImportUit(db, arg.stap!, arg.bestand || null, { stil: true });
@@ -209,7 +220,7 @@ async function main(): Promise<void> {
     await c.end();
   }
   // --stappen with --url/--datadir: only those steps, on an existing bench database (kept).
-  const bestaand = Boolean(arg.stappen && (arg.url || arg.datadir));
+  const bestaand = Boolean(arg.stappen !== undefined && (arg.url || arg.datadir));
   const bench = bestaand ? { url: arg.url, dataDir: arg.datadir, weg: async () => {} } : await benchDatabase(dbSoort, admin, 'insight-land');
   const { url, dataDir } = bench;
   const dbGrootte = async (): Promise<number> => {
@@ -232,8 +243,10 @@ async function main(): Promise<void> {
     ['woningtype-afleiden', null],
     // A BAG refresh: the same extract again (nothing changes, influences only for new/moved addresses).
     ['bag-xml', land.bag],
+    // After the imports (README): fit the valuation model once and store it for every server.
+    ['waardemodel', null],
   ];
-  const gekozen = arg.stappen?.split(',');
+  const gekozen = arg.stappen?.split(',').filter(Boolean);
   if (gekozen) {
     const bekend = new Map(stappen);
     const onbekend = gekozen.filter((g) => !bekend.has(g));
@@ -268,7 +281,7 @@ async function main(): Promise<void> {
       });
     }
 
-    if (gekozen) {
+    if (gekozen && !arg.serve) {
       for (const m of metingen) console.log(JSON.stringify(m));
       return;
     }
@@ -292,8 +305,8 @@ async function main(): Promise<void> {
       const levend = (performance.now() - t0) / 1000;
       if (!(await wacht(`${basis}/readyz`, Date.now() + 600_000))) throw new Error(`/readyz werd niet 200 binnen 600 s:\n${log}`);
       const gereed = (performance.now() - t0) / 1000;
-      const bouw = /"ms":(\d+)[^\n]*waardemodel gebouwd/.exec(log);
-      const verkopen = /"verkopen":(\d+)[^\n]*waardemodel gebouwd/.exec(log);
+      const bouw = /"ms":(\d+)[^\n]*waardemodel (gebouwd|geladen)/.exec(log);
+      const verkopen = /"verkopen":(\d+)[^\n]*waardemodel (gebouwd|geladen)/.exec(log);
       const rssGereed = rssVan(server.pid!);
       const duur = Number(arg.duur);
       const lookups: Record<string, { p50: number; p99: number; perS: number; fouten: number; statussen: Record<string, number> }> = {};
@@ -307,6 +320,7 @@ async function main(): Promise<void> {
         healthzS: Math.round(levend * 10) / 10,
         readyS: Math.round(gereed * 10) / 10,
         modelBouwS: bouw ? Number(bouw[1]) / 1000 : null,
+        modelUitOpslag: bouw ? bouw[2] === 'geladen' : null,
         modelVerkopen: verkopen ? Number(verkopen[1]) : null,
         rssGereedMb: rssGereed,
         rssNaLookupsMb: rssVan(server.pid!),

@@ -51,7 +51,7 @@ registerKeyCommands(program);
 registerUserCommands(program);
 
 // Only load the parsers, the model and the report charts for the commands that may ask for them.
-if (!['account', 'key', 'user', 'migrate', 'serve', 'demoplaats'].includes(process.argv[2] ?? '')) {
+if (!['account', 'key', 'user', 'migrate', 'serve', 'demoplaats', 'waardemodel'].includes(process.argv[2] ?? '')) {
   const { registerImportCommand } = await import('./commands/import.ts');
   registerImportCommand(program, { openDb: () => openCliDatabase(loadConfig()) });
   const { registerBacktestCommand } = await import('./commands/backtest.ts');

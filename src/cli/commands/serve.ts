@@ -50,5 +50,24 @@ export function registerServeCommands(program: Command) {
         }
       });
     });
+
+  program
+    .command('waardemodel')
+    .description('Het waardemodel bouwen en opslaan, zodat elke server het bij de start laadt in plaats van het zelf te bouwen (na een import)')
+    .argument('<actie>', 'bouwen')
+    .option('--json', 'uitvoer als JSON')
+    .action(async (actie: string, opts: { json?: boolean }) => {
+      if (actie !== 'bouwen') throw new Error(`onbekende actie '${actie}': kies bouwen`);
+      const { pino } = await import('pino');
+      const { maakModelHouder } = await import('../../domain/valuation/houder.ts');
+      await withDatabase(loadConfig(), async (db) => {
+        const houder = maakModelHouder(db.prisma, pino({ level: 'silent' }));
+        const modellen = await houder.vernieuw();
+        const staat = houder.staat()!;
+        const perDeel = { demo: modellen.demo.info.verkopen, register: modellen.register.info.verkopen };
+        print(!!opts.json, { verkopen: staat.verkopen, perDeel, seconden: Math.round(staat.bouwMs / 100) / 10 },
+          `Waardemodel gebouwd en opgeslagen: ${perDeel.register} verkopen in het register, ${perDeel.demo} in de demoplaats, in ${(staat.bouwMs / 1000).toFixed(1)} s.`);
+      });
+    });
   void openCliDatabase;
 }

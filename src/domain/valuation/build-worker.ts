@@ -12,6 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { modelFromState } from './model.ts';
 import type { BuildOptions, FittedModel, ModelState } from './model.ts';
+import { opslagVan } from './opslag.ts';
 import { buildSalesTable } from './sales-table.ts';
 import type { SalesTable } from './sales-table.ts';
 import type { SaleRecord } from './types.ts';
@@ -40,19 +41,29 @@ export function buffersOf(value: unknown): ArrayBuffer[] {
 }
 
 export function buildModelInWorker(sales: readonly SaleRecord[], opts: BuildOptions = {}): Promise<FittedModel> {
+  return inWorker(sales, opts, false).then((r) => r.model);
+}
+
+/** As buildModelInWorker, and the model serialised for storage (opslag.ts) beside it. */
+export async function buildModelForStorage(sales: readonly SaleRecord[], opts: BuildOptions = {}): Promise<{ model: FittedModel; opslag: Uint8Array }> {
+  const r = await inWorker(sales, opts, true);
+  return { model: r.model, opslag: r.opslag! };
+}
+
+function inWorker(sales: readonly SaleRecord[], opts: BuildOptions, serialiseer: boolean): Promise<{ model: FittedModel; opslag: Uint8Array | null }> {
   // The sale ids and the dwelling-id map (a million strings each) serve only the live requests'
   // exclusions, never the fit: they stay here instead of being copied there and back.
   const { ids, objectIndex, ...columns } = buildSalesTable(sales);
   const table: SalesTable = { ...columns, ids: [], objectIndex: new Map() };
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./build-worker-main.ts', import.meta.url), { workerData: { table, opts }, transferList: buffersOf(table) });
+    const worker = new Worker(new URL('./build-worker-main.ts', import.meta.url), { workerData: { table, opts, serialiseer }, transferList: buffersOf(table) });
     let done = false;
-    worker.once('message', (state: ModelState) => {
+    worker.once('message', ({ state, blob }: { state: ModelState; blob: Uint8Array | null }) => {
       done = true;
       try {
         state.table.ids = ids;
         state.table.objectIndex = objectIndex;
-        resolve(modelFromState(state));
+        resolve({ model: modelFromState(state), opslag: blob ? opslagVan(blob, ids, objectIndex) : null });
       } catch (err) {
         reject(err);
       }

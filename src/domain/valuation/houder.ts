@@ -8,7 +8,9 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
 import type { Deel } from '../register/demo/opzet.ts';
-import { buildModelInWorker, type ValuationModel } from './index.ts';
+import { buildModelForStorage } from './build-worker.ts';
+import type { ValuationModel } from './index.ts';
+import { leesModelOpslag, modelUitOpslag, slaModelOp } from './opslag.ts';
 import { laadPrijsindex, laadVerkopen } from './gegevens.ts';
 
 export type Modellen = Record<Deel, ValuationModel>;
@@ -18,7 +20,7 @@ export interface ModelHouder {
   model(deel?: Deel): Promise<ValuationModel>;
   /** Whether a valuation can be answered now (a model is built, or requests wait for the first). */
   beschikbaar(): boolean;
-  /** Rebuild now (after an import in this process). */
+  /** Fit again now, whatever is stored (after an import in this process; `insight waardemodel bouwen`). */
   vernieuw(): Promise<Modellen>;
   /** The models in use (for /metrics): when they were built, how long the build took, on how many sales in all; null before the first build. */
   staat(): ModelStaat | null;
@@ -28,6 +30,8 @@ export interface ModelStaat {
   gebouwdOp: number;
   bouwMs: number;
   verkopen: number;
+  /** Both parts loaded from the stored models (opslag.ts) instead of fitted. */
+  uitOpslag: boolean;
 }
 
 /** A valuation asked before the first model is built, by a holder that does not let requests wait. */
@@ -46,13 +50,28 @@ async function vintage(db: Db): Promise<string> {
 }
 
 /**
- * Load one part's sales and start its worker. The sales list lives only in this function: the worker
- * has its own columns once it starts, so the list (~0.4 GB per million sales) is garbage while it fits.
+ * One part's model: the stored one when it was fitted on this vintage by this code (opslag.ts), else
+ * fitted in a worker from the loaded sales and stored for the next start and the other processes.
+ * The sales list lives only in this function: the worker has its own columns once it starts, so the
+ * list (~0.4 GB per million sales) is garbage while it fits.
  */
-async function startBouw(db: Db, deel: Deel, index: Awaited<ReturnType<typeof laadPrijsindex>>): Promise<{ aantal: number; bouwen: Promise<ValuationModel> }> {
+async function modelVan(db: Db, log: Logger, deel: Deel, v: string, vers: boolean): Promise<{ model: ValuationModel; uitOpslag: boolean }> {
+  try {
+    const bytes = vers ? null : await leesModelOpslag(db, deel, v);
+    if (bytes) return { model: modelUitOpslag(bytes), uitOpslag: true };
+  } catch (err) {
+    log.warn({ err, deel }, 'opgeslagen waardemodel onleesbaar: opnieuw bouwen');
+  }
+  const index = await laadPrijsindex(db, deel);
   const verkopen = await laadVerkopen(db, deel);
-  const bouwen = buildModelInWorker(verkopen, index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
-  return { aantal: verkopen.length, bouwen };
+  const { model, opslag } = await buildModelForStorage(verkopen, index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
+  try {
+    await slaModelOp(db, deel, v, opslag);
+  } catch (err) {
+    // The model answers all the same; the next start fits it again.
+    log.warn({ err, deel }, 'waardemodel opslaan mislukt');
+  }
+  return { model, uitOpslag: false };
 }
 
 export interface HouderOpties {
@@ -83,25 +102,27 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
   let opnieuw: NodeJS.Timeout | null = null;
 
   /** One part after the other, so the peak memory stays that of the larger part. */
-  async function bouw(): Promise<Modellen> {
+  async function bouw(vers: boolean): Promise<Modellen> {
     const v = await vintage(db);
     const start = now();
     const modellen = {} as Modellen;
     const per = {} as Record<Deel, number>;
+    let geladen = true;
     for (const deel of ['demo', 'register'] as const) {
-      const b = await startBouw(db, deel, await laadPrijsindex(db, deel));
-      modellen[deel] = await b.bouwen;
-      per[deel] = b.aantal;
+      const m = await modelVan(db, log, deel, v, vers);
+      modellen[deel] = m.model;
+      per[deel] = m.model.info.verkopen;
+      geladen &&= m.uitOpslag;
     }
     const aantal = per.demo + per.register;
-    log.info({ verkopen: aantal, perDeel: per, indexBron: modellen.register.info.indexBron, ms: now() - start }, 'waardemodel gebouwd');
+    log.info({ verkopen: aantal, perDeel: per, indexBron: modellen.register.info.indexBron, ms: now() - start, uitOpslag: geladen }, geladen ? 'waardemodel geladen' : 'waardemodel gebouwd');
     huidigeVintage = v;
-    volgendeStaat = { gebouwdOp: now(), bouwMs: now() - start, verkopen: aantal };
+    volgendeStaat = { gebouwdOp: now(), bouwMs: now() - start, verkopen: aantal, uitOpslag: geladen };
     return modellen;
   }
 
-  function herbouw(): Promise<Modellen> {
-    bouwt ??= bouw().finally(() => {
+  function herbouw(vers = false): Promise<Modellen> {
+    bouwt ??= bouw(vers).finally(() => {
       bouwt = null;
     });
     const p = bouwt;
@@ -162,7 +183,7 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
       return (await huidig)[deel];
     },
     beschikbaar: () => wachtOpEerste || huidig !== null,
-    vernieuw: () => herbouw(),
+    vernieuw: () => herbouw(true),
     staat: () => staat,
   };
 }

@@ -1,0 +1,122 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { type Logger, pino } from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.ts';
+import { maakModelHouder } from '../../src/domain/valuation/houder.ts';
+import { modelCodeVersie } from '../../src/domain/valuation/opslag.ts';
+import { createTestDatabase, dialect, type TestDatabase, useTestDatabase } from '../support/db.ts';
+import { maakVerkopen } from '../support/verkopen.ts';
+
+/** A logger whose lines the test reads back. */
+function logMet(): { log: Logger; regels: { msg: string; uitOpslag?: boolean }[] } {
+  const regels: { msg: string; uitOpslag?: boolean }[] = [];
+  const log: Logger = pino({ level: 'info' }, { write: (s: string) => void regels.push(JSON.parse(s)) });
+  return { log, regels };
+}
+
+const subject = { lat: 52.1, lon: 5.1, oppervlakte: 110, perceel: null, bouwjaar: 1985, woningtype: 'tussenwoning', energielabel: null };
+
+describe(`the fitted valuation model is stored and loaded again (${dialect})`, () => {
+  const t = useTestDatabase();
+  beforeEach(async () => {
+    await t.prisma.verkoop.deleteMany();
+    await t.prisma.waardemodelBlok.deleteMany();
+  });
+
+  it('a second process loads the stored model instead of fitting, and answers the same', async () => {
+    await maakVerkopen(t.prisma, { lat: 52.1, lon: 5.1, n: 900, van: '2021-01-01', tot: '2026-10-31' });
+    const eerste = logMet();
+    const a = await maakModelHouder(t.prisma, eerste.log).model();
+    expect(eerste.regels.map((r) => r.msg)).toContain('waardemodel gebouwd');
+    const blokken = await t.prisma.waardemodelBlok.findMany({ select: { deel: true, versie: true } });
+    expect(new Set(blokken.map((b) => b.deel))).toEqual(new Set(['demo', 'register']));
+    expect(blokken.every((b) => b.versie === modelCodeVersie())).toBe(true);
+
+    const tweede = logMet();
+    const houder = maakModelHouder(t.prisma, tweede.log);
+    const b = await houder.model();
+    expect(tweede.regels.find((r) => /waardemodel/.test(r.msg))).toMatchObject({ msg: 'waardemodel geladen', uitOpslag: true });
+    expect(houder.staat()?.uitOpslag).toBe(true);
+    expect(b.info).toEqual(a.info);
+    const peil = '2026-11-15';
+    expect(b.waardeer(subject, peil)).toEqual(a.waardeer(subject, peil));
+    // The sale ids came along: a sale excluded by id is excluded in the loaded model too.
+    const zonder = { ...subject, uitsluiten: ['v-0', 'v-1', 'v-2'] };
+    expect(b.waardeer(zonder, peil)).toEqual(a.waardeer(zonder, peil));
+  }, 120_000);
+
+  it('new sales, other model code or a damaged store: fitted again, never loaded', async () => {
+    await maakVerkopen(t.prisma, { lat: 52.1, lon: 5.1, n: 900, van: '2021-01-01', tot: '2026-10-31' });
+    await maakModelHouder(t.prisma, logMet().log).model();
+
+    // Held data changed (the vintage): the stored model is stale.
+    await maakVerkopen(t.prisma, { lat: 52.1, lon: 5.1, n: 50, van: '2026-01-01', tot: '2026-10-31', seed: 3, prefix: 'nieuw' });
+    const na = logMet();
+    expect((await maakModelHouder(t.prisma, na.log).model()).info.verkopen).toBe(950);
+    expect(na.regels.map((r) => r.msg)).toContain('waardemodel gebouwd');
+
+    // Written by other model code.
+    await t.prisma.waardemodelBlok.updateMany({ data: { versie: 'vergelijkingsmodel-2.0+0000' } });
+    const ander = logMet();
+    await maakModelHouder(t.prisma, ander.log).model();
+    expect(ander.regels.map((r) => r.msg)).toContain('waardemodel gebouwd');
+
+    // Damaged bytes: a warning and a fit, and the valuation still answers.
+    await t.prisma.$executeRawUnsafe(`UPDATE waardemodel_blok SET data = '\\x00ff00ff'::bytea WHERE deel = 'register'`);
+    const kapot = logMet();
+    const m = await maakModelHouder(t.prisma, kapot.log).model();
+    expect(kapot.regels.map((r) => r.msg)).toEqual(expect.arrayContaining(['opgeslagen waardemodel onleesbaar: opnieuw bouwen', 'waardemodel gebouwd']));
+    expect(m.waardeer(subject, '2026-11-15').soort).toBe('waarde');
+    // And it was stored again, whole: the next process loads it.
+    const daarna = logMet();
+    await maakModelHouder(t.prisma, daarna.log).model();
+    expect(daarna.regels.map((r) => r.msg)).toContain('waardemodel geladen');
+  }, 240_000);
+
+  it('vernieuw() (an import in this process, `insight waardemodel bouwen`) fits even when a stored model is current', async () => {
+    await maakVerkopen(t.prisma, { lat: 52.1, lon: 5.1, n: 600, van: '2021-01-01', tot: '2026-10-31' });
+    await maakModelHouder(t.prisma, logMet().log).model();
+    const l = logMet();
+    const h = maakModelHouder(t.prisma, l.log);
+    await h.vernieuw();
+    expect(l.regels.map((r) => r.msg)).toContain('waardemodel gebouwd');
+    expect(h.staat()?.uitOpslag).toBe(false);
+  }, 120_000);
+});
+
+describe(`insight waardemodel bouwen (${dialect})`, { timeout: 300_000 }, () => {
+  const run = promisify(execFile);
+  const main = path.resolve('src/cli/main.ts');
+  let dir: string;
+  let pg: TestDatabase | null = null;
+  let env: NodeJS.ProcessEnv;
+  const insight = async (...args: string[]) =>
+    JSON.parse((await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, ...args, '--json'], { env, cwd: dir })).stdout.trim());
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'insight-waardemodel-'));
+    if (dialect === 'postgres') pg = await createTestDatabase();
+    env = { ...process.env, DATA_DIR: path.join(dir, 'data'), DATABASE_URL: pg?.url ?? '', LOG_LEVEL: 'silent' };
+    await insight('migrate');
+  });
+  afterAll(async () => {
+    await pg?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('fits both parts and stores them for the servers; a wrong action is a Dutch error', async () => {
+    expect(await insight('waardemodel', 'bouwen')).toMatchObject({ verkopen: 0, perDeel: { demo: 0, register: 0 } });
+    const db = await openDatabase({ databaseUrl: pg?.url ?? '', dataDir: path.join(dir, 'data') });
+    try {
+      const blokken = await db.prisma.waardemodelBlok.findMany({ select: { deel: true, versie: true } });
+      expect(new Set(blokken.map((b) => b.deel))).toEqual(new Set(['demo', 'register']));
+      expect(blokken.every((b) => b.versie === modelCodeVersie())).toBe(true);
+    } finally {
+      await db.close();
+    }
+    await expect(insight('waardemodel', 'weg')).rejects.toMatchObject({ stderr: expect.stringMatching(/onbekende actie 'weg': kies bouwen/) });
+  });
+});
