@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
-import { createTestDatabase, dialect, type TestDatabase } from './support/db.ts';
+import { useCliDatabase } from './support/cli.ts';
+import { dialect, } from './support/db.ts';
 import { lookup } from './support/http.ts';
 import { maakAdres } from './support/register.ts';
 import { demoPlaatsAanwezig, zorgVoorDemoPlaats } from '../src/seed.ts';
@@ -93,23 +90,7 @@ describe(`the demo town beside real data (${dialect})`, () => {
 });
 
 describe(`insight demoplaats (${dialect})`, { timeout: 300_000 }, () => {
-  const run = promisify(execFile);
-  const main = path.resolve('src/cli/main.ts');
-  let dir: string;
-  let pg: TestDatabase | null = null;
-  let env: NodeJS.ProcessEnv;
-  const insight = async (...args: string[]) =>
-    JSON.parse((await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, ...args, '--json'], { env, cwd: dir })).stdout.trim());
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'insight-demoplaats-'));
-    if (dialect === 'postgres') pg = await createTestDatabase();
-    env = { ...process.env, DATA_DIR: path.join(dir, 'data'), DATABASE_URL: pg?.url ?? '', LOG_LEVEL: 'silent' };
-    await insight('migrate');
-  });
-  afterAll(async () => {
-    await pg?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { insight } = useCliDatabase('demoplaats');
 
   it('loads the town and removes every row of it again; a wrong action is a Dutch error', async () => {
     expect(await insight('demoplaats', 'laden')).toEqual({ geladen: true });

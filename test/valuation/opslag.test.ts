@@ -1,14 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { type Logger, pino } from 'pino';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
 import { maakModelHouder } from '../../src/domain/valuation/houder.ts';
 import { modelCodeVersie } from '../../src/domain/valuation/opslag.ts';
-import { createTestDatabase, dialect, type TestDatabase, useTestDatabase } from '../support/db.ts';
+import { useCliDatabase } from '../support/cli.ts';
+import { dialect, useTestDatabase } from '../support/db.ts';
 import { maakVerkopen } from '../support/verkopen.ts';
 
 /** A logger whose lines the test reads back. */
@@ -89,27 +85,11 @@ describe(`the fitted valuation model is stored and loaded again (${dialect})`, (
 });
 
 describe(`insight waardemodel bouwen (${dialect})`, { timeout: 300_000 }, () => {
-  const run = promisify(execFile);
-  const main = path.resolve('src/cli/main.ts');
-  let dir: string;
-  let pg: TestDatabase | null = null;
-  let env: NodeJS.ProcessEnv;
-  const insight = async (...args: string[]) =>
-    JSON.parse((await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, ...args, '--json'], { env, cwd: dir })).stdout.trim());
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'insight-waardemodel-'));
-    if (dialect === 'postgres') pg = await createTestDatabase();
-    env = { ...process.env, DATA_DIR: path.join(dir, 'data'), DATABASE_URL: pg?.url ?? '', LOG_LEVEL: 'silent' };
-    await insight('migrate');
-  });
-  afterAll(async () => {
-    await pg?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const cli = useCliDatabase('waardemodel');
 
   it('fits both parts and stores them for the servers; a wrong action is a Dutch error', async () => {
-    expect(await insight('waardemodel', 'bouwen')).toMatchObject({ verkopen: 0, perDeel: { demo: 0, register: 0 } });
-    const db = await openDatabase({ databaseUrl: pg?.url ?? '', dataDir: path.join(dir, 'data') });
+    expect(await cli.insight('waardemodel', 'bouwen')).toMatchObject({ verkopen: 0, perDeel: { demo: 0, register: 0 } });
+    const db = await openDatabase({ databaseUrl: cli.databaseUrl(), dataDir: cli.dataDir() });
     try {
       const blokken = await db.prisma.waardemodelBlok.findMany({ select: { deel: true, versie: true } });
       expect(new Set(blokken.map((b) => b.deel))).toEqual(new Set(['demo', 'register']));
@@ -117,6 +97,6 @@ describe(`insight waardemodel bouwen (${dialect})`, { timeout: 300_000 }, () => 
     } finally {
       await db.close();
     }
-    await expect(insight('waardemodel', 'weg')).rejects.toMatchObject({ stderr: expect.stringMatching(/onbekende actie 'weg': kies bouwen/) });
+    await expect(cli.insight('waardemodel', 'weg')).rejects.toMatchObject({ stderr: expect.stringMatching(/onbekende actie 'weg': kies bouwen/) });
   });
 });

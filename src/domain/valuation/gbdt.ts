@@ -12,6 +12,8 @@
  * and keeps the best prefix.
  */
 
+import { kthSmallest } from './weights.ts';
+
 export interface GbdtParams {
   /** Most trees (the validation set usually stops earlier). */
   maxTrees: number;
@@ -98,34 +100,9 @@ function binOf(edges: Float64Array, v: number): number {
   return lo + 1;
 }
 
-/**
- * q-quantile of a (reorders a): the k-th smallest value by selection (Hoare's quickselect, middle
- * pivot), the value a full sort would put at k in linear instead of n log n time.
- */
+/** q-quantile of a (reorders a): the value a full sort would put there, by selection in linear time. */
 function quantileOf(a: Float64Array, q: number): number {
-  const k = Math.min(a.length - 1, Math.floor(q * a.length));
-  let lo = 0;
-  let hi = a.length - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >> 1];
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] < pivot) i++;
-      while (a[j] > pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return a[k];
-  }
-  return a[k];
+  return kthSmallest(a, a.length, Math.min(a.length - 1, Math.floor(q * a.length)));
 }
 
 /** Predict one row (features at x[offset..]). */
