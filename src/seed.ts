@@ -30,8 +30,7 @@ export async function demoPlaatsAanwezig(database: Database): Promise<boolean> {
  * loaded before stays until the operator removes it (`insight demoplaats verwijderen`): a setting
  * never deletes data on its own.
  */
-export async function zorgVoorDemoPlaats(services: Services, config: Config, database: Database): Promise<void> {
-  const { log } = services;
+export async function zorgVoorDemoPlaats(log: Logger, config: Pick<Config, 'DEMO_PLAATS'>, database: Database): Promise<void> {
   const aanwezig = await demoPlaatsAanwezig(database);
   if (!config.DEMO_PLAATS) {
     if (aanwezig) log.warn('DEMO_PLAATS=false, maar de demoplaats staat nog in het register: verwijder haar met `insight demoplaats verwijderen`');
@@ -55,7 +54,7 @@ export async function laadDemoPlaats(database: Database, log: Logger): Promise<v
 
 export async function seedDemo(services: Services, config: Config, database: Database): Promise<void> {
   const { db, log } = services;
-  await zorgVoorDemoPlaats(services, config, database);
+  await zorgVoorDemoPlaats(log, config, database);
   if ((await db.account.count()) === 0) {
     const acc = await maakAccount(db, { naam: DEMO_ACCOUNT_NAAM, credits: config.DEMO_CREDITS });
     const k = await maakSleutel(db, { accountId: acc.id, naam: 'demo' });

@@ -16,7 +16,7 @@ export async function serve(config: Config): Promise<void> {
     log.warn('WEBHOOK_ALLOW_INSECURE=true: webhooks mogen naar http:// en naar loopback- en privé-adressen; alleen voor ontwikkeling en tests, nooit in productie');
   }
   if (config.DEMO_SEED) await seedDemo(services, config, db);
-  else await zorgVoorDemoPlaats(services, config, db);
+  else await zorgVoorDemoPlaats(services.log, config, db);
   if (!config.DEMO_SEED && (await services.db.account.count()) === 0) log.warn('geen accounts en geen demo-account (DEMO_SEED staat uit): maak er een met `insight account create`');
   const app = await buildApp({ services });
   const bezorger = startBezorger(services, db);

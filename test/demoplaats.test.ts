@@ -35,16 +35,16 @@ describe(`the demo town beside real data (${dialect})`, () => {
   afterAll(async () => t?.close());
 
   it('DEMO_PLAATS=false leaves the town out; by default it is loaded beside real data, which stays as it was', async () => {
-    await zorgVoorDemoPlaats(t.services, { ...t.services.config, DEMO_PLAATS: false }, t.db);
+    await zorgVoorDemoPlaats(t.services.log, { ...t.services.config, DEMO_PLAATS: false }, t.db);
     expect(await demoPlaatsAanwezig(t.db)).toBe(false);
     expect(await t.db.prisma.adres.count()).toBe(1);
 
-    await zorgVoorDemoPlaats(t.services, { ...t.services.config, DEMO_PLAATS: true }, t.db);
+    await zorgVoorDemoPlaats(t.services.log, { ...t.services.config, DEMO_PLAATS: true }, t.db);
     expect(await demoPlaatsAanwezig(t.db)).toBe(true);
     expect(await t.db.prisma.adres.count({ where: { bron: DEMO_BRON } })).toBe(ds.adres.length);
     expect(await t.db.prisma.adres.findUnique({ where: { id: echt.id } })).toEqual(echt);
     // A second start loads nothing again.
-    await zorgVoorDemoPlaats(t.services, t.services.config, t.db);
+    await zorgVoorDemoPlaats(t.services.log, t.services.config, t.db);
     expect(await t.db.prisma.adres.count()).toBe(ds.adres.length + 1);
   }, 300_000);
 

@@ -60,7 +60,11 @@ export function registerServeCommands(program: Command) {
       if (actie !== 'bouwen') throw new Error(`onbekende actie '${actie}': kies bouwen`);
       const { pino } = await import('pino');
       const { maakModelHouder } = await import('../../domain/valuation/houder.ts');
-      await withDatabase(loadConfig(), async (db) => {
+      const { zorgVoorDemoPlaats } = await import('../../seed.ts');
+      const config = loadConfig();
+      await withDatabase(config, async (db) => {
+        // The demo town as the server will hold it (DEMO_PLAATS), so its first start finds the same vintage.
+        await zorgVoorDemoPlaats(pino({ level: opts.json ? 'silent' : 'info' }), config, db);
         const houder = maakModelHouder(db.prisma, pino({ level: 'silent' }));
         const modellen = await houder.vernieuw();
         const staat = houder.staat()!;
