@@ -56,7 +56,7 @@ export async function serve(config: Config): Promise<void> {
   // After listening: /healthz answers at once, /readyz once the model is there.
   const t0 = Date.now();
   services.waardemodel
-    .vernieuw()
-    .then(() => log.info({ ms: Date.now() - t0 }, 'gereed: waardemodel gebouwd'))
+    .laad()
+    .then(() => log.info({ ms: Date.now() - t0 }, 'gereed: waardemodel er'))
     .catch(() => {}); // logged by the holder; the next valuation tries again
 }

@@ -20,6 +20,8 @@ export interface ModelHouder {
   model(deel?: Deel): Promise<ValuationModel>;
   /** Whether a valuation can be answered now (a model is built, or requests wait for the first). */
   beschikbaar(): boolean;
+  /** The stored models when they fit the held data, else fitted and stored (a server start). */
+  laad(): Promise<Modellen>;
   /** Fit again now, whatever is stored (after an import in this process; `insight waardemodel bouwen`). */
   vernieuw(): Promise<Modellen>;
   /** The models in use (for /metrics): when they were built, how long the build took, on how many sales in all; null before the first build. */
@@ -183,6 +185,7 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
       return (await huidig)[deel];
     },
     beschikbaar: () => wachtOpEerste || huidig !== null,
+    laad: () => herbouw(false),
     vernieuw: () => herbouw(true),
     staat: () => staat,
   };

@@ -1,11 +1,13 @@
 import { type Logger, pino } from 'pino';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/client.ts';
-import { maakModelHouder } from '../../src/domain/valuation/houder.ts';
-import { modelCodeVersie } from '../../src/domain/valuation/opslag.ts';
-import { useCliDatabase } from '../support/cli.ts';
-import { dialect, useTestDatabase } from '../support/db.ts';
-import { maakVerkopen } from '../support/verkopen.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { openDatabase } from '../src/db/client.ts';
+import { maakModelHouder } from '../src/domain/valuation/houder.ts';
+import { modelCodeVersie } from '../src/domain/valuation/opslag.ts';
+import { useCliDatabase } from './support/cli.ts';
+import { createTestDatabase, dialect, type TestDatabase, useTestDatabase } from './support/db.ts';
+import { type ServerProces, startServer } from './support/server.ts';
+import { maakVerkopen } from './support/verkopen.ts';
 
 /** A logger whose lines the test reads back. */
 function logMet(): { log: Logger; regels: { msg: string; uitOpslag?: boolean }[] } {
@@ -100,4 +102,27 @@ describe(`insight waardemodel bouwen (${dialect})`, { timeout: 300_000 }, () => 
     }
     await expect(cli.insight('waardemodel', 'weg')).rejects.toMatchObject({ stderr: expect.stringMatching(/onbekende actie 'weg': kies bouwen/) });
   });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('a restarted server loads the model its first start stored (postgres)', () => {
+  let db: TestDatabase;
+  let server: ServerProces | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await applyMigrations(db.migratieAdapterFactory);
+    await maakVerkopen(db.prisma, { lat: 52.1, lon: 5.1, n: 900, van: '2021-01-01', tot: '2026-10-31' });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await db?.close();
+  });
+
+  it('fits and stores at the first start, loads at the second', async () => {
+    server = await startServer(db.url, { LOG_LEVEL: 'info' });
+    expect(server.uitvoer()).toMatch(/"msg":"waardemodel gebouwd"/);
+    await server.stop();
+    server = await startServer(db.url, { LOG_LEVEL: 'info' });
+    expect(server.uitvoer()).toMatch(/"uitOpslag":true,"msg":"waardemodel geladen"/);
+    expect(server.uitvoer()).not.toMatch(/"msg":"waardemodel gebouwd"/);
+  }, 180_000);
 });
