@@ -2,7 +2,7 @@
  * Where one request's time goes (`npm run bench:profiel`): a CPU profile of a real server process and
  * pg_stat_statements of its database, under load of one scenario.
  *
- *   npm run bench:profiel -- [--scenario waarde|whoami|woz|mcp] [--duur 10] [--verbindingen 16] [--top 30]
+ *   npm run bench:profiel -- [--scenario waarde|whoami|woz|mcp] [--duur 10] [--verbindingen 16] [--top 30] [--accounts 1]
  *
  * Needs PostgreSQL with pg_stat_statements preloaded (BENCH_POSTGRES_URL, default the dev server on
  * :55440; without the extension only the CPU profile is shown). Creates a database of its own
@@ -30,6 +30,8 @@ const { values: args } = parseArgs({
     duur: { type: 'string', default: '10' },
     verbindingen: { type: 'string', default: '16' },
     top: { type: 'string', default: '30' },
+    /** Spread the load over this many accounts with a key each (round robin), as `npm run bench`'s '8 accounts'. */
+    accounts: { type: 'string', default: '1' },
   },
 });
 const PG_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:55440/postgres';
@@ -104,8 +106,11 @@ try {
   });
   try {
     const db = await openDatabase({ databaseUrl: dbUrl, dataDir: '' });
-    const acc = await maakAccount(db.prisma, { naam: 'profiel', credits: 1_000_000_000 });
-    const { key } = await maakSleutel(db.prisma, { accountId: acc.id, naam: 'profiel' });
+    const keys: string[] = [];
+    for (let a = 0; a < Number(args.accounts); a++) {
+      const acc = await maakAccount(db.prisma, { naam: `profiel ${a}`, credits: 1_000_000_000 });
+      keys.push((await maakSleutel(db.prisma, { accountId: acc.id, naam: 'profiel' })).key);
+    }
     const adressen = (
       await db.prisma.$queryRawUnsafe<{ postcode: string; huisnummer: number; huisletter: string | null; toevoeging: string | null }[]>(
         'SELECT postcode, huisnummer, huisletter, toevoeging FROM adres WHERE huisletter IS NULL AND toevoeging IS NULL ORDER BY md5(id) LIMIT 2000',
@@ -114,7 +119,8 @@ try {
     await db.close();
     let i = 0;
     let rpc = 0;
-    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    let k = 0;
+    const auth = { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' };
     const volgend = () => adressen[i++ % adressen.length];
     const scenario: Record<string, { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: () => string }> = {
       whoami: { method: 'GET', path: '/api/v1/whoami', headers: { authorization: auth.authorization } },
@@ -136,7 +142,18 @@ try {
             url: server.url,
             connections: Number(args.verbindingen),
             duration: duur,
-            requests: [{ method: s.method, path: s.path, headers: s.headers, ...(s.body ? { setupRequest: (r: autocannon.Request) => ({ ...r, body: s.body!() }) } : {}) }],
+            requests: [
+              {
+                method: s.method,
+                path: s.path,
+                headers: s.headers,
+                setupRequest: (r: autocannon.Request) => ({
+                  ...r,
+                  headers: { ...s.headers, authorization: `Bearer ${keys[k++ % keys.length]}` },
+                  ...(s.body ? { body: s.body() } : {}),
+                }),
+              },
+            ],
           },
           (err, res) => (err ? reject(err) : resolve(res)),
         ),
