@@ -32,6 +32,8 @@ const { values: args } = parseArgs({
     top: { type: 'string', default: '30' },
     /** Spread the load over this many accounts with a key each (round robin), as `npm run bench`'s '8 accounts'. */
     accounts: { type: 'string', default: '1' },
+    /** Before the measured keys, warm the server up on this many other fresh keys (10 per account), as `npm run bench`'s '1 key' after its 1,000-key runs. */
+    vooraf: { type: 'string', default: '0' },
   },
 });
 const PG_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:55440/postgres';
@@ -106,6 +108,11 @@ try {
   });
   try {
     const db = await openDatabase({ databaseUrl: dbUrl, dataDir: '' });
+    const eerder: string[] = [];
+    while (eerder.length < Number(args.vooraf)) {
+      const acc = await maakAccount(db.prisma, { naam: `profiel vooraf ${eerder.length}`, credits: 1_000_000_000 });
+      for (let i = 0; i < 10 && eerder.length < Number(args.vooraf); i++) eerder.push((await maakSleutel(db.prisma, { accountId: acc.id, naam: `vooraf ${i}` })).key);
+    }
     const keys: string[] = [];
     for (let a = 0; a < Number(args.accounts); a++) {
       const acc = await maakAccount(db.prisma, { naam: `profiel ${a}`, credits: 1_000_000_000 });
@@ -120,6 +127,7 @@ try {
     let i = 0;
     let rpc = 0;
     let k = 0;
+    let warm = true;
     const auth = { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' };
     const volgend = () => adressen[i++ % adressen.length];
     const scenario: Record<string, { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: () => string }> = {
@@ -149,7 +157,7 @@ try {
                 headers: s.headers,
                 setupRequest: (r: autocannon.Request) => ({
                   ...r,
-                  headers: { ...s.headers, authorization: `Bearer ${keys[k++ % keys.length]}` },
+                  headers: { ...s.headers, authorization: `Bearer ${warm && eerder.length ? eerder[k++ % eerder.length] : keys[k++ % keys.length]}` },
                   ...(s.body ? { body: s.body() } : {}),
                 }),
               },
@@ -159,6 +167,8 @@ try {
         ),
       );
     await laden(3);
+    warm = false;
+    if (eerder.length) await laden(2);
     const statistiek = await admin.query(`SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'`).then(
       async () => {
         const c = new pg.Client({ connectionString: dbUrl });
