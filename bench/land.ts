@@ -161,9 +161,10 @@ async function wacht(url: string, tot: number): Promise<boolean> {
   return false;
 }
 
-function rssVan(pid: number): number {
+/** The resident set of a process now (VmRSS), or its peak so far (VmHWM), in MB. */
+function rssVan(pid: number, veld: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
   try {
-    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${veld}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Math.round(Number(m[1]) / 1024) : 0;
   } catch {
     return 0;
@@ -324,6 +325,7 @@ async function main(): Promise<void> {
         modelVerkopen: verkopen ? Number(verkopen[1]) : null,
         rssGereedMb: rssGereed,
         rssNaLookupsMb: rssVan(server.pid!),
+        piekRssMb: rssVan(server.pid!, 'VmHWM'),
         lookups,
       };
     } finally {
@@ -345,8 +347,8 @@ async function main(): Promise<void> {
   }
   const totaal = metingen.reduce((a, m) => a + m.wandS, 0);
   console.log(`${'totaal'.padEnd(24)} ${p(Math.round(totaal), 7)}`);
-  const s = serve as { healthzS: number; readyS: number; modelBouwS: number; modelVerkopen: number; rssGereedMb: number; rssNaLookupsMb: number; lookups: Record<string, { p50: number; p99: number; perS: number; fouten: number; statussen: Record<string, number> }> };
-  console.log(`\nserve: /healthz na ${s.healthzS} s, gereed (/readyz) na ${s.readyS} s, waardemodel ${s.modelBouwS} s over ${s.modelVerkopen} verkopen, RSS ${s.rssGereedMb} MB (na de opvragingen ${s.rssNaLookupsMb} MB)`);
+  const s = serve as { healthzS: number; readyS: number; modelBouwS: number; modelVerkopen: number; rssGereedMb: number; rssNaLookupsMb: number; piekRssMb: number; lookups: Record<string, { p50: number; p99: number; perS: number; fouten: number; statussen: Record<string, number> }> };
+  console.log(`\nserve: /healthz na ${s.healthzS} s, gereed (/readyz) na ${s.readyS} s, waardemodel ${s.modelBouwS} s over ${s.modelVerkopen} verkopen, RSS ${s.rssGereedMb} MB (na de opvragingen ${s.rssNaLookupsMb} MB, piek ${s.piekRssMb} MB)`);
   for (const [v, l] of Object.entries(s.lookups)) console.log(`  ${v.padEnd(7)} p50 ${l.p50} ms  p99 ${l.p99} ms  ${l.perS}/s  (statussen ${JSON.stringify(l.statussen)}, fouten ${l.fouten})`);
   const uit = path.join(ROOT, 'bench-out', `land-${schaal}-${dbSoort}.json`);
   writeFileSync(uit, `${JSON.stringify({ schaal, db: dbSoort, adressen: land.adressen, panden: land.panden, load: lastBij, stappen: metingen, serve, datum: new Date().toISOString() }, null, 2)}\n`);

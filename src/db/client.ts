@@ -35,6 +35,44 @@ export async function sqlRijen<T>(db: Db, tekst: string, waarden: unknown[]): Pr
   return db.$queryRawUnsafe<T[]>(tekst, ...waarden);
 }
 
+/**
+ * Several statements in one transaction, for bulk bytes (the stored valuation model): on PostgreSQL on
+ * one connection of the pg pool, whose parameters go out as binary, where Prisma would turn every
+ * value into text first (hundreds of MB of garbage for a model); on PGlite through Prisma.
+ */
+export async function inTransactie<T>(
+  db: Db,
+  fn: (sql: <R>(tekst: string, waarden: unknown[]) => Promise<R[]>) => Promise<T>,
+  opties: { repeatableRead?: boolean } = {},
+): Promise<T> {
+  const direct = directePools.get(db);
+  if (!direct) {
+    return db.$transaction((tx) => fn((tekst, waarden) => tx.$queryRawUnsafe(tekst, ...waarden)), {
+      isolationLevel: opties.repeatableRead ? 'RepeatableRead' : undefined,
+      maxWait: 15_000,
+      timeout: 600_000,
+    });
+  }
+  const c = await direct.pool.connect();
+  let kapot = false;
+  try {
+    await c.query(opties.repeatableRead ? 'BEGIN ISOLATION LEVEL REPEATABLE READ' : 'BEGIN');
+    const uit = await fn(async (tekst, waarden) => {
+      direct.onQuery?.(tekst);
+      return (await c.query(tekst, waarden)).rows;
+    });
+    await c.query('COMMIT');
+    return uit;
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => {
+      kapot = true;
+    });
+    throw e;
+  } finally {
+    c.release(kapot);
+  }
+}
+
 export const registerLezingen = waarnemers<'replica' | 'primair'>();
 
 /**

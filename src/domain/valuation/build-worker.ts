@@ -45,12 +45,12 @@ export function buildModelInWorker(sales: readonly SaleRecord[], opts: BuildOpti
 }
 
 /** As buildModelInWorker, and the model serialised for storage (opslag.ts) beside it. */
-export async function buildModelForStorage(sales: readonly SaleRecord[], opts: BuildOptions = {}): Promise<{ model: FittedModel; opslag: Uint8Array }> {
-  const r = await inWorker(sales, opts, true);
-  return { model: r.model, opslag: r.opslag! };
+export function buildModelForStorage(sales: readonly SaleRecord[], opts: BuildOptions = {}): Promise<{ model: FittedModel; opslag: Uint8Array[] }> {
+  // Not async: a suspended async function would keep `sales` alive through the whole fit.
+  return inWorker(sales, opts, true).then((r) => ({ model: r.model, opslag: r.opslag! }));
 }
 
-function inWorker(sales: readonly SaleRecord[], opts: BuildOptions, serialiseer: boolean): Promise<{ model: FittedModel; opslag: Uint8Array | null }> {
+function inWorker(sales: readonly SaleRecord[], opts: BuildOptions, serialiseer: boolean): Promise<{ model: FittedModel; opslag: Uint8Array[] | null }> {
   // The sale ids and the dwelling-id map (a million strings each) serve only the live requests'
   // exclusions, never the fit: they stay here instead of being copied there and back.
   const { ids, objectIndex, ...columns } = buildSalesTable(sales);

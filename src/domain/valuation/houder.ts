@@ -10,6 +10,7 @@ import type { Db } from '../../db/client.ts';
 import type { Deel } from '../register/demo/opzet.ts';
 import { buildModelForStorage } from './build-worker.ts';
 import type { ValuationModel } from './index.ts';
+import type { SaleRecord } from './types.ts';
 import { leesModelOpslag, modelUitOpslag, slaModelOp } from './opslag.ts';
 import { laadPrijsindex, laadVerkopen } from './gegevens.ts';
 
@@ -65,8 +66,11 @@ async function modelVan(db: Db, log: Logger, deel: Deel, v: string, vers: boolea
     log.warn({ err, deel }, 'opgeslagen waardemodel onleesbaar: opnieuw bouwen');
   }
   const index = await laadPrijsindex(db, deel);
-  const verkopen = await laadVerkopen(db, deel);
-  const { model, opslag } = await buildModelForStorage(verkopen, index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
+  let verkopen: SaleRecord[] | null = await laadVerkopen(db, deel);
+  const fit = buildModelForStorage(verkopen, index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
+  // Dropped before the await: a suspended async function keeps its locals alive.
+  verkopen = null;
+  const { model, opslag } = await fit;
   try {
     await slaModelOp(db, deel, v, opslag);
   } catch (err) {

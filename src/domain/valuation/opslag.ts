@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
 import { fileURLToPath } from 'node:url';
-import type { Db } from '../../db/client.ts';
+import { inTransactie, type Db } from '../../db/client.ts';
 import type { Deel } from '../register/demo/opzet.ts';
 import { MODEL_VERSIE, modelFromState } from './model.ts';
 import type { FittedModel, ModelState } from './model.ts';
@@ -32,44 +32,83 @@ export function modelCodeVersie(): string {
   return versie;
 }
 
-/** The stored form: the worker's serialised state, and the ids that never went to the worker. */
-export function opslagVan(staat: Uint8Array, ids: string[], objectIndex: Map<string, number>): Uint8Array {
-  return serialize({ staat, ids, objectIndex });
+/**
+ * The stored form, as parts written one after the other: an 8-byte header (the length of the
+ * worker's serialised state), that state, and the ids that never went to the worker. Kept as parts
+ * so the state (~155 MB at a million sales) is never copied into a second buffer, neither when it
+ * is written nor when it is read back.
+ */
+export function opslagVan(staat: Uint8Array, ids: string[], objectIndex: Map<string, number>): Uint8Array[] {
+  const kop = Buffer.alloc(8);
+  kop.writeBigUInt64LE(BigInt(staat.byteLength));
+  return [kop, staat, serialize({ ids, objectIndex })];
 }
 
 export function modelUitOpslag(bytes: Uint8Array): FittedModel {
-  const o = deserialize(bytes) as { staat: Uint8Array; ids: string[]; objectIndex: Map<string, number> };
-  const state = deserialize(o.staat) as ModelState;
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const lengte = Number(b.readBigUInt64LE(0));
+  if (8 + lengte > b.length) throw new Error('opgeslagen waardemodel is afgekapt');
+  const state = deserialize(b.subarray(8, 8 + lengte)) as ModelState;
+  const o = deserialize(b.subarray(8 + lengte)) as { ids: string[]; objectIndex: Map<string, number> };
   state.table.ids = o.ids;
   state.table.objectIndex = o.objectIndex;
   return modelFromState(state);
 }
 
-/** Replace the stored model of a part, in one transaction (a reader sees the old one or the new one). */
-export async function slaModelOp(db: Db, deel: Deel, vintage: string, bytes: Uint8Array): Promise<void> {
-  const v = modelCodeVersie();
-  await db.$transaction(
-    async (tx) => {
-      await tx.waardemodelBlok.deleteMany({ where: { deel } });
-      for (let i = 0, nr = 0; i < bytes.length; i += BLOK, nr++) {
-        await tx.$executeRawUnsafe('INSERT INTO waardemodel_blok (deel, volgnr, versie, vintage, data) VALUES ($1, $2, $3, $4, $5)', deel, nr, v, vintage, bytes.subarray(i, i + BLOK));
-      }
-    },
-    { maxWait: 15_000, timeout: 600_000 },
-  );
+/** The parts cut in blocks of at most `grootte` bytes; only a block that straddles two parts is copied. */
+export function* blokken(delen: Uint8Array[], grootte: number): Generator<Uint8Array> {
+  let rest: Uint8Array[] = [];
+  let restLengte = 0;
+  for (const deel of delen) {
+    let i = 0;
+    if (restLengte) {
+      i = Math.min(deel.byteLength, grootte - restLengte);
+      rest.push(deel.subarray(0, i));
+      restLengte += i;
+      if (restLengte < grootte) continue;
+      yield Buffer.concat(rest);
+      rest = [];
+      restLengte = 0;
+    }
+    for (; i + grootte <= deel.byteLength; i += grootte) yield deel.subarray(i, i + grootte);
+    if (i < deel.byteLength) {
+      rest = [deel.subarray(i)];
+      restLengte = deel.byteLength - i;
+    }
+  }
+  if (restLengte) yield Buffer.concat(rest);
 }
 
-/** The stored model of a part, if it was fitted on this vintage by this code; null otherwise. */
-export async function leesModelOpslag(db: Db, deel: Deel, vintage: string): Promise<Uint8Array | null> {
-  const blokken = await db.waardemodelBlok.findMany({ where: { deel }, select: { volgnr: true, versie: true, vintage: true }, orderBy: { volgnr: 'asc' } });
+/** Replace the stored model of a part, in one transaction (a reader sees the old one or the new one). */
+export async function slaModelOp(db: Db, deel: Deel, vintage: string, delen: Uint8Array[]): Promise<void> {
   const v = modelCodeVersie();
-  if (!blokken.length || blokken.some((b, i) => b.volgnr !== i || b.versie !== v || b.vintage !== vintage)) return null;
-  const delen: Uint8Array[] = [];
-  for (const b of blokken) {
-    const [r] = await db.$queryRawUnsafe<{ data: Uint8Array }[]>('SELECT data FROM waardemodel_blok WHERE deel = $1 AND volgnr = $2 AND vintage = $3', deel, b.volgnr, vintage);
-    // Replaced while reading (another process stored a newer one): fit instead of mixing two.
-    if (!r) return null;
-    delen.push(r.data);
-  }
-  return Buffer.concat(delen);
+  await inTransactie(db, async (sql) => {
+    await sql('DELETE FROM waardemodel_blok WHERE deel = $1', [deel]);
+    let nr = 0;
+    for (const blok of blokken(delen, BLOK)) {
+      await sql('INSERT INTO waardemodel_blok (deel, volgnr, versie, vintage, data) VALUES ($1, $2, $3, $4, $5)', [deel, nr++, v, vintage, blok]);
+    }
+  });
+}
+
+/**
+ * The stored model of a part, if it was fitted on this vintage by this code; null otherwise. One
+ * snapshot (repeatable read): a model another process stores meanwhile is never mixed in.
+ */
+export async function leesModelOpslag(db: Db, deel: Deel, vintage: string): Promise<Uint8Array | null> {
+  const v = modelCodeVersie();
+  return inTransactie(
+    db,
+    async (sql) => {
+      const lijst = await sql<{ volgnr: number; versie: string; vintage: string }>('SELECT volgnr, versie, vintage FROM waardemodel_blok WHERE deel = $1 ORDER BY volgnr', [deel]);
+      if (!lijst.length || lijst.some((b, i) => b.volgnr !== i || b.versie !== v || b.vintage !== vintage)) return null;
+      const delen: Uint8Array[] = [];
+      for (const b of lijst) {
+        const [r] = await sql<{ data: Uint8Array }>('SELECT data FROM waardemodel_blok WHERE deel = $1 AND volgnr = $2', [deel, b.volgnr]);
+        delen.push(r.data);
+      }
+      return Buffer.concat(delen);
+    },
+    { repeatableRead: true },
+  );
 }
