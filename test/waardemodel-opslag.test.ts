@@ -84,6 +84,23 @@ describe(`the fitted valuation model is stored and loaded again (${dialect})`, (
     expect(l.regels.map((r) => r.msg)).toContain('waardemodel gebouwd');
     expect(h.staat()?.uitOpslag).toBe(false);
   }, 120_000);
+
+  it('vernieuw() while a start-up load is running fits after that load, instead of handing the loaded model back', async () => {
+    await maakVerkopen(t.prisma, { lat: 52.1, lon: 5.1, n: 600, van: '2021-01-01', tot: '2026-10-31' });
+    await maakModelHouder(t.prisma, logMet().log).model();
+    const l = logMet();
+    const h = maakModelHouder(t.prisma, l.log);
+    const laden = h.laad();
+    const vers = h.vernieuw();
+    expect(vers).not.toBe(laden);
+    await Promise.all([laden, vers]);
+    expect(l.regels.map((r) => r.msg).filter((m) => /^waardemodel (geladen|gebouwd)$/.test(m))).toEqual(['waardemodel geladen', 'waardemodel gebouwd']);
+    expect(h.staat()?.uitOpslag).toBe(false);
+    // A second vernieuw() while that fit runs shares it.
+    const a = h.vernieuw();
+    expect(h.vernieuw()).toBe(a);
+    await a;
+  }, 180_000);
 });
 
 describe(`insight waardemodel bouwen (${dialect})`, { timeout: 300_000 }, () => {

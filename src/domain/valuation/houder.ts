@@ -101,6 +101,8 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
   let huidigeVintage = '';
   let laatsteControle = 0;
   let bouwt: Promise<Modellen> | null = null;
+  /** Whether the build running fits whatever is stored (vernieuw), rather than loading it when it fits. */
+  let bouwtVers = false;
   let staat: ModelStaat | null = null;
   let volgendeStaat: ModelStaat | null = null;
   let gebouwd = false;
@@ -128,9 +130,23 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
   }
 
   function herbouw(vers = false): Promise<Modellen> {
-    bouwt ??= bouw(vers).finally(() => {
-      bouwt = null;
-    });
+    // A build already running serves the caller, unless it asked for a fresh fit and the running one
+    // may load the stored model: then the fit follows it.
+    if (!bouwt || (vers && !bouwtVers)) {
+      const vorige = bouwt;
+      const begonnen = vorige ? vorige.then(
+        () => bouw(vers),
+        () => bouw(vers),
+      ) : bouw(vers);
+      const nieuw: Promise<Modellen> = begonnen.finally(() => {
+        if (bouwt === nieuw) {
+          bouwt = null;
+          bouwtVers = false;
+        }
+      });
+      bouwt = nieuw;
+      bouwtVers = vers;
+    }
     const p = bouwt;
     p.then((m) => {
       huidig = Promise.resolve(m);
