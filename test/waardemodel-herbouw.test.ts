@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.ts';
-import { dialect } from '../support/db.ts';
-import { adresBody, maakAdres } from '../support/register.ts';
-import { maakVerkopen } from '../support/verkopen.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
+import { adresBody, maakAdres } from './support/register.ts';
+import { maakVerkopen } from './support/verkopen.ts';
 
 describe(`the server keeps answering while its valuation model rebuilds (${dialect})`, () => {
   let t: TestApp;
