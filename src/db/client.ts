@@ -37,38 +37,43 @@ export async function sqlRijen<T>(db: Db, tekst: string, waarden: unknown[]): Pr
 
 /**
  * Several statements in one transaction, for bulk bytes (the stored valuation model): on PostgreSQL on
- * one connection of the pg pool, whose parameters go out as binary, where Prisma would turn every
- * value into text first (hundreds of MB of garbage for a model); on PGlite through Prisma.
+ * one connection of the pg pool, whose parameters go out as binary where Prisma would turn every value
+ * into text first; on PGlite through Prisma. `alleenLezen`: one consistent snapshot (repeatable read)
+ * on PostgreSQL; on PGlite no transaction at all, because its one connection is the process's only
+ * writer (the data directory's lock) and a transaction there would hold every request for the read.
  */
 export async function inTransactie<T>(
   db: Db,
   fn: (sql: <R>(tekst: string, waarden: unknown[]) => Promise<R[]>) => Promise<T>,
-  opties: { repeatableRead?: boolean } = {},
+  opties: { alleenLezen?: boolean } = {},
 ): Promise<T> {
   const direct = directePools.get(db);
   if (!direct) {
-    return db.$transaction((tx) => fn((tekst, waarden) => tx.$queryRawUnsafe(tekst, ...waarden)), {
-      isolationLevel: opties.repeatableRead ? 'RepeatableRead' : undefined,
-      maxWait: 15_000,
-      timeout: 600_000,
-    });
+    if (opties.alleenLezen) return fn((tekst, waarden) => db.$queryRawUnsafe(tekst, ...waarden));
+    return db.$transaction((tx) => fn((tekst, waarden) => tx.$queryRawUnsafe(tekst, ...waarden)), { maxWait: TX_OPTS.maxWait, timeout: 600_000 });
   }
   const c = await direct.pool.connect();
+  // Checked out, a connection has no listener of the pool's: a connection lost meanwhile would
+  // otherwise emit an unhandled 'error' and end the process, instead of failing the statement.
+  const negeer = () => {};
+  c.on('error', negeer);
   let kapot = false;
+  const sql = async <R>(tekst: string, waarden: unknown[] = []): Promise<R[]> => {
+    direct.onQuery?.(tekst);
+    return (await c.query(tekst, waarden)).rows as R[];
+  };
   try {
-    await c.query(opties.repeatableRead ? 'BEGIN ISOLATION LEVEL REPEATABLE READ' : 'BEGIN');
-    const uit = await fn(async (tekst, waarden) => {
-      direct.onQuery?.(tekst);
-      return (await c.query(tekst, waarden)).rows;
-    });
-    await c.query('COMMIT');
+    await sql(opties.alleenLezen ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+    const uit = await fn(sql);
+    await sql('COMMIT');
     return uit;
   } catch (e) {
-    await c.query('ROLLBACK').catch(() => {
+    await sql('ROLLBACK').catch(() => {
       kapot = true;
     });
     throw e;
   } finally {
+    c.off('error', negeer);
     c.release(kapot);
   }
 }

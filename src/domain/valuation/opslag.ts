@@ -14,7 +14,7 @@ import type { Deel } from '../register/demo/opzet.ts';
 import { MODEL_VERSIE, modelFromState } from './model.ts';
 import type { FittedModel, ModelState } from './model.ts';
 
-/** Rows of 8 MB: a read or write never holds more than one block's text form at a time. */
+/** Rows of 8 MB: a write or read holds at most one block's statement or text form at a time. */
 const BLOK = 8 * 1024 * 1024;
 
 let versie: string | null = null;
@@ -35,8 +35,7 @@ export function modelCodeVersie(): string {
 /**
  * The stored form, as parts written one after the other: an 8-byte header (the length of the
  * worker's serialised state), that state, and the ids that never went to the worker. Kept as parts
- * so the state (~155 MB at a million sales) is never copied into a second buffer, neither when it
- * is written nor when it is read back.
+ * so the state, the largest part, is never copied into a second buffer to be written.
  */
 export function opslagVan(staat: Uint8Array, ids: string[], objectIndex: Map<string, number>): Uint8Array[] {
   const kop = Buffer.alloc(8);
@@ -93,22 +92,29 @@ export async function slaModelOp(db: Db, deel: Deel, vintage: string, delen: Uin
 
 /**
  * The stored model of a part, if it was fitted on this vintage by this code; null otherwise. One
- * snapshot (repeatable read): a model another process stores meanwhile is never mixed in.
+ * snapshot: a model another process stores meanwhile is never mixed in. The blocks are copied into
+ * one buffer of the stored length as they arrive, so only one block is held beside it.
  */
 export async function leesModelOpslag(db: Db, deel: Deel, vintage: string): Promise<Uint8Array | null> {
   const v = modelCodeVersie();
   return inTransactie(
     db,
     async (sql) => {
-      const lijst = await sql<{ volgnr: number; versie: string; vintage: string }>('SELECT volgnr, versie, vintage FROM waardemodel_blok WHERE deel = $1 ORDER BY volgnr', [deel]);
+      const lijst = await sql<{ volgnr: number; versie: string; vintage: string; lengte: number }>(
+        'SELECT volgnr, versie, vintage, octet_length(data) AS lengte FROM waardemodel_blok WHERE deel = $1 ORDER BY volgnr',
+        [deel],
+      );
       if (!lijst.length || lijst.some((b, i) => b.volgnr !== i || b.versie !== v || b.vintage !== vintage)) return null;
-      const delen: Uint8Array[] = [];
+      const uit = Buffer.allocUnsafe(lijst.reduce((n, b) => n + Number(b.lengte), 0));
+      let plek = 0;
       for (const b of lijst) {
         const [r] = await sql<{ data: Uint8Array }>('SELECT data FROM waardemodel_blok WHERE deel = $1 AND volgnr = $2', [deel, b.volgnr]);
-        delen.push(r.data);
+        if (!r || r.data.byteLength !== Number(b.lengte)) return null;
+        uit.set(r.data, plek);
+        plek += r.data.byteLength;
       }
-      return Buffer.concat(delen);
+      return uit;
     },
-    { repeatableRead: true },
+    { alleenLezen: true },
   );
 }
