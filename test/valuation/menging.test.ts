@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kiesMengGewicht, kiesUitFolds } from '../../src/domain/valuation/model.ts';
+import { kiesCorrectieGewicht, kiesMengGewicht, kiesUitFolds } from '../../src/domain/valuation/model.ts';
 import type { FoldPrediction } from '../../src/domain/valuation/model.ts';
 import { randomSource } from './synthetic.ts';
 
@@ -55,5 +55,23 @@ describe('the learner mix and the per-segment fallback, chosen on rolling time f
     expect(weinig.tweede).toEqual([true, false]);
     // Without a learner alone no weight is given, and the stage still answers where it wins.
     expect(kiesUitFolds(huizen, false)).toEqual({ v: [0, 0], tweede: [true, false] });
+  });
+
+  it('weighs the second stage\'s correction by what it earned on the folds: about 1 where it predicts the comparables\' error, 0 where it is noise, more than 1 where it is shrunk', () => {
+    const rnd = randomSource(8);
+    const preds: FoldPrediction[] = [];
+    const error: number[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const y = 12 + 0.3 * rnd.normal();
+      const e = 0.1 * rnd.normal();
+      preds.push({ seg: 0, fold: i % 5, y, c0: y + e, c: y + e, l: y });
+      error.push(e);
+    }
+    const raak = error.map((e) => -e + 0.02 * rnd.normal());
+    expect(Math.abs(kiesCorrectieGewicht(preds, raak) - 1)).toBeLessThanOrEqual(0.1 + 1e-9);
+    const ruis = error.map(() => 0.1 * rnd.normal());
+    expect(kiesCorrectieGewicht(preds, ruis)).toBe(0);
+    const gekrompen = error.map((e) => -0.8 * e + 0.02 * rnd.normal());
+    expect(kiesCorrectieGewicht(preds, gekrompen)).toBeGreaterThan(1.1);
   });
 });

@@ -11,7 +11,8 @@
  *   adjustments, and the location statistic. It is trained out-of-time (on the older sales of the
  *   calibration split, each valued at its own date) and early-stopped on the latest part of those.
  * - Combination: final = comparables + w * learner correction, w fitted on the later held-out slice
- *   (sales the learner never saw) by least absolute log error over a grid.
+ *   (sales the learner never saw) by least absolute log error over a grid; the model's default
+ *   stage then chooses w again on its rolling time folds (model.ts, kiesCorrectieGewicht).
  *
  * Nothing here runs per request except `locationStat`, the feature vector and the tree walk.
  */

@@ -14,6 +14,7 @@ import type { CoreOptions, CoreState, FittedCore } from './core.ts';
 import { dateOfDay, dayNumber, monthNumber, monthPosition } from './dates.ts';
 import { ATTRIBUTE_FEATURES, FEATURES, featureCount, fitStage, refitStage, locationScratch, locationStat, peilLevel, stageEstimate, stageFeatures, wozOffset } from './learner.ts';
 import type { Stage, StageMode, StageRow } from './learner.ts';
+import { predictGbdt } from './gbdt.ts';
 import { indexPoints, logIndexAt } from './price-index.ts';
 import { buildSalesTable, labelCode, SEGMENT_APARTMENT, SEGMENT_HOUSE, segmentOf, woningtypeCode, writeKenmerken } from './sales-table.ts';
 import type { SalesTable } from './sales-table.ts';
@@ -22,7 +23,7 @@ import { wozBekendOp } from './woz.ts';
 import type { ModelInfo, PriceIndexPoint, SaleRecord, Subject, ValuationModel, Waardering, Weigering } from './types.ts';
 
 /** Model version reported in `meta`; bump when the method (not the data) changes. */
-export const MODEL_VERSIE = 'vergelijkingsmodel-3.0';
+export const MODEL_VERSIE = 'vergelijkingsmodel-3.1';
 
 /**
  * The out-of-time pass values at most this many older held sales (a deterministic sample beyond):
@@ -295,8 +296,9 @@ function calibrate(t: SalesTable, options: CoreOptions, opts: BuildOptions, mode
   if (sliceOk.length < minCases) return null;
   const learnRows = stageRows(inner, t, learnValued, mode, res);
   const sliceRows = stageRows(inner, t, sliceOk, mode, res);
-  const stage = fitStage(mode, learnRows, sliceRows);
-  const { menging, vouwen } = mode === 'gecombineerd' ? fitMenging(t, stage, learnRows, sliceRows, t.kenmerken !== null) : { menging: GEEN_MENGING, vouwen: [] };
+  const fitted = fitStage(mode, learnRows, sliceRows);
+  const { menging, vouwen, w } = mode === 'gecombineerd' ? fitMenging(t, fitted, learnRows, sliceRows, t.kenmerken !== null) : { menging: GEEN_MENGING, vouwen: [], w: fitted.w };
+  const stage: Stage = { ...fitted, w };
   const cases: CalibrationCase[] = sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - mixedEstimate(stage, menging, r, t.kenmerken !== null, t.segment[r.row]), dag: r.day }));
   // The probability curve also rests on the folds before the slice (valued as the model built just
   // before each would have): a share within 10 % per bin of 60 slice cases has ±6 points of noise
@@ -406,11 +408,12 @@ export function kiesUitFolds(preds: readonly FoldPrediction[], metLeerder: boole
  * and loss chosen out-of-time), decided per segment by kiesUitFolds. One slice's optimum overshot
  * on the next period; several refitted periods do not share its luck.
  */
-function kiesPerSegment(t: SalesTable, stage: Stage, leerder: Stage | null, rows: readonly StageRow[], kenmerken: boolean): { menging: Menging; vouwen: CalibrationCase[] } {
+function kiesPerSegment(t: SalesTable, stage: Stage, leerder: Stage | null, rows: readonly StageRow[], kenmerken: boolean): { menging: Menging; vouwen: CalibrationCase[]; w: number } {
   const sorted = [...rows].sort((a, b) => a.day - b.day);
   const size = Math.floor(sorted.length * FOLD_FRACTIE);
   const preds: FoldPrediction[] = [];
   const valued: StageRow[] = [];
+  const correctie: number[] = [];
   for (let k = 0; k < FOLDS; k++) {
     const start = sorted.length - (FOLDS - k) * size;
     const train = sorted.slice(Math.max(0, start - MAX_FOLD_TRAIN), start);
@@ -421,16 +424,46 @@ function kiesPerSegment(t: SalesTable, stage: Stage, leerder: Stage | null, rows
       const c = stageEstimate(s, r.e, r.level, r.features, 0, r.loc, 0);
       const lr = l ? stageEstimate(l, r.e, r.level, learnerRow(r, kenmerken).features, 0, r.loc, 0) : c;
       preds.push({ seg: t.segment[r.row], fold: k, y: r.logPrijs, c0: r.e.logWaarde, c, l: lr });
+      correctie.push(s.gbdt ? predictGbdt(s.gbdt, r.features, 0) : 0);
       valued.push(r);
     }
+  }
+  // The weight of the stage's correction is chosen on the same folds: fitStage fitted it on the
+  // slice alone, one period, whose optimum overshot the next period exactly as the mix's did.
+  let w = stage.w;
+  if (stage.gbdt && preds.length) {
+    w = kiesCorrectieGewicht(preds, correctie);
+    for (let i = 0; i < preds.length; i++) preds[i].c = preds[i].c0 + w * correctie[i];
   }
   const { v, tweede } = kiesUitFolds(preds, leerder !== null);
   // Each fold valuation's error under the choice, as the band's calibration cases.
   const vouwen = preds.map((x, i) => ({ estimate: valued[i].e, logFout: x.y - (tweede[x.seg] ? (1 - v[x.seg]) * x.c + v[x.seg] * x.l : x.c0), dag: valued[i].day }));
-  return { menging: { leerder: v.some((x) => x > 0) ? leerder : null, v, tweede }, vouwen };
+  return { menging: { leerder: v.some((x) => x > 0) ? leerder : null, v, tweede }, vouwen, w };
 }
 
-function fitMenging(t: SalesTable, stage: Stage, learn: StageRow[], slice: readonly StageRow[], kenmerken: boolean): { menging: Menging; vouwen: CalibrationCase[] } {
+/** Weights tried for the second stage's correction (0, 0.05, ... 1.5), as fitStage tries on the slice. */
+const CORRECTION_WEIGHTS = Array.from({ length: 31 }, (_, i) => i / 20);
+
+/**
+ * The weight w of the second stage's correction (stage = comparables + w · correction) with the least
+ * absolute log error over the fold valuations of every segment (one stage serves both): `correctie`
+ * is each fold valuation's unweighted correction, by the stage as refitted before its period.
+ */
+export function kiesCorrectieGewicht(preds: readonly FoldPrediction[], correctie: readonly number[]): number {
+  let best = 0;
+  let bestErr = Infinity;
+  for (const w of CORRECTION_WEIGHTS) {
+    let err = 0;
+    for (let j = 0; j < preds.length; j++) err += Math.abs(preds[j].y - preds[j].c0 - w * correctie[j]);
+    if (err < bestErr - 1e-12) {
+      bestErr = err;
+      best = w;
+    }
+  }
+  return best;
+}
+
+function fitMenging(t: SalesTable, stage: Stage, learn: StageRow[], slice: readonly StageRow[], kenmerken: boolean): { menging: Menging; vouwen: CalibrationCase[]; w: number } {
   const leerder = fitStage('leerder', learn.map((r) => learnerRow(r, kenmerken)), slice.map((r) => learnerRow(r, kenmerken)));
   return kiesPerSegment(t, stage, leerder.gbdt ? leerder : null, [...learn, ...slice], kenmerken);
 }
