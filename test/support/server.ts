@@ -9,7 +9,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const NODE = path.join(ROOT, 'node_modules/.bin/node');
 
 export interface ServerProces {
   url: string;
@@ -43,10 +42,15 @@ async function wachtOpExit(child: ChildProcess, ms: number): Promise<boolean> {
 }
 
 /** Start `node src/cli/main.ts serve` on databaseUrl and wait (up to klaarBinnenMs) until /readyz answers 200. */
-export async function startServer(databaseUrl: string, env: Record<string, string> = {}, klaarBinnenMs = 60_000): Promise<ServerProces> {
+export function startServer(databaseUrl: string, env: Record<string, string> = {}, klaarBinnenMs = 60_000): Promise<ServerProces> {
+  return startServerIn(ROOT, databaseUrl, env, klaarBinnenMs);
+}
+
+/** As startServer, from another checkout of this repository (`npm run bench:ab`), with its own Node. */
+export async function startServerIn(map: string, databaseUrl: string, env: Record<string, string> = {}, klaarBinnenMs = 60_000): Promise<ServerProces> {
   const port = await vrijePoort();
-  const child = spawn(NODE, ['src/cli/main.ts', 'serve'], {
-    cwd: ROOT,
+  const child = spawn(path.join(map, 'node_modules/.bin/node'), ['src/cli/main.ts', 'serve'], {
+    cwd: map,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',

@@ -1,0 +1,169 @@
+/**
+ * This checkout against another one, at the same time on one machine (`npm run bench:ab`): an A/B of
+ * the request path in which drift of the machine (other load, a neighbour on the host, the CPU's
+ * clock) falls on both sides alike, which runs of one tree after the other cannot promise.
+ *
+ *   npm run bench:ab -- --basis ../andere-checkout [--scenario woz,waarde,whoami,mcp] [--wissels 8] [--duur 3] [--verbindingen 16] [--accounts 1]
+ *
+ * `--basis` is another checkout of this repository with its own `npm install` (e.g. `git worktree add
+ * ../basis <commit>`). Each side gets a database of its own on the PostgreSQL server of
+ * BENCH_POSTGRES_URL (default the dev server on :55440; dropped at the end), migrated and seeded with
+ * the demo dataset by its own `insight serve`, and an account and key made by its own CLI. Both
+ * servers run throughout; per scenario the load alternates between them in short turns (A B B A ...),
+ * so each side's turns are spread over the same minutes. Prints per scenario the median req/s and
+ * the median server CPU per request (/proc/<pid>/stat) of each side, and main's change against it.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { startServerIn, type ServerProces } from '../test/support/server.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    basis: { type: 'string' },
+    scenario: { type: 'string', default: 'whoami,woz,waarde,mcp' },
+    wissels: { type: 'string', default: '8' },
+    duur: { type: 'string', default: '3' },
+    verbindingen: { type: 'string', default: '16' },
+    /** Spread the load over this many accounts with a key each (round robin), as `npm run bench`'s '8 accounts'. */
+    accounts: { type: 'string', default: '1' },
+  },
+});
+if (!args.basis) throw new Error('Gebruik: npm run bench:ab -- --basis <andere checkout> [--scenario woz,waarde] [--wissels 8] [--duur 3]');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PG_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:55440/postgres';
+const RUIM = '10000000';
+const RUIME_LIMIETEN = { RATE_LIMIT_REST_PER_MIN: RUIM, RATE_LIMIT_MCP_TOOLS_PER_MIN: RUIM, RATE_LIMIT_MCP_PROTOCOL_PER_MIN: RUIM };
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+interface Kant {
+  naam: string;
+  map: string;
+  dbUrl: string;
+  server?: ServerProces;
+  keys: string[];
+}
+
+function cli(kant: Kant, ...argv: string[]): unknown {
+  const uit = execFileSync(path.join(kant.map, 'node_modules/.bin/node'), ['--disable-warning=ExperimentalWarning', 'src/cli/main.ts', ...argv, '--json'], {
+    cwd: kant.map,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: kant.dbUrl, DEMO_SEED: 'false', DEMO_PLAATS: 'false', LOG_LEVEL: 'error' },
+    encoding: 'utf8',
+  });
+  return JSON.parse(uit);
+}
+
+function cpuSeconden(pid: number): number {
+  const v = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const velden = v.slice(v.lastIndexOf(')') + 2).split(' ');
+  return (Number(velden[11]) + Number(velden[12])) / 100;
+}
+
+const mediaan = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function main(): Promise<void> {
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  const kanten: Kant[] = [
+    { naam: 'basis', map: path.resolve(args.basis!), dbUrl: '', keys: [] },
+    { naam: 'deze', map: ROOT, dbUrl: '', keys: [] },
+  ];
+  try {
+    for (const k of kanten) {
+      const db = `ab_${k.naam}_${randomBytes(4).toString('hex')}`;
+      await admin.query(`CREATE DATABASE ${db}`);
+      const u = new URL(PG_URL);
+      u.pathname = `/${db}`;
+      k.dbUrl = u.toString();
+      log(`${k.naam}: ${k.map}, database ${db}`);
+      // Each side's own server migrates its database and seeds the demo dataset on its first start.
+      k.server = await startServerIn(k.map, k.dbUrl, { ...RUIME_LIMIETEN, DEMO_SEED: 'true', LOG_LEVEL: 'error' }, 180_000);
+      for (let a = 0; a < Number(args.accounts); a++) {
+        const acc = cli(k, 'account', 'create', '--name', `bench:ab ${a}`, '--credits', '1000000000') as { account_id: string };
+        k.keys.push((cli(k, 'key', 'create', acc.account_id, '--name', 'bench:ab') as { key: string }).key);
+      }
+    }
+    const c = new pg.Client({ connectionString: kanten[1].dbUrl });
+    await c.connect();
+    const adressen = (
+      await c.query<{ postcode: string; huisnummer: number }>('SELECT postcode, huisnummer FROM adres WHERE huisletter IS NULL AND toevoeging IS NULL ORDER BY md5(id) LIMIT 2000')
+    ).rows.map((r) => ({ postcode: r.postcode, huisnummer: String(r.huisnummer) }));
+    await c.end();
+
+    const uitslag: Record<string, Record<string, { perS: number[]; cpuMs: number[] }>> = {};
+    for (const scenario of args.scenario!.split(',')) {
+      uitslag[scenario] = { basis: { perS: [], cpuMs: [] }, deze: { perS: [], cpuMs: [] } };
+      const volgorde = Array.from({ length: Number(args.wissels) }, (_, i) => (i % 4 === 0 || i % 4 === 3 ? [0, 1] : [1, 0])).flat();
+      // One unmeasured turn each first.
+      for (const i of [0, 1]) await laad(kanten[i], scenario, adressen, 2);
+      for (const i of volgorde) {
+        const k = kanten[i];
+        const cpu0 = cpuSeconden(k.server!.pid);
+        const r = await laad(k, scenario, adressen, Number(args.duur));
+        const cpu = cpuSeconden(k.server!.pid) - cpu0;
+        uitslag[scenario][k.naam].perS.push(r.requests.average);
+        uitslag[scenario][k.naam].cpuMs.push((cpu * 1000) / Math.max(1, r.requests.total));
+        if (r.non2xx) log(`  ${scenario} ${k.naam}: ${r.non2xx} antwoorden niet 2xx`);
+      }
+      const b = uitslag[scenario].basis;
+      const d = uitslag[scenario].deze;
+      console.log(
+        `${scenario.padEnd(8)} basis ${mediaan(b.perS).toFixed(0).padStart(6)} req/s ${mediaan(b.cpuMs).toFixed(3)} ms CPU   deze ${mediaan(d.perS).toFixed(0).padStart(6)} req/s ${mediaan(d.cpuMs).toFixed(3)} ms CPU   ` +
+          `${(100 * (mediaan(d.perS) / mediaan(b.perS) - 1)).toFixed(0).padStart(4)} % req/s, ${(100 * (mediaan(d.cpuMs) / mediaan(b.cpuMs) - 1)).toFixed(0).padStart(4)} % CPU  ` +
+          `(req/s basis ${Math.min(...b.perS).toFixed(0)}–${Math.max(...b.perS).toFixed(0)}, deze ${Math.min(...d.perS).toFixed(0)}–${Math.max(...d.perS).toFixed(0)})`,
+      );
+    }
+  } finally {
+    for (const k of kanten) await k.server?.stop();
+    for (const k of kanten) if (k.dbUrl) await admin.query(`DROP DATABASE IF EXISTS ${new URL(k.dbUrl).pathname.slice(1)} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+function laad(k: Kant, scenario: string, adressen: { postcode: string; huisnummer: string }[], duur: number): Promise<autocannon.Result> {
+  let i = 0;
+  let rpc = 0;
+  let n = 0;
+  const auth = { authorization: `Bearer ${k.keys[0]}`, 'content-type': 'application/json' };
+  const volgend = () => adressen[i++ % adressen.length];
+  const s: Record<string, { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: () => string }> = {
+    whoami: { method: 'GET', path: '/api/v1/whoami', headers: { authorization: auth.authorization } },
+    woz: { method: 'POST', path: '/api/v1/inzicht/woz', headers: auth, body: () => JSON.stringify({ adres: volgend() }) },
+    waarde: { method: 'POST', path: '/api/v1/inzicht/waarde', headers: auth, body: () => JSON.stringify({ adres: volgend() }) },
+    mcp: {
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...auth, accept: 'application/json, text/event-stream' },
+      body: () => JSON.stringify({ jsonrpc: '2.0', id: ++rpc, method: 'tools/call', params: { name: 'property_value', arguments: volgend() } }),
+    },
+  };
+  const sc = s[scenario];
+  if (!sc) throw new Error(`onbekend scenario ${scenario} (whoami, woz, waarde, mcp)`);
+  return new Promise((resolve, reject) =>
+    autocannon(
+      {
+        url: k.server!.url,
+        connections: Number(args.verbindingen),
+        duration: duur,
+        requests: [{ method: sc.method, path: sc.path, headers: sc.headers, setupRequest: (r: autocannon.Request) => ({
+              ...r,
+              headers: { ...sc.headers, authorization: `Bearer ${k.keys[n++ % k.keys.length]}` },
+              ...(sc.body ? { body: sc.body() } : {}),
+            }),
+          },
+        ],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    ),
+  );
+}
+
+await main();
