@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startServerIn, type ServerProces } from '../test/support/server.ts';
+import { scenarioVerzoek } from './scenarios.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -129,24 +130,8 @@ async function main(): Promise<void> {
 }
 
 function laad(k: Kant, scenario: string, adressen: { postcode: string; huisnummer: string }[], duur: number): Promise<autocannon.Result> {
-  let i = 0;
-  let rpc = 0;
   let n = 0;
-  const auth = { authorization: `Bearer ${k.keys[0]}`, 'content-type': 'application/json' };
-  const volgend = () => adressen[i++ % adressen.length];
-  const s: Record<string, { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: () => string }> = {
-    whoami: { method: 'GET', path: '/api/v1/whoami', headers: { authorization: auth.authorization } },
-    woz: { method: 'POST', path: '/api/v1/inzicht/woz', headers: auth, body: () => JSON.stringify({ adres: volgend() }) },
-    waarde: { method: 'POST', path: '/api/v1/inzicht/waarde', headers: auth, body: () => JSON.stringify({ adres: volgend() }) },
-    mcp: {
-      method: 'POST',
-      path: '/mcp',
-      headers: { ...auth, accept: 'application/json, text/event-stream' },
-      body: () => JSON.stringify({ jsonrpc: '2.0', id: ++rpc, method: 'tools/call', params: { name: 'property_value', arguments: volgend() } }),
-    },
-  };
-  const sc = s[scenario];
-  if (!sc) throw new Error(`onbekend scenario ${scenario} (whoami, woz, waarde, mcp)`);
+  const sc = scenarioVerzoek(scenario, k.keys[0], adressen);
   return new Promise((resolve, reject) =>
     autocannon(
       {

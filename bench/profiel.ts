@@ -23,6 +23,7 @@ import { openDatabase } from '../src/db/client.ts';
 import { maakAccount } from '../src/domain/billing/tegoed.ts';
 import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { startServer } from '../test/support/server.ts';
+import { scenarioVerzoek } from './scenarios.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -124,25 +125,9 @@ try {
       )
     ).map((r) => ({ postcode: r.postcode, huisnummer: String(r.huisnummer) }));
     await db.close();
-    let i = 0;
-    let rpc = 0;
     let k = 0;
     let warm = true;
-    const auth = { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' };
-    const volgend = () => adressen[i++ % adressen.length];
-    const scenario: Record<string, { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: () => string }> = {
-      whoami: { method: 'GET', path: '/api/v1/whoami', headers: { authorization: auth.authorization } },
-      waarde: { method: 'POST', path: '/api/v1/inzicht/waarde', headers: auth, body: () => JSON.stringify({ adres: volgend() }) },
-      woz: { method: 'POST', path: '/api/v1/inzicht/woz', headers: auth, body: () => JSON.stringify({ adres: volgend() }) },
-      mcp: {
-        method: 'POST',
-        path: '/mcp',
-        headers: { ...auth, accept: 'application/json, text/event-stream' },
-        body: () => JSON.stringify({ jsonrpc: '2.0', id: ++rpc, method: 'tools/call', params: { name: 'property_value', arguments: volgend() } }),
-      },
-    };
-    const s = scenario[args.scenario];
-    if (!s) throw new Error(`onbekend scenario ${args.scenario} (whoami, waarde, woz, mcp)`);
+    const s = scenarioVerzoek(args.scenario, keys[0], adressen);
     const laden = (duur: number) =>
       new Promise<autocannon.Result>((resolve, reject) =>
         autocannon(
