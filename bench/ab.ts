@@ -3,7 +3,7 @@
  * the request path in which drift of the machine (other load, a neighbour on the host, the CPU's
  * clock) falls on both sides alike, which runs of one tree after the other cannot promise.
  *
- *   npm run bench:ab -- --basis ../andere-checkout [--scenario woz,waarde,whoami,mcp] [--wissels 8] [--duur 3] [--verbindingen 16] [--accounts 1]
+ *   npm run bench:ab -- --basis ../andere-checkout [--scenario woz,waarde,whoami,mcp] [--wissels 8] [--duur 3] [--verbindingen 16] [--accounts 1] [--profiel]
  *
  * `--basis` is another checkout of this repository with its own `npm install` (e.g. `git worktree add
  * ../basis <commit>`). Each side gets a database of its own on the PostgreSQL server of
@@ -12,10 +12,14 @@
  * servers run throughout; per scenario the load alternates between them in short turns (A B B A ...),
  * so each side's turns are spread over the same minutes. Prints per scenario the median req/s and
  * the median server CPU per request (/proc/<pid>/stat) of each side, and main's change against it.
+ * `--profiel`: both servers run under `--cpu-prof`; per scenario the self time per request of each
+ * package/file during that side's measured turns, side by side, largest differences first — where a
+ * difference in CPU per request comes from.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -23,6 +27,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { startServerIn, type ServerProces } from '../test/support/server.ts';
 import { scenarioVerzoek } from './scenarios.ts';
+import { monotoonUs, zelfTijd, type Profiel } from './cpu-profiel.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -33,6 +38,8 @@ const { values: args } = parseArgs({
     verbindingen: { type: 'string', default: '16' },
     /** Spread the load over this many accounts with a key each (round robin), as `npm run bench`'s '8 accounts'. */
     accounts: { type: 'string', default: '1' },
+    profiel: { type: 'boolean', default: false },
+    top: { type: 'string', default: '15' },
   },
 });
 if (!args.basis) throw new Error('Gebruik: npm run bench:ab -- --basis <andere checkout> [--scenario woz,waarde] [--wissels 8] [--duur 3]');
@@ -48,6 +55,9 @@ interface Kant {
   dbUrl: string;
   server?: ServerProces;
   keys: string[];
+  profielMap?: string;
+  /** Per scenario: the measured turns (monotonic µs) and their requests. */
+  beurten: Record<string, { van: number; tot: number; verzoeken: number }[]>;
 }
 
 function cli(kant: Kant, ...argv: string[]): unknown {
@@ -74,8 +84,8 @@ async function main(): Promise<void> {
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
   const kanten: Kant[] = [
-    { naam: 'basis', map: path.resolve(args.basis!), dbUrl: '', keys: [] },
-    { naam: 'deze', map: ROOT, dbUrl: '', keys: [] },
+    { naam: 'basis', map: path.resolve(args.basis!), dbUrl: '', keys: [], beurten: {} },
+    { naam: 'deze', map: ROOT, dbUrl: '', keys: [], beurten: {} },
   ];
   try {
     for (const k of kanten) {
@@ -86,7 +96,9 @@ async function main(): Promise<void> {
       k.dbUrl = u.toString();
       log(`${k.naam}: ${k.map}, database ${db}`);
       // Each side's own server migrates its database and seeds the demo dataset on its first start.
-      k.server = await startServerIn(k.map, k.dbUrl, { ...RUIME_LIMIETEN, DEMO_SEED: 'true', LOG_LEVEL: 'error' }, 180_000);
+      if (args.profiel) k.profielMap = mkdtempSync(path.join(tmpdir(), `insight-ab-${k.naam}-`));
+      const profiel: Record<string, string> = k.profielMap ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${k.profielMap}` } : {};
+      k.server = await startServerIn(k.map, k.dbUrl, { ...RUIME_LIMIETEN, DEMO_SEED: 'true', LOG_LEVEL: 'error', ...profiel }, 180_000);
       for (let a = 0; a < Number(args.accounts); a++) {
         const acc = cli(k, 'account', 'create', '--name', `bench:ab ${a}`, '--credits', '1000000000') as { account_id: string };
         k.keys.push((cli(k, 'key', 'create', acc.account_id, '--name', 'bench:ab') as { key: string }).key);
@@ -108,8 +120,10 @@ async function main(): Promise<void> {
       for (const i of volgorde) {
         const k = kanten[i];
         const cpu0 = cpuSeconden(k.server!.pid);
+        const van = monotoonUs();
         const r = await laad(k, scenario, adressen, Number(args.duur));
         const cpu = cpuSeconden(k.server!.pid) - cpu0;
+        (k.beurten[scenario] ??= []).push({ van, tot: monotoonUs(), verzoeken: r.requests.total });
         uitslag[scenario][k.naam].perS.push(r.requests.average);
         uitslag[scenario][k.naam].cpuMs.push((cpu * 1000) / Math.max(1, r.requests.total));
         if (r.non2xx) log(`  ${scenario} ${k.naam}: ${r.non2xx} antwoorden niet 2xx`);
@@ -122,10 +136,43 @@ async function main(): Promise<void> {
           `(req/s basis ${Math.min(...b.perS).toFixed(0)}–${Math.max(...b.perS).toFixed(0)}, deze ${Math.min(...d.perS).toFixed(0)}–${Math.max(...d.perS).toFixed(0)})`,
       );
     }
+    if (args.profiel) {
+      for (const k of kanten) await k.server?.stop();
+      toonProfielen(kanten, args.scenario!.split(','));
+    }
   } finally {
     for (const k of kanten) await k.server?.stop();
     for (const k of kanten) if (k.dbUrl) await admin.query(`DROP DATABASE IF EXISTS ${new URL(k.dbUrl).pathname.slice(1)} WITH (FORCE)`);
     await admin.end();
+  }
+}
+
+/** Per scenario, the self time per request (µs) of each package/file on both sides, largest differences first. */
+function toonProfielen(kanten: Kant[], scenarios: string[]): void {
+  const profielen = kanten.map((k) => {
+    const bestand = readdirSync(k.profielMap!).find((f) => f.endsWith('.cpuprofile'));
+    if (!bestand) throw new Error(`geen .cpuprofile in ${k.profielMap} (stopte de server van ${k.naam} niet netjes?)`);
+    return JSON.parse(readFileSync(path.join(k.profielMap!, bestand), 'utf8')) as Profiel;
+  });
+  for (const scenario of scenarios) {
+    const zijden = kanten.map((k, i) => {
+      const beurten = k.beurten[scenario] ?? [];
+      const verzoeken = beurten.reduce((s, b) => s + b.verzoeken, 0);
+      const z = zelfTijd(profielen[i], (t) => beurten.some((b) => t >= b.van && t <= b.tot));
+      return { verzoeken, z };
+    });
+    const perVerzoekUs = (i: number, ms: number) => (1000 * ms) / Math.max(1, zijden[i].verzoeken);
+    console.log(
+      `\n${scenario}: profiel, eigen tijd per verzoek (µs; samples tijdens de gemeten beurten; onder CPU-krapte telt ook wachttijd mee)\n` +
+        `  totaal        basis ${perVerzoekUs(0, zijden[0].z.totaal).toFixed(0).padStart(5)}   deze ${perVerzoekUs(1, zijden[1].z.totaal).toFixed(0).padStart(5)}`,
+    );
+    for (const soort of ['perBron', 'perFunctie'] as const) {
+      const namen = new Set([...zijden[0].z[soort].keys(), ...zijden[1].z[soort].keys()]);
+      const rijen = [...namen].map((b) => ({ b, a: perVerzoekUs(0, zijden[0].z[soort].get(b) ?? 0), d: perVerzoekUs(1, zijden[1].z[soort].get(b) ?? 0) }));
+      console.log(soort === 'perBron' ? '  per bron:' : '  per functie:');
+      for (const r of rijen.sort((x, y) => Math.abs(y.d - y.a) - Math.abs(x.d - x.a)).slice(0, Number(args.top)))
+        console.log(`  ${(r.d - r.a >= 0 ? '+' : '') + (r.d - r.a).toFixed(1).padStart(6)}   basis ${r.a.toFixed(1).padStart(6)}   deze ${r.d.toFixed(1).padStart(6)}   ${r.b}`);
+    }
   }
 }
 

@@ -24,6 +24,7 @@ import { maakAccount } from '../src/domain/billing/tegoed.ts';
 import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { startServer } from '../test/support/server.ts';
 import { scenarioVerzoek } from './scenarios.ts';
+import { monotoonUs, zelfTijd, type Profiel } from './cpu-profiel.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -40,53 +41,6 @@ const { values: args } = parseArgs({
 const PG_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:55440/postgres';
 const RUIM = '10000000';
 const log = (s: string) => process.stderr.write(`${s}\n`);
-
-interface ProfielKnoop {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profiel {
-  endTime: number;
-  nodes: ProfielKnoop[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/**
- * Self time per function and per package/file, in ms, from a V8 .cpuprofile, counting only the samples
- * of the window [vanafEindMs, totEindMs] before the profile's end (the measured load, not start-up).
- */
-function zelfTijd(p: Profiel, vanafEindMs: number, totEindMs: number) {
-  const perKnoop = new Map<number, number>();
-  const tijden: number[] = [];
-  let t = p.endTime;
-  for (let i = p.samples.length - 1; i >= 0; i--) {
-    tijden[i] = t;
-    t -= p.timeDeltas[i] ?? 0;
-  }
-  for (let i = 0; i < p.samples.length; i++) {
-    const voorEindMs = (p.endTime - tijden[i]) / 1000;
-    if (voorEindMs > vanafEindMs || voorEindMs < totEindMs) continue;
-    perKnoop.set(p.samples[i], (perKnoop.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
-  }
-  const perFunctie = new Map<string, number>();
-  const perBron = new Map<string, number>();
-  let totaal = 0;
-  for (const k of p.nodes) {
-    const ms = perKnoop.get(k.id) ?? 0;
-    if (!ms) continue;
-    const { functionName, url, lineNumber } = k.callFrame;
-    if (functionName === '(idle)') continue;
-    totaal += ms;
-    const kort = url.replace(/^file:\/\//, '').replace(/^.*node_modules\//, 'nm:').replace(/^.*?\/src\//, 'src/');
-    const functie = `${functionName || '(anoniem)'} ${kort}:${lineNumber + 1}`;
-    perFunctie.set(functie, (perFunctie.get(functie) ?? 0) + ms);
-    const bron = kort.startsWith('nm:') ? kort.split('/').slice(0, kort.startsWith('nm:@') ? 2 : 1).join('/') : kort || functionName;
-    perBron.set(bron, (perBron.get(bron) ?? 0) + ms);
-  }
-  return { perFunctie, perBron, totaal };
-}
 
 const dbNaam = `profiel_bench_${randomBytes(4).toString('hex')}`;
 const admin = new pg.Client({ connectionString: PG_URL });
@@ -169,9 +123,9 @@ try {
         }
       },
     );
-    laadStart = Date.now();
+    laadStart = monotoonUs();
     const res = await laden(Number(args.duur));
-    laadEind = Date.now();
+    laadEind = monotoonUs();
     log(`${args.scenario}: ${Math.round(res.requests.average)} req/s, p50 ${res.latency.p50} ms, p99 ${res.latency.p99} ms, niet-2xx ${res.non2xx}, ${res.requests.total} verzoeken`);
     if (statistiek) {
       const r = await statistiek.query(
@@ -186,12 +140,11 @@ try {
   } finally {
     await server.stop();
   }
-  const gestopt = Date.now();
   const bestand = readdirSync(profielMap).find((f) => f.endsWith('.cpuprofile'));
   if (!bestand) throw new Error(`geen .cpuprofile in ${profielMap}`);
-  const { perFunctie, perBron, totaal } = zelfTijd(JSON.parse(readFileSync(path.join(profielMap, bestand), 'utf8')) as Profiel, gestopt - laadStart, gestopt - laadEind);
+  const { perFunctie, perBron, totaal } = zelfTijd(JSON.parse(readFileSync(path.join(profielMap, bestand), 'utf8')) as Profiel, (t) => t >= laadStart && t <= laadEind);
   const top = Number(args.top);
-  log(`\nCPU-profiel (${path.join(profielMap, bestand)}; tijdens de meting: ${Math.round(totaal)} ms niet-idle in ${((laadEind - laadStart) / 1000).toFixed(1)} s)\nper bron:`);
+  log(`\nCPU-profiel (${path.join(profielMap, bestand)}; tijdens de meting: ${Math.round(totaal)} ms niet-idle in ${((laadEind - laadStart) / 1e6).toFixed(1)} s)\nper bron:`);
   for (const [k, v] of [...perBron].sort((a, b) => b[1] - a[1]).slice(0, top)) log(`  ${((100 * v) / totaal).toFixed(1).padStart(5)} %  ${k}`);
   log('per functie (eigen tijd):');
   for (const [k, v] of [...perFunctie].sort((a, b) => b[1] - a[1]).slice(0, top)) log(`  ${((100 * v) / totaal).toFixed(1).padStart(5)} %  ${k}`);
