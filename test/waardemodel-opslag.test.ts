@@ -75,6 +75,46 @@ describe(`the fitted valuation model is stored and loaded again (${dialect})`, (
     expect(daarna.regels.map((r) => r.msg)).toContain('waardemodel geladen');
   }, 240_000);
 
+  it('a store the database fails to read: the build fails and is retried instead of fitting; fitted only when the read fails twice more', async () => {
+    await maakVerkopen(t.prisma, { lat: 52.1, lon: 5.1, n: 600, van: '2021-01-01', tot: '2026-10-31' });
+    await maakModelHouder(t.prisma, logMet().log).model();
+    /** The same database, whose read of the stored model's block list fails the first `n` times (a timeout, a lost connection). */
+    const leesFaalt = (n: number) => {
+      let over = n;
+      return new Proxy(t.prisma, {
+        get(doel, naam) {
+          const w = Reflect.get(doel, naam, doel);
+          if (naam !== '$queryRawUnsafe') return typeof w === 'function' ? w.bind(doel) : w;
+          return (tekst: string, ...waarden: unknown[]) => {
+            if (/FROM waardemodel_blok WHERE deel = \$1 ORDER BY volgnr/.test(tekst) && over-- > 0) return Promise.reject(new Error('verbinding verbroken'));
+            return doel.$queryRawUnsafe(tekst, ...waarden);
+          };
+        },
+      });
+    };
+    const gebouwd = async (h: ReturnType<typeof maakModelHouder>) => {
+      for (let i = 0; i < 600 && !h.staat(); i++) await new Promise((r) => setTimeout(r, 100));
+      return h.staat();
+    };
+
+    // Once: the first build fails (nothing fitted), the retry loads the stored model.
+    const een = logMet();
+    const h1 = maakModelHouder(leesFaalt(1), een.log, { wachtOpEerste: false, opnieuwMs: 50 });
+    await expect(h1.laad()).rejects.toThrow('opgeslagen waardemodel niet te lezen');
+    expect((await gebouwd(h1))?.uitOpslag).toBe(true);
+    expect(een.regels.map((r) => r.msg)).toEqual(expect.arrayContaining(['waardemodel bouwen mislukt', 'waardemodel geladen']));
+    expect(een.regels.map((r) => r.msg)).not.toContain('waardemodel gebouwd');
+
+    // Always: two failed builds, then the third fits without it.
+    const altijd = logMet();
+    const h2 = maakModelHouder(leesFaalt(Infinity), altijd.log, { wachtOpEerste: false, opnieuwMs: 50 });
+    await expect(h2.laad()).rejects.toThrow('opgeslagen waardemodel niet te lezen');
+    expect((await gebouwd(h2))?.uitOpslag).toBe(false);
+    const msgs = altijd.regels.map((r) => r.msg);
+    expect(msgs.filter((m) => m === 'waardemodel bouwen mislukt')).toHaveLength(2);
+    expect(msgs).toEqual(expect.arrayContaining(['opgeslagen waardemodel opnieuw niet te lezen: toch opnieuw bouwen', 'waardemodel gebouwd']));
+  }, 180_000);
+
   it('vernieuw() (an import in this process, `insight waardemodel bouwen`) fits even when a stored model is current', async () => {
     await maakVerkopen(t.prisma, { lat: 52.1, lon: 5.1, n: 600, van: '2021-01-01', tot: '2026-10-31' });
     await maakModelHouder(t.prisma, logMet().log).model();

@@ -45,6 +45,17 @@ export class WaardemodelNietGereed extends Error {
   }
 }
 
+/** The database failed to read the stored model (not: the stored model is missing or stale). */
+class OpslagLeesfout extends Error {
+  constructor(cause: unknown) {
+    super('opgeslagen waardemodel niet te lezen', { cause });
+    this.name = 'OpslagLeesfout';
+  }
+}
+
+/** Builds in a row whose read of the stored model failed before one fits anyway. */
+const LEESFOUTEN_VOOR_FIT = 2;
+
 async function vintage(db: Db): Promise<string> {
   const [r] = await db.$queryRaw<{ v: string }[]>`
     SELECT concat_ws('|', (SELECT count(*) FROM verkoop), (SELECT max(transactiedatum) FROM verkoop),
@@ -57,13 +68,28 @@ async function vintage(db: Db): Promise<string> {
  * fitted in a worker from the loaded sales and stored for the next start and the other processes.
  * The sales list lives only in this function: the worker has its own columns once it starts, so the
  * list (~0.4 GB per million sales) is garbage while it fits.
+ *
+ * A store the database failed to read (a timeout, a lost connection) is not a reason to fit: at
+ * national size a fit costs a minute and 1.5 GB, and the database that failed the read would likely
+ * fail the sales too. Unless `leesfoutFitten`, that fails the build, which is retried (planOpnieuw, or
+ * the next vintage check); stored bytes that do not deserialise are fitted again at once.
  */
-async function modelVan(db: Db, log: Logger, deel: Deel, v: string, vers: boolean): Promise<{ model: ValuationModel; uitOpslag: boolean }> {
-  try {
-    const bytes = vers ? null : await leesModelOpslag(db, deel, v);
-    if (bytes) return { model: modelUitOpslag(bytes), uitOpslag: true };
-  } catch (err) {
-    log.warn({ err, deel }, 'opgeslagen waardemodel onleesbaar: opnieuw bouwen');
+async function modelVan(db: Db, log: Logger, deel: Deel, v: string, vers: boolean, leesfoutFitten: boolean): Promise<{ model: ValuationModel; uitOpslag: boolean }> {
+  let bytes: Uint8Array | null = null;
+  if (!vers) {
+    try {
+      bytes = await leesModelOpslag(db, deel, v);
+    } catch (err) {
+      if (!leesfoutFitten) throw new OpslagLeesfout(err);
+      log.warn({ err, deel }, 'opgeslagen waardemodel opnieuw niet te lezen: toch opnieuw bouwen');
+    }
+  }
+  if (bytes) {
+    try {
+      return { model: modelUitOpslag(bytes), uitOpslag: true };
+    } catch (err) {
+      log.warn({ err, deel }, 'opgeslagen waardemodel onleesbaar: opnieuw bouwen');
+    }
   }
   const index = await laadPrijsindex(db, deel);
   let verkopen: SaleRecord[] | null = await laadVerkopen(db, deel);
@@ -107,6 +133,7 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
   let volgendeStaat: ModelStaat | null = null;
   let gebouwd = false;
   let mislukt = 0;
+  let leesfouten = 0;
   let opnieuw: NodeJS.Timeout | null = null;
 
   /** One part after the other, so the peak memory stays that of the larger part. */
@@ -117,11 +144,15 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
     const per = {} as Record<Deel, number>;
     let geladen = true;
     for (const deel of ['demo', 'register'] as const) {
-      const m = await modelVan(db, log, deel, v, vers);
+      const m = await modelVan(db, log, deel, v, vers, leesfouten >= LEESFOUTEN_VOOR_FIT).catch((err: unknown) => {
+        if (err instanceof OpslagLeesfout) leesfouten++;
+        throw err;
+      });
       modellen[deel] = m.model;
       per[deel] = m.model.info.verkopen;
       geladen &&= m.uitOpslag;
     }
+    leesfouten = 0;
     const aantal = per.demo + per.register;
     log.info({ verkopen: aantal, perDeel: per, indexBron: modellen.register.info.indexBron, ms: now() - start, uitOpslag: geladen }, geladen ? 'waardemodel geladen' : 'waardemodel gebouwd');
     huidigeVintage = v;
