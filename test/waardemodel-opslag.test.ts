@@ -75,6 +75,20 @@ describe(`the fitted valuation model is stored and loaded again (${dialect})`, (
     expect(daarna.regels.map((r) => r.msg)).toContain('waardemodel geladen');
   }, 240_000);
 
+  it('one changed byte in a stored block, same length: caught by the checksum the database wrote, fitted again', async () => {
+    await maakVerkopen(t.prisma, { lat: 52.1, lon: 5.1, n: 600, van: '2021-01-01', tot: '2026-10-31' });
+    await maakModelHouder(t.prisma, logMet().log).model();
+    // Mid-block: inside the serialised state's numbers, where V8 would deserialise a changed byte without complaint.
+    await t.prisma.$executeRawUnsafe(
+      `UPDATE waardemodel_blok SET data = set_byte(data, octet_length(data) / 2, (get_byte(data, octet_length(data) / 2) + 1) % 256) WHERE deel = 'register' AND volgnr = 0`,
+    );
+    const l = logMet();
+    const h = maakModelHouder(t.prisma, l.log);
+    await h.model();
+    expect(l.regels.map((r) => r.msg)).toEqual(expect.arrayContaining(['opgeslagen waardemodel onleesbaar: opnieuw bouwen', 'waardemodel gebouwd']));
+    expect(h.staat()?.uitOpslag).toBe(false);
+  }, 120_000);
+
   it('a store the database fails to read: the build fails and is retried instead of fitting; fitted only when the read fails twice more', async () => {
     await maakVerkopen(t.prisma, { lat: 52.1, lon: 5.1, n: 600, van: '2021-01-01', tot: '2026-10-31' });
     await maakModelHouder(t.prisma, logMet().log).model();

@@ -11,7 +11,7 @@ import type { Deel } from '../register/demo/opzet.ts';
 import { buildModelForStorage } from './build-worker.ts';
 import type { ValuationModel } from './index.ts';
 import type { SaleRecord } from './types.ts';
-import { leesModelOpslag, modelUitOpslag, slaModelOp } from './opslag.ts';
+import { leesModelOpslag, modelUitOpslag, OpslagBeschadigd, slaModelOp } from './opslag.ts';
 import { laadPrijsindex, laadVerkopen } from './gegevens.ts';
 
 export type Modellen = Record<Deel, ValuationModel>;
@@ -72,23 +72,20 @@ async function vintage(db: Db): Promise<string> {
  * A store the database failed to read (a timeout, a lost connection) is not a reason to fit: at
  * national size a fit costs a minute and 1.5 GB, and the database that failed the read would likely
  * fail the sales too. Unless `leesfoutFitten`, that fails the build, which is retried (planOpnieuw, or
- * the next vintage check); stored bytes that do not deserialise are fitted again at once.
+ * the next vintage check); stored bytes that fail their checksum or do not deserialise are fitted
+ * again at once.
  */
 async function modelVan(db: Db, log: Logger, deel: Deel, v: string, vers: boolean, leesfoutFitten: boolean): Promise<{ model: ValuationModel; uitOpslag: boolean }> {
   let bytes: Uint8Array | null = null;
   if (!vers) {
     try {
       bytes = await leesModelOpslag(db, deel, v);
+      if (bytes) return { model: modelUitOpslag(bytes), uitOpslag: true };
     } catch (err) {
-      if (!leesfoutFitten) throw new OpslagLeesfout(err);
-      log.warn({ err, deel }, 'opgeslagen waardemodel opnieuw niet te lezen: toch opnieuw bouwen');
-    }
-  }
-  if (bytes) {
-    try {
-      return { model: modelUitOpslag(bytes), uitOpslag: true };
-    } catch (err) {
-      log.warn({ err, deel }, 'opgeslagen waardemodel onleesbaar: opnieuw bouwen');
+      if (!bytes && !(err instanceof OpslagBeschadigd)) {
+        if (!leesfoutFitten) throw new OpslagLeesfout(err);
+        log.warn({ err, deel }, 'opgeslagen waardemodel opnieuw niet te lezen: toch opnieuw bouwen');
+      } else log.warn({ err, deel }, 'opgeslagen waardemodel onleesbaar: opnieuw bouwen');
     }
   }
   const index = await laadPrijsindex(db, deel);

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "waardemodel_blok" ADD COLUMN     "controle" BYTEA;
