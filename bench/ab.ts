@@ -18,7 +18,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +27,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { startServerIn, type ServerProces } from '../test/support/server.ts';
 import { scenarioVerzoek } from './scenarios.ts';
-import { monotoonUs, zelfTijd, type Profiel } from './cpu-profiel.ts';
+import { hoofdProfiel, monotoonUs, zelfTijd } from './cpu-profiel.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -149,11 +149,7 @@ async function main(): Promise<void> {
 
 /** Per scenario, the self time per request (µs) of each package/file on both sides, largest differences first. */
 function toonProfielen(kanten: Kant[], scenarios: string[]): void {
-  const profielen = kanten.map((k) => {
-    const bestand = readdirSync(k.profielMap!).find((f) => f.endsWith('.cpuprofile'));
-    if (!bestand) throw new Error(`geen .cpuprofile in ${k.profielMap} (stopte de server van ${k.naam} niet netjes?)`);
-    return JSON.parse(readFileSync(path.join(k.profielMap!, bestand), 'utf8')) as Profiel;
-  });
+  const profielen = kanten.map((k) => hoofdProfiel(k.profielMap!, k.server!.pid));
   for (const scenario of scenarios) {
     const zijden = kanten.map((k, i) => {
       const beurten = k.beurten[scenario] ?? [];

@@ -1,4 +1,6 @@
 /** Self time per function and per package/file from a V8 `.cpuprofile` (`bench:profiel`, `bench:ab --profiel`). */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 
 interface ProfielKnoop {
   id: number;
@@ -45,3 +47,13 @@ export function zelfTijd(p: Profiel, meetelt: (tijdUs: number) => boolean) {
 
 /** Now on the clock of a profile's sample times, in µs. */
 export const monotoonUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * The main thread's profile of process `pid` in `map`. Under `--cpu-prof` every thread writes its own
+ * `CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile` (the model's build worker too); the main thread is 0.
+ */
+export function hoofdProfiel(map: string, pid: number): Profiel {
+  const bestanden = readdirSync(map).filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${pid}.0.`));
+  if (bestanden.length !== 1) throw new Error(`${bestanden.length} profielen van de hoofdthread van ${pid} in ${map} (stopte de server niet netjes?)`);
+  return JSON.parse(readFileSync(path.join(map, bestanden[0]), 'utf8')) as Profiel;
+}

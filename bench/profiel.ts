@@ -13,7 +13,7 @@
  * DevTools or speedscope.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,7 +24,7 @@ import { maakAccount } from '../src/domain/billing/tegoed.ts';
 import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { startServer } from '../test/support/server.ts';
 import { scenarioVerzoek } from './scenarios.ts';
-import { monotoonUs, zelfTijd, type Profiel } from './cpu-profiel.ts';
+import { hoofdProfiel, monotoonUs, zelfTijd } from './cpu-profiel.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -52,6 +52,7 @@ const dbUrl = Object.assign(new URL(PG_URL), { pathname: `/${dbNaam}` }).toStrin
 const profielMap = mkdtempSync(path.join(tmpdir(), 'insight-profiel-'));
 let laadStart = 0;
 let laadEind = 0;
+let serverPid = 0;
 try {
   const server = await startServer(dbUrl, {
     RATE_LIMIT_REST_PER_MIN: RUIM,
@@ -138,13 +139,12 @@ try {
       await statistiek.end();
     }
   } finally {
+    serverPid = server.pid;
     await server.stop();
   }
-  const bestand = readdirSync(profielMap).find((f) => f.endsWith('.cpuprofile'));
-  if (!bestand) throw new Error(`geen .cpuprofile in ${profielMap}`);
-  const { perFunctie, perBron, totaal } = zelfTijd(JSON.parse(readFileSync(path.join(profielMap, bestand), 'utf8')) as Profiel, (t) => t >= laadStart && t <= laadEind);
+  const { perFunctie, perBron, totaal } = zelfTijd(hoofdProfiel(profielMap, serverPid), (t) => t >= laadStart && t <= laadEind);
   const top = Number(args.top);
-  log(`\nCPU-profiel (${path.join(profielMap, bestand)}; tijdens de meting: ${Math.round(totaal)} ms niet-idle in ${((laadEind - laadStart) / 1e6).toFixed(1)} s)\nper bron:`);
+  log(`\nCPU-profiel (${profielMap}; tijdens de meting: ${Math.round(totaal)} ms niet-idle in ${((laadEind - laadStart) / 1e6).toFixed(1)} s)\nper bron:`);
   for (const [k, v] of [...perBron].sort((a, b) => b[1] - a[1]).slice(0, top)) log(`  ${((100 * v) / totaal).toFixed(1).padStart(5)} %  ${k}`);
   log('per functie (eigen tijd):');
   for (const [k, v] of [...perFunctie].sort((a, b) => b[1] - a[1]).slice(0, top)) log(`  ${((100 * v) / totaal).toFixed(1).padStart(5)} %  ${k}`);

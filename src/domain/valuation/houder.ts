@@ -53,7 +53,7 @@ class OpslagLeesfout extends Error {
   }
 }
 
-/** Builds in a row whose read of the stored model failed before one fits anyway. */
+/** Builds since the last successful one whose read of the stored model failed, before the next fits anyway. */
 const LEESFOUTEN_VOOR_FIT = 2;
 
 async function vintage(db: Db): Promise<string> {
@@ -216,7 +216,8 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
   return {
     async model(deel = 'register') {
       if (!huidig && !wachtOpEerste) {
-        if (!bouwt) herbouw().catch(() => {});
+        // Not while a retry is planned: its backoff gives a failing database time (and counts the failed reads).
+        if (!bouwt && !opnieuw) herbouw().catch(() => {});
         throw new WaardemodelNietGereed();
       }
       if (!huidig) {

@@ -19,6 +19,8 @@ export class OpslagBeschadigd extends Error {
   override name = 'OpslagBeschadigd';
 }
 
+const sha256 = (b: Uint8Array): Buffer => createHash('sha256').update(b).digest();
+
 /** Rows of 8 MB: a write or read holds at most one block's statement or text form at a time. */
 const BLOK = 8 * 1024 * 1024;
 
@@ -90,7 +92,7 @@ export async function slaModelOp(db: Db, deel: Deel, vintage: string, delen: Uin
     await sql('DELETE FROM waardemodel_blok WHERE deel = $1', [deel]);
     let nr = 0;
     for (const blok of blokken(delen, BLOK)) {
-      await sql('INSERT INTO waardemodel_blok (deel, volgnr, versie, vintage, data, controle) VALUES ($1, $2, $3, $4, $5, sha256($5))', [deel, nr++, v, vintage, blok]);
+      await sql('INSERT INTO waardemodel_blok (deel, volgnr, versie, vintage, data, controle) VALUES ($1, $2, $3, $4, $5, $6)', [deel, nr++, v, vintage, blok, sha256(blok)]);
     }
   });
 }
@@ -99,9 +101,9 @@ export async function slaModelOp(db: Db, deel: Deel, vintage: string, delen: Uin
  * The stored model of a part, if it was fitted on this vintage by this code; null otherwise. One
  * snapshot: a model another process stores meanwhile is never mixed in. The blocks are copied into
  * one buffer of the stored length as they arrive, so only one block is held beside it. A block whose
- * bytes no longer match the checksum the database computed as it was written (PostgreSQL does not
- * checksum its pages by default, and a changed byte in a typed array would deserialise into a wrong
- * model without any error) throws `OpslagBeschadigd`.
+ * bytes, as they arrive here, no longer match the SHA-256 taken as they were written (PostgreSQL
+ * does not checksum its pages by default, and a changed byte in a typed array would deserialise into
+ * a wrong model without any error) throws `OpslagBeschadigd`.
  */
 export async function leesModelOpslag(db: Db, deel: Deel, vintage: string): Promise<Uint8Array | null> {
   const v = modelCodeVersie();
@@ -116,12 +118,9 @@ export async function leesModelOpslag(db: Db, deel: Deel, vintage: string): Prom
       const uit = Buffer.allocUnsafe(lijst.reduce((n, b) => n + Number(b.lengte), 0));
       let plek = 0;
       for (const b of lijst) {
-        const [r] = await sql<{ data: Uint8Array; heel: boolean }>(
-          'SELECT data, controle IS NOT NULL AND sha256(data) = controle AS heel FROM waardemodel_blok WHERE deel = $1 AND volgnr = $2',
-          [deel, b.volgnr],
-        );
+        const [r] = await sql<{ data: Uint8Array; controle: Uint8Array | null }>('SELECT data, controle FROM waardemodel_blok WHERE deel = $1 AND volgnr = $2', [deel, b.volgnr]);
         if (!r || r.data.byteLength !== Number(b.lengte)) return null;
-        if (!r.heel) throw new OpslagBeschadigd(`blok ${b.volgnr} van het opgeslagen waardemodel (${deel}) klopt niet met zijn controlesom`);
+        if (!r.controle || !sha256(r.data).equals(r.controle)) throw new OpslagBeschadigd(`blok ${b.volgnr} van het opgeslagen waardemodel (${deel}) klopt niet met zijn controlesom`);
         uit.set(r.data, plek);
         plek += r.data.byteLength;
       }
