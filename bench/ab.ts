@@ -3,7 +3,7 @@
  * the request path in which drift of the machine (other load, a neighbour on the host, the CPU's
  * clock) falls on both sides alike, which runs of one tree after the other cannot promise.
  *
- *   npm run bench:ab -- --basis ../andere-checkout [--scenario woz,waarde,whoami,mcp] [--wissels 8] [--duur 3] [--verbindingen 16] [--accounts 1] [--profiel]
+ *   npm run bench:ab -- --basis ../andere-checkout [--scenario woz,waarde,whoami,mcp] [--wissels 8] [--duur 3] [--verbindingen 16] [--accounts 1] [--sleutels 8] [--profiel]
  *
  * `--basis` is another checkout of this repository with its own `npm install` (e.g. `git worktree add
  * ../basis <commit>`). Each side gets a database of its own on the PostgreSQL server of
@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startServerIn, type ServerProces } from '../test/support/server.ts';
-import { scenarioVerzoek } from './scenarios.ts';
+import { ADRESSEN, scenarioVerzoek } from './scenarios.ts';
 import { hoofdProfiel, monotoonUs, zelfTijd } from './cpu-profiel.ts';
 
 const { values: args } = parseArgs({
@@ -38,6 +38,8 @@ const { values: args } = parseArgs({
     verbindingen: { type: 'string', default: '16' },
     /** Spread the load over this many accounts with a key each (round robin), as `npm run bench`'s '8 accounts'. */
     accounts: { type: 'string', default: '1' },
+    /** Keys per account: MCP answers a (key, arguments) pair it has seen from the stored answer, so a run needs enough pairs (bench/scenarios.ts). */
+    sleutels: { type: 'string', default: '8' },
     profiel: { type: 'boolean', default: false },
     top: { type: 'string', default: '15' },
   },
@@ -55,6 +57,8 @@ interface Kant {
   dbUrl: string;
   server?: ServerProces;
   keys: string[];
+  /** Requests sent to this side so far, over all its turns: request n's key and address (bench/scenarios.ts). */
+  verzonden: number;
   profielMap?: string;
   /** Per scenario: the measured turns (monotonic µs) and their requests. */
   beurten: Record<string, { van: number; tot: number; verzoeken: number }[]>;
@@ -84,8 +88,8 @@ async function main(): Promise<void> {
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
   const kanten: Kant[] = [
-    { naam: 'basis', map: path.resolve(args.basis!), dbUrl: '', keys: [], beurten: {} },
-    { naam: 'deze', map: ROOT, dbUrl: '', keys: [], beurten: {} },
+    { naam: 'basis', map: path.resolve(args.basis!), dbUrl: '', keys: [], verzonden: 0, beurten: {} },
+    { naam: 'deze', map: ROOT, dbUrl: '', keys: [], verzonden: 0, beurten: {} },
   ];
   try {
     for (const k of kanten) {
@@ -101,13 +105,13 @@ async function main(): Promise<void> {
       k.server = await startServerIn(k.map, k.dbUrl, { ...RUIME_LIMIETEN, DEMO_SEED: 'true', LOG_LEVEL: 'error', ...profiel }, 180_000);
       for (let a = 0; a < Number(args.accounts); a++) {
         const acc = cli(k, 'account', 'create', '--name', `bench:ab ${a}`, '--credits', '1000000000') as { account_id: string };
-        k.keys.push((cli(k, 'key', 'create', acc.account_id, '--name', 'bench:ab') as { key: string }).key);
+        for (let i = 0; i < Number(args.sleutels); i++) k.keys.push((cli(k, 'key', 'create', acc.account_id, '--name', `bench:ab ${i}`) as { key: string }).key);
       }
     }
     const c = new pg.Client({ connectionString: kanten[1].dbUrl });
     await c.connect();
     const adressen = (
-      await c.query<{ postcode: string; huisnummer: number }>('SELECT postcode, huisnummer FROM adres WHERE huisletter IS NULL AND toevoeging IS NULL ORDER BY md5(id) LIMIT 2000')
+      await c.query<{ postcode: string; huisnummer: number }>(`SELECT postcode, huisnummer FROM adres WHERE huisletter IS NULL AND toevoeging IS NULL ORDER BY md5(id) LIMIT ${ADRESSEN}`)
     ).rows.map((r) => ({ postcode: r.postcode, huisnummer: String(r.huisnummer) }));
     await c.end();
 
@@ -173,19 +177,22 @@ function toonProfielen(kanten: Kant[], scenarios: string[]): void {
 }
 
 function laad(k: Kant, scenario: string, adressen: { postcode: string; huisnummer: string }[], duur: number): Promise<autocannon.Result> {
-  let n = 0;
-  const sc = scenarioVerzoek(scenario, k.keys[0], adressen);
+  const sc = scenarioVerzoek(scenario, k.keys, adressen);
   return new Promise((resolve, reject) =>
     autocannon(
       {
         url: k.server!.url,
         connections: Number(args.verbindingen),
         duration: duur,
-        requests: [{ method: sc.method, path: sc.path, headers: sc.headers, setupRequest: (r: autocannon.Request) => ({
-              ...r,
-              headers: { ...sc.headers, authorization: `Bearer ${k.keys[n++ % k.keys.length]}` },
-              ...(sc.body ? { body: sc.body() } : {}),
-            }),
+        requests: [
+          {
+            method: sc.method,
+            path: sc.path,
+            headers: sc.headers,
+            setupRequest: (r: autocannon.Request) => {
+              const v = sc.verzoek(k.verzonden++);
+              return { ...r, headers: { ...sc.headers, authorization: v.authorization }, ...(v.body ? { body: v.body } : {}) };
+            },
           },
         ],
       },

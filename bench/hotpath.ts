@@ -120,6 +120,8 @@ interface Scenario {
   controleer: (status: number, tekst: string) => boolean;
   /** Keys to rotate over, one per request (instead of the Authorization header in `headers`). */
   sleutels?: string[];
+  /** The key of the request whose body was just made (instead of `sleutels`): MCP pairs each address with a key of its own. */
+  sleutelBijBody?: () => string;
 }
 
 interface Uitslag {
@@ -167,12 +169,13 @@ function cannon(url: string, s: Scenario, verbindingen: number, duur = DUUR): Pr
             method: s.methode,
             path: s.pad,
             headers: s.headers,
-            ...(s.body || s.sleutels
+            ...(s.body || s.sleutels || s.sleutelBijBody
               ? {
                   setupRequest: (req: autocannon.Request) => ({
                     ...req,
                     ...(s.body ? { body: s.body() } : {}),
                     ...(s.sleutels ? { headers: { ...req.headers, authorization: `Bearer ${s.sleutels[k++ % s.sleutels.length]}` } } : {}),
+                    ...(s.sleutelBijBody ? { headers: { ...req.headers, authorization: `Bearer ${s.sleutelBijBody()}` } } : {}),
                   }),
                 }
               : {}),
@@ -234,7 +237,17 @@ function startKaal(body: string): Promise<{ url: string; proces: ChildProcess }>
   });
 }
 
-function scenarios(urls: string[], key: string, adressen: Adres[]) {
+/**
+ * MCP answers a (key, tool arguments) pair it has seen within 24 hours from the stored answer, without a
+ * valuation or a charge (core/afrekening.ts): the MCP scenario pairs request n with address n mod A
+ * and key n mod K, K a prime that does not divide A, counted over the whole bench, so A·K calls are
+ * all new valuations. (Before 2026-11-26 it used one key and repeated its addresses, and measured
+ * stored answers.)
+ */
+let mcpTeller = 0;
+let mcpSleutel = '';
+
+function scenarios(urls: string[], key: string, adressen: Adres[], mcpSleutels: string[] = [key]) {
   let i = 0;
   const volgend = () => adressen[i++ % adressen.length];
   const auth = { authorization: `Bearer ${key}` };
@@ -251,7 +264,12 @@ function scenarios(urls: string[], key: string, adressen: Adres[]) {
       methode: 'POST',
       pad: '/mcp',
       headers: { ...json, accept: 'application/json, text/event-stream' },
-      body: () => JSON.stringify({ jsonrpc: '2.0', id: ++rpc, method: 'tools/call', params: { name: 'property_value', arguments: volgend() } }),
+      body: () => {
+        const n = mcpTeller++;
+        mcpSleutel = mcpSleutels[n % mcpSleutels.length];
+        return JSON.stringify({ jsonrpc: '2.0', id: ++rpc, method: 'tools/call', params: { name: 'property_value', arguments: adressen[n % adressen.length] } });
+      },
+      sleutelBijBody: () => mcpSleutel,
       controleer: (status, tekst) => status === 200 && !tekst.includes('"isError":true'),
     } satisfies Scenario,
     herhaling: {
@@ -371,7 +389,8 @@ try {
   const kaalScenario: Scenario = { naam: 'kale Fastify-route', urls: [kaal.url], methode: 'GET', pad: '/kaal', controleer: (s) => s === 200 };
 
   const ctx1 = { admin, db: dbNaam, pids: [s1.pid] };
-  const sc = scenarios([s1.url], key, adressen);
+  const mcpSleutels = await sleutels(dbUrl, [127, 131].find((p) => adressen.length % p !== 0)!);
+  const sc = scenarios([s1.url], key, adressen, mcpSleutels);
   // A running service has optimised code and analysed tables: the freshly seeded tables are vacuumed and
   // analysed now rather than by autovacuum during round 1, and each scenario runs a few seconds unmeasured.
   await meetAdmin.query('VACUUM (ANALYZE)');
@@ -399,8 +418,8 @@ try {
     const ACHT = ', 8 accounts';
     const s2 = await startServer(dbUrl, { ...HOOG, LOG_LEVEL: 'error' });
     stoppen.push(() => s2.stop());
-    const sc1 = scenarios([s1.url], key, adressen);
-    const sc2 = scenarios([s1.url, s2.url], key, adressen);
+    const sc1 = scenarios([s1.url], key, adressen, mcpSleutels);
+    const sc2 = scenarios([s1.url, s2.url], key, adressen, mcpSleutels);
     const ctx2 = { admin, db: dbNaam, pids: [s1.pid, s2.pid] };
     await warmOp([{ ...sc2.whoami, urls: [s2.url] }, { ...sc2.waarde, urls: [s2.url] }, { ...sc1.whoami, sleutels: acht }, { ...sc1.waarde, sleutels: acht }]);
     for (const [een, twee] of [

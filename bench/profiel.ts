@@ -2,7 +2,7 @@
  * Where one request's time goes (`npm run bench:profiel`): a CPU profile of a real server process and
  * pg_stat_statements of its database, under load of one scenario.
  *
- *   npm run bench:profiel -- [--scenario waarde|whoami|woz|mcp] [--duur 10] [--verbindingen 16] [--top 30] [--accounts 1]
+ *   npm run bench:profiel -- [--scenario waarde|whoami|woz|mcp] [--duur 10] [--verbindingen 16] [--top 30] [--accounts 1] [--sleutels 8]
  *
  * Needs PostgreSQL with pg_stat_statements preloaded (BENCH_POSTGRES_URL, default the dev server on
  * :55440; without the extension only the CPU profile is shown). Creates a database of its own
@@ -23,7 +23,7 @@ import { openDatabase } from '../src/db/client.ts';
 import { maakAccount } from '../src/domain/billing/tegoed.ts';
 import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { startServer } from '../test/support/server.ts';
-import { scenarioVerzoek } from './scenarios.ts';
+import { ADRESSEN, scenarioVerzoek } from './scenarios.ts';
 import { hoofdProfiel, monotoonUs, zelfTijd } from './cpu-profiel.ts';
 
 const { values: args } = parseArgs({
@@ -34,6 +34,8 @@ const { values: args } = parseArgs({
     top: { type: 'string', default: '30' },
     /** Spread the load over this many accounts with a key each (round robin), as `npm run bench`'s '8 accounts'. */
     accounts: { type: 'string', default: '1' },
+    /** Keys per account (bench/scenarios.ts: MCP answers a (key, arguments) pair it has seen from the stored answer). */
+    sleutels: { type: 'string', default: '8' },
     /** Before the measured keys, warm the server up on this many other fresh keys (10 per account), as `npm run bench`'s '1 key' after its 1,000-key runs. */
     vooraf: { type: 'string', default: '0' },
   },
@@ -72,17 +74,19 @@ try {
     const keys: string[] = [];
     for (let a = 0; a < Number(args.accounts); a++) {
       const acc = await maakAccount(db.prisma, { naam: `profiel ${a}`, credits: 1_000_000_000 });
-      keys.push((await maakSleutel(db.prisma, { accountId: acc.id, naam: 'profiel' })).key);
+      for (let i = 0; i < Number(args.sleutels); i++) keys.push((await maakSleutel(db.prisma, { accountId: acc.id, naam: `profiel ${i}` })).key);
     }
     const adressen = (
       await db.prisma.$queryRawUnsafe<{ postcode: string; huisnummer: number; huisletter: string | null; toevoeging: string | null }[]>(
-        'SELECT postcode, huisnummer, huisletter, toevoeging FROM adres WHERE huisletter IS NULL AND toevoeging IS NULL ORDER BY md5(id) LIMIT 2000',
+        `SELECT postcode, huisnummer, huisletter, toevoeging FROM adres WHERE huisletter IS NULL AND toevoeging IS NULL ORDER BY md5(id) LIMIT ${ADRESSEN}`,
       )
     ).map((r) => ({ postcode: r.postcode, huisnummer: String(r.huisnummer) }));
     await db.close();
-    let k = 0;
+    // One count over the warm-up and the measurement: MCP would answer a (key, address) pair it has seen from its stored answer.
+    let n = 0;
     let warm = true;
-    const s = scenarioVerzoek(args.scenario, keys[0], adressen);
+    const s = scenarioVerzoek(args.scenario, keys, adressen);
+    const sVooraf = eerder.length ? scenarioVerzoek(args.scenario, eerder, adressen) : s;
     const laden = (duur: number) =>
       new Promise<autocannon.Result>((resolve, reject) =>
         autocannon(
@@ -95,11 +99,10 @@ try {
                 method: s.method,
                 path: s.path,
                 headers: s.headers,
-                setupRequest: (r: autocannon.Request) => ({
-                  ...r,
-                  headers: { ...s.headers, authorization: `Bearer ${warm && eerder.length ? eerder[k++ % eerder.length] : keys[k++ % keys.length]}` },
-                  ...(s.body ? { body: s.body() } : {}),
-                }),
+                setupRequest: (r: autocannon.Request) => {
+                  const v = (warm ? sVooraf : s).verzoek(n++);
+                  return { ...r, headers: { ...s.headers, authorization: v.authorization }, ...(v.body ? { body: v.body } : {}) };
+                },
               },
             ],
           },
