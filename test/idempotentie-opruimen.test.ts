@@ -29,6 +29,22 @@ describe(`idempotency clean-up (${dialect})`, () => {
     const over = (await db.prisma.idempotencyRecord.findMany({ where: { keyId } })).map((r) => r.sleutel).sort();
     expect(over).toEqual(['klaar', 'lopend']);
   });
+
+  it('concurrent claims go in one statement and are each answered as alone; one that fails (a malformed key id) fails alone', async () => {
+    const nu = new Date('2026-11-26T10:00:00Z');
+    const { id: accountId } = await maakAccount(db.prisma, { naam: 'bundel', credits: 10 });
+    await maakSleutel(db.prisma, { accountId, naam: 'k', now: nu });
+    const keyId = (await db.prisma.apiKey.findFirstOrThrow({ where: { accountId } })).id;
+    const c = (s: string, hash = 'h', key = keyId) => claim(db.prisma, { keyId: key, scope: 'mcp', sleutel: s, verzoekHash: hash, now: nu, accountId, termijnMs: 45_000 });
+    // The first goes alone; the others arrive while it is in flight and go together in the next statement.
+    const [a, zelfde, ander, kapot, b] = await Promise.allSettled([c('a'), c('a'), c('a', 'h2'), c('x', 'h', 'geen-uuid'), c('b')]);
+    expect(a).toMatchObject({ status: 'fulfilled', value: { soort: 'nieuw', saldo: 10 } });
+    expect(zelfde).toMatchObject({ status: 'fulfilled', value: { soort: 'bezig' } });
+    expect(ander).toMatchObject({ status: 'fulfilled', value: { soort: 'ander_verzoek' } });
+    expect(kapot.status).toBe('rejected');
+    expect(b).toMatchObject({ status: 'fulfilled', value: { soort: 'nieuw' } });
+    expect((await db.prisma.idempotencyRecord.findMany({ where: { keyId } })).map((r) => r.sleutel).sort()).toEqual(['a', 'b']);
+  });
 });
 
 /**

@@ -3,6 +3,7 @@
  * exactly one does the work; the others get 409 or its replay. Only 200/404/422 are stored.
  */
 import { createHash } from 'node:crypto';
+import { perDatabase } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 
 export const IDEMPOTENTIE_VENSTER_MS = 24 * 3_600_000;
@@ -31,6 +32,29 @@ export function sha256(s: string): string {
   return createHash('sha256').update(s).digest('hex');
 }
 
+interface ClaimRij {
+  r_nr: number;
+  r_soort: Claim['soort'] | null;
+  r_id: string | null;
+  r_status: number | null;
+  r_antwoord: unknown;
+  r_saldo: number | null;
+  r_fout: string | null;
+}
+
+/** The claims of concurrent requests go together, one statement in flight per process (db/bundel.ts). */
+const claimer = perDatabase<Record<string, unknown>, ClaimRij>((db) => ({
+  maxGrootte: 64,
+  async verwerk(_groep, items) {
+    const rijen = await sqlRijen<ClaimRij>(db, 'SELECT * FROM idempotentie_claim_bundel($1::jsonb)', [JSON.stringify(items)]);
+    return items.map((_, i) => {
+      const r = rijen.find((x) => Number(x.r_nr) === i);
+      if (!r) return new Error(`idempotentie: geen uitkomst voor claim ${i}`);
+      return r.r_fout !== null ? new Error(`idempotentie: ${r.r_fout}`) : r;
+    });
+  },
+}));
+
 /**
  * Also reads the balance, so the 402 check needs no round trip. The claim holds for `termijnMs`; a retry
  * takes over the claim of a request that died once that has passed.
@@ -40,11 +64,16 @@ export async function claim(
   opts: { keyId: string; scope: string; sleutel: string; verzoekHash: string; now: Date; accountId: string; termijnMs: number },
 ): Promise<Claim> {
   const verloopt = new Date(opts.now.getTime() + IDEMPOTENTIE_VENSTER_MS);
-  const [r] = await sqlRijen<{ r_soort: Claim['soort']; r_id: string | null; r_status: number | null; r_antwoord: unknown; r_saldo: number | null }>(
-    db,
-    'SELECT * FROM idempotentie_claim($1::uuid, $2, $3, $4, $5::timestamptz, $6::timestamptz, $7::int, $8::uuid)',
-    [opts.keyId, opts.scope, opts.sleutel, opts.verzoekHash, opts.now, verloopt, opts.termijnMs, opts.accountId],
-  );
+  const r = await claimer(db).voer('claim', {
+    key: opts.keyId,
+    scope: opts.scope,
+    sleutel: opts.sleutel,
+    hash: opts.verzoekHash,
+    nu: opts.now.toISOString(),
+    verloopt: verloopt.toISOString(),
+    termijn: opts.termijnMs,
+    account: opts.accountId,
+  });
   const saldo = r.r_saldo ?? undefined;
   switch (r.r_soort) {
     case 'nieuw':
@@ -52,7 +81,7 @@ export async function claim(
     case 'herhaling':
       return { soort: 'herhaling', status: r.r_status ?? 200, antwoord: r.r_antwoord };
     default:
-      return { soort: r.r_soort };
+      return { soort: r.r_soort ?? 'bezig' };
   }
 }
 
