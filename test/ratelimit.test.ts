@@ -62,6 +62,25 @@ describe(`rate limits (${dialect})`, () => {
     expect(await saldo(t, accountId)).toBe(938);
   });
 
+  it('a call with an Idempotency-Key counts like any other (its limit is checked with its claim): refused, it claims nothing, and invalid input with a key meets the 429 first', async () => {
+    const { key, accountId } = await t.klant(1000);
+    const a = await maakVolledigAdres(t.db.prisma);
+    for (let i = 1; i <= 30; i++) expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(200);
+    for (let i = 31; i <= 59; i++) expect((await lookup(t, 'woz', key, adresBody(a), { 'idempotency-key': `k-${i}` })).statusCode).toBe(200);
+    // The 60th: refused input with a key still spends its place in the window, as without a key.
+    const ongeldig = await lookup(t, 'woz', key, { adres: { postcode: 'x', huisnummer: '1' } }, { 'idempotency-key': 'k-60' });
+    expectFout(ongeldig, 400);
+    expect429(await lookup(t, 'woz', key, adresBody(a), { 'idempotency-key': 'k-61' }), 60);
+    expect429(await lookup(t, 'woz', key, { adres: { postcode: 'x', huisnummer: '1' } }, { 'idempotency-key': 'k-62' }), 60);
+    expect(await t.db.prisma.idempotencyRecord.count({ where: { sleutel: { in: ['k-60', 'k-61', 'k-62'] } } })).toBe(0);
+    expect(await debits(accountId)).toBe(59);
+    t.clock.advance(61_000);
+    const later = await lookup(t, 'woz', key, adresBody(a), { 'idempotency-key': 'k-61' });
+    expect(later.statusCode, later.body).toBe(200);
+    expect(later.headers['idempotent-replayed']).toBeUndefined();
+    expect(await debits(accountId)).toBe(60);
+  });
+
   it('the 31st invloeden call gets 429 while the general limit is not reached; other lookups still work', async () => {
     const { key, accountId } = await t.klant(1000);
     const a = await maakVolledigAdres(t.db.prisma);

@@ -63,4 +63,17 @@ describe(`SQL statements per request (${dialect})`, () => {
     expect(rest.length).toBeLessThanOrEqual(4);
     expect(mcp.length, `REST:\n${rest.join('\n')}\n\nMCP:\n${mcp.join('\n')}`).toBe(rest.length);
   });
+  it('an Idempotency-Key costs no statement of its own: the claim goes with the rate limit, the stored answer with the charge', async () => {
+    const { key } = await t.klant(1000);
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/whoami', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
+    const vraag = (headers: Record<string, string>) =>
+      tel(async () => {
+        const res = await t.app.inject({ method: 'POST', url: '/api/v1/inzicht/waarde', headers: { authorization: `Bearer ${key}`, ...headers }, payload: { adres: { postcode: adres.postcode, huisnummer: '12' } } });
+        expect(res.statusCode, res.body).toBe(200);
+      });
+    const zonder = await vraag({});
+    const met = await vraag({ 'idempotency-key': 'telling-2' });
+    expect(met.some((q) => /snelheid_claim_bundel/.test(q)), met.join('\n')).toBe(true);
+    expect(met.length, `zonder:\n${zonder.join('\n')}\n\nmet:\n${met.join('\n')}`).toBe(zonder.length);
+  });
 });

@@ -9,7 +9,7 @@ import { InsightFout, type FoutSoort } from './errors.ts';
 import { meldKosten } from './kosten.ts';
 import { PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
 import { SCHEMA_INZICHT, SCHEMA_VERSIE } from './schema.ts';
-import { middleware, type Meta } from './trpc.ts';
+import { limietMetClaim, middleware, type Meta } from './trpc.ts';
 import { EENHEID_CENT, leesSaldo } from '../domain/billing/tegoed.ts';
 import { meldMaandlimietWeigering, meldMislukt, rekenAf } from '../domain/billing/afrekenen.ts';
 import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256 } from '../domain/idempotentie/idempotentie.ts';
@@ -93,7 +93,8 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
   let saldoBijClaim: number | undefined;
   const idem = idempotentie(ctx, voorziening, meta, input);
   if (idem) {
-    const c = await claim(db, { keyId: p.keyId, ...idem, verzoekHash: sha256(canoniekeJson(input)), now, accountId: p.accountId, termijnMs: claimTermijnMs(ctx) });
+    const opts = { keyId: p.keyId, ...idem, verzoekHash: sha256(canoniekeJson(input)), now, accountId: p.accountId, termijnMs: claimTermijnMs(ctx) };
+    const c = ctx.limiet && !ctx.limiet.gedaan ? await limietMetClaim(ctx, opts) : await claim(db, opts);
     if (c.soort === 'ander_verzoek') {
       throw new InsightFout('conflict', 'Deze Idempotency-Key is in de afgelopen 24 uur al gebruikt voor een ander verzoek.');
     }

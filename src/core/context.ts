@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/env.ts';
 import type { Db } from '../db/client.ts';
 import type { Principal } from '../domain/keys/sleutels.ts';
+import type { Emmer } from '../domain/limits/snelheid.ts';
 import type { Sessie } from '../domain/gebruikers/gebruikers.ts';
 import type { ModelHouder } from '../domain/valuation/houder.ts';
 import type { Resolver } from '../domain/webhooks/doeladres.ts';
@@ -67,6 +68,8 @@ export interface Context extends Required<Pick<ContextInput, 'services' | 'kanaa
   principal?: Principal;
   /** Read with the rate limit, so no request reads it twice. */
   saldo?: number;
+  /** A rate limit still to check, with the idempotency claim (core/trpc.ts claimtMetLimiet); `gedaan` once checked. */
+  limiet?: { emmers: Emmer[]; gedaan: boolean };
   web?: WebVerzoek;
   sessie?: Sessie;
 }

@@ -1,10 +1,11 @@
 /** Auth, rights and rate limits written once for every gateway. Order (decisions section 3): 401 → 403 → 429 → 400 → idempotency → 402. */
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { Context } from './context.ts';
+import type { AuthContext, Context } from './context.ts';
 import { InsightFout, naarFout } from './errors.ts';
 import { authenticate } from '../domain/keys/sleutels.ts';
-import { controleerLimiet, limietHeaders, type Emmer } from '../domain/limits/snelheid.ts';
+import { controleerLimiet, limietHeaders, type Emmer, type LimietUitslag } from '../domain/limits/snelheid.ts';
+import { claimUit, claimVerzoek, type Claim, type ClaimOpties } from '../domain/idempotentie/idempotentie.ts';
 import { meldKosten, metKosten } from './kosten.ts';
 import type { Principal } from '../domain/keys/sleutels.ts';
 import type { Voorziening } from './prijzen.ts';
@@ -83,7 +84,10 @@ function emmersVoor(ctx: Context, meta: Meta | undefined): Emmer[] {
 
 /** 429 per key, before input validation. The same statement re-checks the (cached) key and returns the balance. */
 export async function pasLimietToe(ctx: Context, principal: Principal, emmers: Emmer[]): Promise<number | undefined> {
-  const uitslag = await controleerLimiet(ctx.services.db, principal.keyId, emmers, ctx.services.now());
+  return pasUitslagToe(ctx, await controleerLimiet(ctx.services.db, principal.keyId, emmers, ctx.services.now()));
+}
+
+function pasUitslagToe(ctx: Context, uitslag: LimietUitslag): number | undefined {
   if (!uitslag.sleutelGeldig) throw new InsightFout('ongeldige_sleutel');
   // Cost 0 until the charging path reports what it charged.
   if (uitslag.saldo !== undefined) meldKosten(ctx, 0, uitslag.saldo);
@@ -95,6 +99,27 @@ export async function pasLimietToe(ctx: Context, principal: Principal, emmers: E
     });
   }
   return uitslag.saldo;
+}
+
+/**
+ * A charged request that claims idempotency (every MCP tool call, a REST call with an Idempotency-Key)
+ * has its rate limit checked in the statement of its claim (limietMetClaim, from core/afrekening.ts):
+ * one round trip instead of two. One that fails before it gets there (invalid JSON or input, a malformed
+ * Idempotency-Key) has the limit checked then, so its 429 still comes before any other answer.
+ */
+function claimtMetLimiet(ctx: Context, meta: Meta | undefined): boolean {
+  return meta?.voorziening !== undefined && (ctx.kanaal === 'mcp' || ctx.idempotencyKey !== undefined);
+}
+
+/** The rate limit and the idempotency claim in one statement: 401 and 429 as pasLimietToe, else the claim. */
+export async function limietMetClaim(ctx: AuthContext, opts: ClaimOpties): Promise<Claim> {
+  const limiet = ctx.limiet;
+  if (!limiet || limiet.gedaan) throw new Error('limietMetClaim: deze aanvraag heeft geen uitgestelde limiet');
+  limiet.gedaan = true;
+  const uitslag = await controleerLimiet(ctx.services.db, ctx.principal.keyId, limiet.emmers, opts.now, claimVerzoek(opts));
+  pasUitslagToe(ctx, uitslag);
+  if (!uitslag.claim) throw new Error('snelheid_claim_bundel: geen claim voor een toegelaten verzoek');
+  return claimUit(uitslag.claim, opts);
 }
 
 /** MCP: key checked once per HTTP request (401, 403). A protocol message counts in its own bucket; a tools/call in its procedure's. */
@@ -127,7 +152,12 @@ export const inzichtProcedure = publicProcedure
     const principal = gecontroleerd ?? (await authenticeer(ctx));
     return metKosten(ctx, principal.accountId, async () => {
       if (!gecontroleerd) vereisInzicht(principal);
-      return next({ ctx: { principal, saldo: await pasLimietToe(ctx, principal, emmersVoor(ctx, meta)) } });
+      const emmers = emmersVoor(ctx, meta);
+      if (!claimtMetLimiet(ctx, meta)) return next({ ctx: { principal, saldo: await pasLimietToe(ctx, principal, emmers) } });
+      const limiet = { emmers, gedaan: false };
+      const r = await next({ ctx: { principal, limiet } });
+      if (!r.ok && !limiet.gedaan) await pasLimietToe(ctx, principal, emmers);
+      return r;
     });
   })
   .use(metGeldigeJson);

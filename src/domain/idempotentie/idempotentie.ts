@@ -55,25 +55,33 @@ const claimer = perDatabase<Record<string, unknown>, ClaimRij>((db) => ({
   },
 }));
 
-/**
- * Also reads the balance, so the 402 check needs no round trip. The claim holds for `termijnMs`; a retry
- * takes over the claim of a request that died once that has passed.
- */
-export async function claim(
-  db: Db,
-  opts: { keyId: string; scope: string; sleutel: string; verzoekHash: string; now: Date; accountId: string; termijnMs: number },
-): Promise<Claim> {
-  const verloopt = new Date(opts.now.getTime() + IDEMPOTENTIE_VENSTER_MS);
-  const r = await claimer(db).voer('claim', {
+export interface ClaimOpties {
+  keyId: string;
+  scope: string;
+  sleutel: string;
+  verzoekHash: string;
+  now: Date;
+  accountId: string;
+  termijnMs: number;
+}
+
+/** The claim as idempotentie_claim takes it (also inside snelheid_claim_bundel, with the rate limit). */
+export function claimVerzoek(opts: ClaimOpties): Record<string, unknown> {
+  return {
     key: opts.keyId,
     scope: opts.scope,
     sleutel: opts.sleutel,
     hash: opts.verzoekHash,
     nu: opts.now.toISOString(),
-    verloopt: verloopt.toISOString(),
+    verloopt: new Date(opts.now.getTime() + IDEMPOTENTIE_VENSTER_MS).toISOString(),
     termijn: opts.termijnMs,
     account: opts.accountId,
-  });
+  };
+}
+
+/** A claim's row as the database answered it. */
+export function claimUit(r: Pick<ClaimRij, 'r_id' | 'r_status' | 'r_antwoord' | 'r_saldo' | 'r_fout'> & { r_soort: string | null }, opts: Pick<ClaimOpties, 'now' | 'termijnMs'>): Claim {
+  if (r.r_fout !== null) throw new Error(`idempotentie: ${r.r_fout}`);
   const saldo = r.r_saldo ?? undefined;
   switch (r.r_soort) {
     case 'nieuw':
@@ -81,8 +89,16 @@ export async function claim(
     case 'herhaling':
       return { soort: 'herhaling', status: r.r_status ?? 200, antwoord: r.r_antwoord };
     default:
-      return { soort: r.r_soort ?? 'bezig' };
+      return { soort: (r.r_soort as Claim['soort'] | null) ?? 'bezig' } as Claim;
   }
+}
+
+/**
+ * Also reads the balance, so the 402 check needs no round trip. The claim holds for `termijnMs`; a retry
+ * takes over the claim of a request that died once that has passed.
+ */
+export async function claim(db: Db, opts: ClaimOpties): Promise<Claim> {
+  return claimUit(await claimer(db).voer('claim', claimVerzoek(opts)), opts);
 }
 
 export async function geefVrij(db: Db, id: string): Promise<void> {

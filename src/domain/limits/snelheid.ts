@@ -90,40 +90,67 @@ interface Controle {
   keyId: string;
   emmers: Emmer[];
   nu: number;
+  /** An idempotency claim to make in the same statement if the limit admits this request (snelheid_claim_bundel). */
+  claim?: Record<string, unknown>;
 }
 
+/** The claim's row as idempotentie_claim_bundel returns it; domain/idempotentie reads it. */
+export type ClaimRij = { r_soort: string | null; r_id: string | null; r_status: number | null; r_antwoord: unknown; r_saldo: number | null; r_fout: string | null };
+
+type Rij = SnelheidRij & { r_groep: number | null; r_fout: string | null; r_claim: number | null } & Partial<ClaimRij>;
+
 /** Groups go sorted by key and buckets, so statements of several processes lock rows in one order. */
-const bundelaar = perDatabase<Controle, Meting>((db) => ({
+const bundelaar = perDatabase<Controle, Meting & { claim?: ClaimRij }>((db) => ({
   maxGrootte: 512,
   async verwerk(_, items) {
     const lijst = groepeer(items, (c) => c.groep).map((g) => ({ c: g.items[0], nus: g.items.map((c) => c.nu), plaatsen: g.plaatsen }));
-    const rijen = await sqlRijen<SnelheidRij & { r_groep: number; r_fout: string | null }>(db, 'SELECT * FROM snelheid_controleer_bundel($1::jsonb)', [
-      JSON.stringify(
-        lijst.map((g) => ({
-          sleutel: g.c.keyId,
-          emmers: g.c.emmers.map((e) => e.naam).join(','),
-          limieten: g.c.emmers.map((e) => e.limiet).join(','),
-          nu: Math.max(...g.nus),
-          aantal: g.nus.length,
-        })),
-      ),
-    ]);
-    const perGroep = lijst.map((): (SnelheidRij & { r_fout: string | null })[] => []);
-    for (const r of rijen) perGroep[Number(r.r_groep)].push(r);
-    const uit: (Meting | Error)[] = items.map(() => new Error('snelheid_controleer_bundel gaf geen uitkomst voor deze controle'));
+    const groepen = JSON.stringify(
+      lijst.map((g) => ({
+        sleutel: g.c.keyId,
+        emmers: g.c.emmers.map((e) => e.naam).join(','),
+        limieten: g.c.emmers.map((e) => e.limiet).join(','),
+        nu: Math.max(...g.nus),
+        aantal: g.nus.length,
+      })),
+    );
+    /** Per claim its item; a claim names its group and its place in the group's arrival order. */
+    const claimVan: number[] = [];
+    const claims: Record<string, unknown>[] = [];
+    lijst.forEach((g, groep) =>
+      g.plaatsen.forEach((j, plek) => {
+        const claim = items[j].claim;
+        if (!claim) return;
+        claimVan.push(j);
+        claims.push({ ...claim, groep, plek });
+      }),
+    );
+    const rijen = claims.length
+      ? await sqlRijen<Rij>(db, 'SELECT * FROM snelheid_claim_bundel($1::jsonb, $2::jsonb)', [groepen, JSON.stringify(claims)])
+      : await sqlRijen<Rij>(db, 'SELECT * FROM snelheid_controleer_bundel($1::jsonb)', [groepen]);
+    const perGroep = lijst.map((): Rij[] => []);
+    const claimRijen = new Map<number, ClaimRij>();
+    for (const r of rijen) {
+      if (r.r_claim !== null && r.r_claim !== undefined) claimRijen.set(claimVan[Number(r.r_claim)], r as ClaimRij);
+      else perGroep[Number(r.r_groep)].push(r);
+    }
+    const uit: ((Meting & { claim?: ClaimRij }) | Error)[] = items.map(() => new Error('snelheid_controleer_bundel gaf geen uitkomst voor deze controle'));
     lijst.forEach((g, i) => {
       const eigen = perGroep[i];
       const fout = eigen.find((r) => r.r_fout !== null)?.r_fout;
       const metingen = fout ? null : naarMetingen(eigen, g.nus);
       g.plaatsen.forEach((j, k) => {
-        uit[j] = metingen ? metingen[k] : new Error(`snelheid_controleer: ${fout}`);
+        uit[j] = metingen ? { ...metingen[k], claim: claimRijen.get(j) } : new Error(`snelheid_controleer: ${fout}`);
       });
     });
     return uit;
   },
 }));
 
-export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], now: Date): Promise<LimietUitslag> {
+/**
+ * `claim`: the idempotency claim of this request (domain/idempotentie claimVerzoek), made in the same
+ * statement when the limit admits the request; its row comes back as `claim` (absent when refused).
+ */
+export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], now: Date, claim?: Record<string, unknown>): Promise<LimietUitslag & { claim?: ClaimRij }> {
   const gesorteerd = [...emmers].sort((a, b) => a.naam.localeCompare(b.naam));
   const nu = now.getTime();
   const geheugenSleutel = `${keyId}|${gesorteerd.map((e) => e.naam).join(',')}`;
@@ -131,7 +158,7 @@ export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], n
   if (onthouden) return onthouden;
 
   const groep = `${geheugenSleutel}|${gesorteerd.map((e) => e.limiet).join(',')}`;
-  const meting = await bundelaar(db).voer('snelheid', { groep, emmers: gesorteerd, nu, keyId });
+  const meting = await bundelaar(db).voer('snelheid', { groep, emmers: gesorteerd, nu, keyId, claim });
   if (!meting.geldig) {
     vergeetSleutel(keyId);
     return { sleutelGeldig: false, toegestaan: false, standen: [], retryAfter: 0 };
@@ -152,7 +179,7 @@ export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], n
     if (weigeringen.size >= MAX_WEIGERINGEN) weigeringen.delete(weigeringen.keys().next().value!);
     weigeringen.set(geheugenSleutel, { tot, standen, op: nu });
   }
-  return { sleutelGeldig: true, toegestaan, standen, retryAfter, saldo: meting.saldo };
+  return { sleutelGeldig: true, toegestaan, standen, retryAfter, saldo: meting.saldo, claim: meting.claim };
 }
 
 /** IETF httpapi ratelimit-headers draft syntax. */
