@@ -246,6 +246,8 @@ function startKaal(body: string): Promise<{ url: string; proces: ChildProcess }>
  */
 let mcpTeller = 0;
 let mcpSleutel = '';
+let waardeTeller = 0;
+let waardeSleutel = '';
 
 function scenarios(urls: string[], key: string, adressen: Adres[], mcpSleutels: string[] = [key]) {
   let i = 0;
@@ -271,6 +273,21 @@ function scenarios(urls: string[], key: string, adressen: Adres[], mcpSleutels: 
       },
       sleutelBijBody: () => mcpSleutel,
       controleer: (status, tekst) => status === 200 && !tekst.includes('"isError":true'),
+    } satisfies Scenario,
+    /** MCP's like for like: REST waarde with the same keys and the same address per request n. */
+    waardeSleutels: {
+      naam: 'waarde (wisselend adres, de sleutels van MCP)',
+      urls,
+      methode: 'POST',
+      pad: '/api/v1/inzicht/waarde',
+      headers: json,
+      body: () => {
+        const n = waardeTeller++;
+        waardeSleutel = mcpSleutels[n % mcpSleutels.length];
+        return JSON.stringify({ adres: adressen[n % adressen.length] });
+      },
+      sleutelBijBody: () => waardeSleutel,
+      controleer: ok,
     } satisfies Scenario,
     herhaling: {
       naam: 'waarde, idempotente herhaling',
@@ -394,12 +411,12 @@ try {
   // A running service has optimised code and analysed tables: the freshly seeded tables are vacuumed and
   // analysed now rather than by autovacuum during round 1, and each scenario runs a few seconds unmeasured.
   await meetAdmin.query('VACUUM (ANALYZE)');
-  await warmOp([kaalScenario, sc.whoami, sc.woz, sc.waarde, sc.mcp, sc.herhaling]);
+  await warmOp([kaalScenario, sc.whoami, sc.woz, sc.waarde, sc.waardeSleutels, sc.mcp, sc.herhaling]);
   for (let ronde = 1; ronde <= RONDES; ronde++) {
     log(`ronde ${ronde}: PostgreSQL, 1 serverproces`);
     const k = await meet(kaalScenario, { admin: null, db: dbNaam, pids: [kaal.proces.pid!] }, ronde);
     uitslagen.push(k);
-    for (const s of [sc.whoami, sc.woz, sc.waarde, sc.mcp, sc.herhaling]) {
+    for (const s of [sc.whoami, sc.woz, sc.waarde, sc.waardeSleutels, sc.mcp, sc.herhaling]) {
       const u = await meet(s, ctx1, ronde);
       u.verhoudingKaal = +(u.reqPerS / k.reqPerS).toFixed(4);
       uitslagen.push(u);
@@ -513,13 +530,15 @@ for (const u of uitslagen) {
 }
 const kaalGem = gemiddeld('kale Fastify-route', 'reqPerS');
 const samenvatting = Object.fromEntries(
-  ['whoami', 'woz (wisselend adres)', 'waarde (wisselend adres)', 'MCP property_value (wisselend)', 'waarde, idempotente herhaling'].map((n) => [
+  ['whoami', 'woz (wisselend adres)', 'waarde (wisselend adres)', 'waarde (wisselend adres, de sleutels van MCP)', 'MCP property_value (wisselend)', 'waarde, idempotente herhaling'].map((n) => [
     n,
     { reqPerS: Math.round(gemiddeld(n, 'reqPerS')), procentVanKaal: +((100 * gemiddeld(n, 'reqPerS')) / kaalGem).toFixed(2), p99Ms: gemiddeld(n, 'p99Ms') },
   ]),
 );
 process.stdout.write(`\n${regels.join('\n')}\n\nGemiddeld over de rondes (kale route ${Math.round(kaalGem)} req/s):\n`);
 for (const [n, v] of Object.entries(samenvatting)) process.stdout.write(`  ${n}: ${v.reqPerS} req/s = ${v.procentVanKaal} % van de kale route, p99 ${v.p99Ms} ms\n`);
+const mcpTegenWaarde = (w: string) => Math.round((100 * samenvatting['MCP property_value (wisselend)'].reqPerS) / samenvatting[w].reqPerS);
+process.stdout.write(`MCP property_value: ${mcpTegenWaarde('waarde (wisselend adres, de sleutels van MCP)')} % van REST waarde met dezelfde sleutels en adressen (${mcpTegenWaarde('waarde (wisselend adres)')} % van waarde met één sleutel)\n`);
 process.stdout.write('2 processen tegen 1 (beurtelings 1, 2, 2, 1):\n');
 for (const [n, v] of Object.entries(schaal)) process.stdout.write(`  ${n}: ${v}×\n`);
 writeFileSync(
