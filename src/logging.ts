@@ -82,9 +82,6 @@ export function buitenVerzoek<T>(fn: () => T): T {
   return lopendVerzoek.exit(fn);
 }
 
-/** Lines wait at most this long in the output buffer. */
-const LOG_BUFFER_MS = 1000;
-
 /**
  * The access line of an answered request goes through a second logger on the same output, without
  * the censor: its fields are built here from values that hold no credential (method, the URL through
@@ -104,18 +101,9 @@ function verzoekVoorLog(req: LogVerzoek) {
   };
 }
 
-/**
- * Without `bestemming`: standard output, buffered up to 4 KB and at most LOG_BUFFER_MS (one write per
- * batch of lines instead of one per line); pino writes what is left when the process exits. A process
- * killed with SIGKILL loses at most that last second.
- */
+/** `bestemming`: pino's standard output when absent. */
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, bestemming?: DestinationStream): Logger {
-  let uit = bestemming;
-  if (!uit) {
-    const stdout = pino.destination({ dest: 1, minLength: 4096, sync: false });
-    setInterval(() => stdout.flush(), LOG_BUFFER_MS).unref();
-    uit = stdout;
-  }
+  const uit = bestemming ?? pino.destination(1);
   const log = pino(
     {
       level: config.LOG_LEVEL,
