@@ -83,10 +83,8 @@ export function buitenVerzoek<T>(fn: () => T): T {
 }
 
 /**
- * The access line of an answered request goes through a second logger on the same output, without
- * the censor: its fields are built here from values that hold no credential (method, the URL through
- * verbergSleutels, host, peer, status), and the censor's wildcard paths were the largest part of a
- * line's cost. Everything else (errors included) goes through the censored logger.
+ * The access line goes through a second logger without the censor (its costliest part): its fields hold no
+ * credential (the URL passes verbergSleutels). Every other line, errors included, is censored.
  */
 const toegangsLogs = new WeakMap<Logger, Logger>();
 
@@ -101,7 +99,6 @@ function verzoekVoorLog(req: LogVerzoek) {
   };
 }
 
-/** `bestemming`: pino's standard output when absent. */
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, bestemming?: DestinationStream): Logger {
   const uit = bestemming ?? pino.destination(1);
   const log = pino(

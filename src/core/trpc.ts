@@ -102,10 +102,8 @@ function pasUitslagToe(ctx: Context, uitslag: LimietUitslag): number | undefined
 }
 
 /**
- * A charged request that claims idempotency (every MCP tool call, a REST call with an Idempotency-Key)
- * has its rate limit checked in the statement of its claim (limietMetClaim, from core/afrekening.ts):
- * one round trip instead of two. One that fails before it gets there (invalid JSON or input, a malformed
- * Idempotency-Key) has the limit checked then, so its 429 still comes before any other answer.
+ * A charged request that claims idempotency (MCP, REST with an Idempotency-Key) has its limit checked with
+ * its claim (limietMetClaim), one round trip less; failing before that, it is checked then, so 429 comes first.
  */
 function claimtMetLimiet(ctx: Context, meta: Meta | undefined): boolean {
   return meta?.voorziening !== undefined && (ctx.kanaal === 'mcp' || ctx.idempotencyKey !== undefined);

@@ -93,10 +93,7 @@ export function claimUit(r: Pick<ClaimRij, 'r_id' | 'r_status' | 'r_antwoord' | 
   }
 }
 
-/**
- * Also reads the balance, so the 402 check needs no round trip. The claim holds for `termijnMs`; a retry
- * takes over the claim of a request that died once that has passed.
- */
+/** Also reads the balance (no round trip for the 402 check); after `termijnMs` a retry takes over a dead request's claim. */
 export async function claim(db: Db, opts: ClaimOpties): Promise<Claim> {
   return claimUit(await claimer(db).voer('claim', claimVerzoek(opts)), opts);
 }

@@ -146,10 +146,7 @@ const bundelaar = perDatabase<Controle, Meting & { claim?: ClaimRij }>((db) => (
   },
 }));
 
-/**
- * `claim`: the idempotency claim of this request (domain/idempotentie claimVerzoek), made in the same
- * statement when the limit admits the request; its row comes back as `claim` (absent when refused).
- */
+/** `claim` (domain/idempotentie claimVerzoek) is made in the same statement if the limit admits the request. */
 export async function controleerLimiet(db: Db, keyId: string, emmers: Emmer[], now: Date, claim?: Record<string, unknown>): Promise<LimietUitslag & { claim?: ClaimRij }> {
   const gesorteerd = [...emmers].sort((a, b) => a.naam.localeCompare(b.naam));
   const nu = now.getTime();
