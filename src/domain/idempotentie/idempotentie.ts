@@ -32,8 +32,8 @@ export function sha256(s: string): string {
   return createHash('sha256').update(s).digest('hex');
 }
 
-interface ClaimRij {
-  r_nr: number;
+/** A claim's row as idempotentie_claim_bundel (and snelheid_claim_bundel) return it. */
+export interface ClaimRij {
   r_soort: Claim['soort'] | null;
   r_id: string | null;
   r_status: number | null;
@@ -46,12 +46,8 @@ interface ClaimRij {
 const claimer = perDatabase<Record<string, unknown>, ClaimRij>((db) => ({
   maxGrootte: 64,
   async verwerk(_groep, items) {
-    const rijen = await sqlRijen<ClaimRij>(db, 'SELECT * FROM idempotentie_claim_bundel($1::jsonb)', [JSON.stringify(items)]);
-    return items.map((_, i) => {
-      const r = rijen.find((x) => Number(x.r_nr) === i);
-      if (!r) return new Error(`idempotentie: geen uitkomst voor claim ${i}`);
-      return r.r_fout !== null ? new Error(`idempotentie: ${r.r_fout}`) : r;
-    });
+    const rijen = await sqlRijen<ClaimRij & { r_nr: number }>(db, 'SELECT * FROM idempotentie_claim_bundel($1::jsonb)', [JSON.stringify(items)]);
+    return items.map((_, i) => rijen.find((x) => Number(x.r_nr) === i) ?? new Error(`idempotentie: geen uitkomst voor claim ${i}`));
   },
 }));
 
@@ -79,8 +75,8 @@ export function claimVerzoek(opts: ClaimOpties): Record<string, unknown> {
   };
 }
 
-/** A claim's row as the database answered it. */
-export function claimUit(r: Pick<ClaimRij, 'r_id' | 'r_status' | 'r_antwoord' | 'r_saldo' | 'r_fout'> & { r_soort: string | null }, opts: Pick<ClaimOpties, 'now' | 'termijnMs'>): Claim {
+/** A claim's row as the database answered it (a claim that failed alone throws). */
+export function claimUit(r: ClaimRij, opts: Pick<ClaimOpties, 'now' | 'termijnMs'>): Claim {
   if (r.r_fout !== null) throw new Error(`idempotentie: ${r.r_fout}`);
   const saldo = r.r_saldo ?? undefined;
   switch (r.r_soort) {
@@ -89,7 +85,7 @@ export function claimUit(r: Pick<ClaimRij, 'r_id' | 'r_status' | 'r_antwoord' | 
     case 'herhaling':
       return { soort: 'herhaling', status: r.r_status ?? 200, antwoord: r.r_antwoord };
     default:
-      return { soort: (r.r_soort as Claim['soort'] | null) ?? 'bezig' } as Claim;
+      return { soort: r.r_soort ?? 'bezig' };
   }
 }
 

@@ -9,6 +9,7 @@
  */
 import { groepeer, perDatabase } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
+import type { ClaimRij } from '../idempotentie/idempotentie.ts';
 import { vergeetSleutel } from '../keys/sleutels.ts';
 
 export const VENSTER_MS = 60_000;
@@ -93,9 +94,6 @@ interface Controle {
   /** An idempotency claim to make in the same statement if the limit admits this request (snelheid_claim_bundel). */
   claim?: Record<string, unknown>;
 }
-
-/** The claim's row as idempotentie_claim_bundel returns it; domain/idempotentie reads it. */
-export type ClaimRij = { r_soort: string | null; r_id: string | null; r_status: number | null; r_antwoord: unknown; r_saldo: number | null; r_fout: string | null };
 
 type Rij = SnelheidRij & { r_groep: number | null; r_fout: string | null; r_claim: number | null } & Partial<ClaimRij>;
 
