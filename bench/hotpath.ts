@@ -244,10 +244,20 @@ function startKaal(body: string): Promise<{ url: string; proces: ChildProcess }>
  * all new valuations. (Before 2026-11-26 it used one key and repeated its addresses, and measured
  * stored answers.)
  */
-let mcpTeller = 0;
-let mcpSleutel = '';
-let waardeTeller = 0;
-let waardeSleutel = '';
+const tellers = { mcp: 0, waarde: 0 };
+
+/** Body and key of request n: address n mod A, key n mod K, n counted per scenario over the whole bench. */
+function paren(teller: keyof typeof tellers, sleutels: string[], adressen: Adres[], body: (a: Adres) => string) {
+  let sleutel = '';
+  return {
+    body: () => {
+      const n = tellers[teller]++;
+      sleutel = sleutels[n % sleutels.length];
+      return body(adressen[n % adressen.length]);
+    },
+    sleutelBijBody: () => sleutel,
+  };
+}
 
 function scenarios(urls: string[], key: string, adressen: Adres[], mcpSleutels: string[] = [key]) {
   let i = 0;
@@ -266,12 +276,7 @@ function scenarios(urls: string[], key: string, adressen: Adres[], mcpSleutels: 
       methode: 'POST',
       pad: '/mcp',
       headers: { ...json, accept: 'application/json, text/event-stream' },
-      body: () => {
-        const n = mcpTeller++;
-        mcpSleutel = mcpSleutels[n % mcpSleutels.length];
-        return JSON.stringify({ jsonrpc: '2.0', id: ++rpc, method: 'tools/call', params: { name: 'property_value', arguments: adressen[n % adressen.length] } });
-      },
-      sleutelBijBody: () => mcpSleutel,
+      ...paren('mcp', mcpSleutels, adressen, (a) => JSON.stringify({ jsonrpc: '2.0', id: ++rpc, method: 'tools/call', params: { name: 'property_value', arguments: a } })),
       controleer: (status, tekst) => status === 200 && !tekst.includes('"isError":true'),
     } satisfies Scenario,
     /** MCP's like for like: REST waarde with the same keys and the same address per request n. */
@@ -281,12 +286,7 @@ function scenarios(urls: string[], key: string, adressen: Adres[], mcpSleutels: 
       methode: 'POST',
       pad: '/api/v1/inzicht/waarde',
       headers: json,
-      body: () => {
-        const n = waardeTeller++;
-        waardeSleutel = mcpSleutels[n % mcpSleutels.length];
-        return JSON.stringify({ adres: adressen[n % adressen.length] });
-      },
-      sleutelBijBody: () => waardeSleutel,
+      ...paren('waarde', mcpSleutels, adressen, (a) => JSON.stringify({ adres: a })),
       controleer: ok,
     } satisfies Scenario,
     herhaling: {
