@@ -1,5 +1,5 @@
 /** Decisions section 8: `toevoeging` matches huisletter and huisnummertoevoeging together, ignoring case, spaces and dashes. */
-import { perDatabase } from '../../db/bundel.ts';
+import { batchParameter, perDatabase } from '../../db/bundel.ts';
 import { registerRijen, type Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
 import { toevoegingSleutel, toevoegingVergelijkvorm } from '../begrippen.ts';
@@ -49,16 +49,19 @@ export type AdresUitkomst<R extends AdresKandidaat = Adres> =
   | { soort: 'onbekend' }
   | { soort: 'dubbelzinnig'; opties: string[] };
 
-/** Read together per statement: a statement's fixed cost was a large part of a lookup's time. */
+/**
+ * Read together per statement: a statement's fixed cost was a large part of a lookup's time. The batch
+ * is one JSON parameter (batchParameter in db/bundel.ts says why).
+ */
 export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (rij: Record<string, unknown>) => R = (r) => r as R) {
   const tekst = `SELECT v.n::int AS n, ${kolommen}
-    FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS v(postcode, huisnummer, n)
+    FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (postcode text, huisnummer int)) WITH ORDINALITY AS v(postcode, huisnummer, n)
     JOIN adres a ON a.postcode = v.postcode AND a.huisnummer = v.huisnummer ${joins}
     ORDER BY v.n, a.huisletter ASC NULLS LAST, a.toevoeging ASC NULLS LAST`;
   const lezer = perDatabase<{ postcode: string; huisnummer: number }, R[]>((db) => ({
     maxGrootte: 64,
     async verwerk(_sleutel, items) {
-      const rijen = await registerRijen<Record<string, unknown> & { n: number }>(db, tekst, [items.map((i) => i.postcode), items.map((i) => i.huisnummer)], {
+      const rijen = await registerRijen<Record<string, unknown> & { n: number }>(db, tekst, [batchParameter(items)], {
         compleet: (r) => new Set(r.map((x) => Number(x.n))).size === items.length,
       });
       const perItem: R[][] = items.map(() => []);

@@ -31,7 +31,7 @@ export function adresKenmerken(a: Adres) {
 
 const wozRijen = rijenPerId<{ peildatum: string; waarde: number; bron: string }>(
   `SELECT adres_id AS id, to_char(peildatum, 'YYYY-MM-DD') AS peildatum, waarde, bron FROM woz_waarde
-   WHERE adres_id = ANY($1::text[]) ORDER BY adres_id, peildatum DESC`,
+   WHERE adres_id IN (SELECT jsonb_array_elements_text($1::jsonb)) ORDER BY adres_id, peildatum DESC`,
   { lees: registerRijen },
 );
 
@@ -46,7 +46,7 @@ export async function wozWaarden(db: Db, adresId: string) {
 const labelRijen = rijenPerId<{ label: string | null; registratiedatum: string | null; geldig_tot: string | null; opnametype: string | null; energie_index: number | null; bron: string }>(
   `SELECT adres_id AS id, label, to_char(registratiedatum, 'YYYY-MM-DD') AS registratiedatum, to_char(geldig_tot, 'YYYY-MM-DD') AS geldig_tot,
           opnametype, energie_index, bron
-   FROM energielabel WHERE adres_id = ANY($1::text[])`,
+   FROM energielabel WHERE adres_id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
   { lees: registerRijen },
 );
 
@@ -59,7 +59,7 @@ export async function energielabel(db: Db, adresId: string) {
 }
 
 const woningtypeRijen = rijenPerId<{ woningtype: string; afgeleid_uit: string; bron: string }>(
-  'SELECT adres_id AS id, woningtype, afgeleid_uit, bron FROM woningtype WHERE adres_id = ANY($1::text[])',
+  'SELECT adres_id AS id, woningtype, afgeleid_uit, bron FROM woningtype WHERE adres_id IN (SELECT jsonb_array_elements_text($1::jsonb))',
   { lees: registerRijen },
 );
 

@@ -1,0 +1,59 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { batchParameter } from '../src/db/bundel.ts';
+import { adresKandidaten } from '../src/domain/register/adressen.ts';
+import { energielabel, woningtype, wozWaarden } from '../src/domain/register/opvragen.ts';
+import { waarderingsKandidaten } from '../src/domain/valuation/adres-waarde.ts';
+import { dialect, useTestDatabase } from './support/db.ts';
+import { maakVolledigAdres } from './support/register.ts';
+
+/**
+ * The batched register reads of a lookup go out as named statements (db/client.ts sqlRijen). PostgreSQL
+ * plans such a statement once and keeps that plan only when the plan for the values at hand does not
+ * look cheaper; with arrays as the batch it did (a batch of one looked ten times cheaper), so it planned
+ * every execution again, for the valuation's address read twice as long as running it.
+ */
+describe.runIf(dialect === 'postgres')('batched register reads keep one plan (postgres)', () => {
+  const statements: string[] = [];
+  const db = useTestDatabase({ onQuery: (sql) => statements.push(sql) });
+
+  it('each batched read of a lookup reaches a generic plan after the plan cache has tried five custom ones', async () => {
+    const adres = await maakVolledigAdres(db.prisma);
+    // Enough of a register that an index is worth using; the statistics as a server would have them.
+    await db.prisma.$executeRawUnsafe(
+      `INSERT INTO adres (id, postcode, huisnummer, straat, woonplaats, object_type, bron, bijgewerkt_op)
+       SELECT 'plan-' || g, lpad((1000 + g / 20)::text, 4, '0') || 'ZZ', g % 20 + 1, 'Straat', 'Plaats', 'verblijfsobject', 'testdata', now()
+       FROM generate_series(1, 20000) g`,
+    );
+    await db.prisma.$executeRawUnsafe(
+      `INSERT INTO woz_waarde (adres_id, peildatum, waarde, bron) SELECT 'plan-' || g, '2025-01-01', 300000, 'testdata' FROM generate_series(1, 20000) g`,
+    );
+    await db.prisma.$executeRawUnsafe('ANALYZE');
+    statements.length = 0;
+    await adresKandidaten(db.prisma, adres.postcode, adres.huisnummer);
+    await waarderingsKandidaten(db.prisma, adres.postcode, adres.huisnummer);
+    await wozWaarden(db.prisma, adres.id);
+    await energielabel(db.prisma, adres.id);
+    await woningtype(db.prisma, adres.id);
+    const lezingen = [...new Set(statements)];
+    expect(lezingen).toHaveLength(5);
+
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const parameter = (tekst: string) =>
+        tekst.includes('jsonb_to_recordset') ? batchParameter([{ postcode: adres.postcode, huisnummer: adres.huisnummer }]) : batchParameter([adres.id]);
+      for (const [i, tekst] of lezingen.entries()) {
+        for (let n = 0; n < 8; n++) await c.query({ name: `lezing_${i}`, text: tekst, values: [parameter(tekst)] });
+      }
+      const { rows } = await c.query<{ name: string; generic_plans: string; custom_plans: string }>(
+        `SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'lezing_%' ORDER BY name`,
+      );
+      expect(rows.map((r) => ({ lezing: lezingen[Number(r.name.slice(7))].slice(0, 60), generiek: Number(r.generic_plans) > 0 }))).toEqual(
+        lezingen.map((t) => ({ lezing: t.slice(0, 60), generiek: true })),
+      );
+    } finally {
+      await c.end();
+    }
+  });
+});
