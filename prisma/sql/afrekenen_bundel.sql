@@ -98,5 +98,14 @@ BEGIN
     RETURN QUERY SELECT * FROM afrekenen_per_item(p_items);
     RETURN;
   END;
-  RETURN QUERY SELECT (g.n - 1)::int, v_ok[g.n], v_saldo[g.n], NULL::text, v_webhook, v_limiet[g.n] FROM generate_series(1, v_n) AS g(n);
+  -- Row by row: a query over generate_series(1, v_n) was planned again at every call (its estimate follows v_n).
+  FOR i IN 1 .. v_n LOOP
+    r_nr := i - 1;
+    r_ok := v_ok[i];
+    r_saldo := v_saldo[i];
+    r_fout := NULL;
+    r_webhook := v_webhook;
+    r_limiet := v_limiet[i];
+    RETURN NEXT;
+  END LOOP;
 END $function$;
