@@ -66,9 +66,11 @@ BEGIN
     END LOOP;
     IF v_credits IS DISTINCT FROM v_begin THEN
       UPDATE account a SET credits = v_credits WHERE a.id = v_account;
-      UPDATE api_sleutel s SET maand = v_maand, maand_verbruikt = u.verbruikt
-        FROM unnest(v_sleutels, v_verbruikt) AS u(id, verbruikt)
-        WHERE s.id = u.id AND (s.maand IS DISTINCT FROM v_maand OR s.maand_verbruikt <> u.verbruikt);
+      -- Key by key: an UPDATE joined to unnest(v_sleutels, ...) was planned again at every call.
+      FOR j IN 1 .. coalesce(array_length(v_sleutels, 1), 0) LOOP
+        UPDATE api_sleutel s SET maand = v_maand, maand_verbruikt = v_verbruikt[j]
+        WHERE s.id = v_sleutels[j] AND (s.maand IS DISTINCT FROM v_maand OR s.maand_verbruikt <> v_verbruikt[j]);
+      END LOOP;
     END IF;
     INSERT INTO verbruik (id, account_id, key_id, kanaal, voorziening, status, credits, gefactureerd_cent, adres, aangemaakt_op)
     SELECT (e.x ->> 'verzoek')::uuid, v_account, (e.x ->> 'sleutel')::uuid, e.x ->> 'kanaal', e.x ->> 'voorziening', (e.x ->> 'status')::int,
@@ -98,7 +100,7 @@ BEGIN
     RETURN QUERY SELECT * FROM afrekenen_per_item(p_items);
     RETURN;
   END;
-  -- Row by row: a query over generate_series(1, v_n) was planned again at every call (its estimate follows v_n).
+  -- Row by row: a query over generate_series(1, v_n) was planned again at every call.
   FOR i IN 1 .. v_n LOOP
     r_nr := i - 1;
     r_ok := v_ok[i];
