@@ -89,20 +89,16 @@ export function groepeer<T>(items: T[], groepVan: (item: T) => string): { items:
 }
 
 /**
- * A batch as the one parameter of a batched read, read in SQL with `jsonb_to_recordset($1::jsonb)` or
- * `jsonb_array_elements_text($1::jsonb)`. Not arrays: PostgreSQL estimates `unnest` and `= ANY` of an
- * array from its length, so the plan for a batch of one looks cheaper than the one plan for every batch
- * size, and it planned each execution of a named statement again (for the valuation's address read twice
- * the time of running it); PostgreSQL estimates these two functions alike for every batch, and keeps one plan.
+ * A batch as one JSON parameter (`jsonb_to_recordset` / `jsonb_array_elements_text` in SQL), not arrays:
+ * PostgreSQL estimates an array by its length, so it never kept one plan and planned every execution.
  */
 export function batchParameter(items: unknown[]): string {
   return JSON.stringify(items);
 }
 
 /**
- * Reads the rows per id for the requests in flight together: `tekst` takes the ids as $1, a JSON array
- * (`IN (SELECT jsonb_array_elements_text($1::jsonb))`, batchParameter), and names each row's id `id`.
- * `lees`: registerRijen for register data a replica may serve.
+ * The rows per id of the requests in flight together: `tekst` takes the ids as $1 (batchParameter) and
+ * names each row's id `id`. `lees`: registerRijen for register data a replica may serve.
  */
 export function rijenPerId<R>(tekst: string, opties: { maxGrootte?: number; lees?: typeof sqlRijen } = {}): (db: Db, id: string) => Promise<R[]> {
   const { maxGrootte = 64, lees = sqlRijen } = opties;

@@ -49,10 +49,7 @@ export type AdresUitkomst<R extends AdresKandidaat = Adres> =
   | { soort: 'onbekend' }
   | { soort: 'dubbelzinnig'; opties: string[] };
 
-/**
- * Read together per statement: a statement's fixed cost was a large part of a lookup's time. The batch
- * is one JSON parameter (batchParameter in db/bundel.ts says why).
- */
+/** Read together per statement (a statement's fixed cost was a large part of a lookup's time); see batchParameter. */
 export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (rij: Record<string, unknown>) => R = (r) => r as R) {
   const tekst = `SELECT v.n::int AS n, ${kolommen}
     FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (postcode text, huisnummer int)) WITH ORDINALITY AS v(postcode, huisnummer, n)
