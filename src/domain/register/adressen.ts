@@ -49,12 +49,13 @@ export type AdresUitkomst<R extends AdresKandidaat = Adres> =
   | { soort: 'onbekend' }
   | { soort: 'dubbelzinnig'; opties: string[] };
 
-/** Read together per statement (a statement's fixed cost was a large part of a lookup's time); see batchParameter. */
+/** Read together per statement (a statement's fixed cost was a large part of a lookup's time); batchParameter says how. */
 export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (rij: Record<string, unknown>) => R = (r) => r as R) {
-  const tekst = `SELECT v.n::int AS n, ${kolommen}
+  const tekst = `SELECT v.n::int AS n, x.*
     FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (postcode text, huisnummer int)) WITH ORDINALITY AS v(postcode, huisnummer, n)
-    JOIN adres a ON a.postcode = v.postcode AND a.huisnummer = v.huisnummer ${joins}
-    ORDER BY v.n, a.huisletter ASC NULLS LAST, a.toevoeging ASC NULLS LAST`;
+    CROSS JOIN LATERAL (SELECT ${kolommen} FROM adres a ${joins}
+                        WHERE a.postcode = v.postcode AND a.huisnummer = v.huisnummer OFFSET 0) x
+    ORDER BY v.n, x.huisletter ASC NULLS LAST, x.toevoeging ASC NULLS LAST`;
   const lezer = perDatabase<{ postcode: string; huisnummer: number }, R[]>((db) => ({
     maxGrootte: 64,
     async verwerk(_sleutel, items) {

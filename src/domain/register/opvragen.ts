@@ -30,8 +30,8 @@ export function adresKenmerken(a: Adres) {
 }
 
 const wozRijen = rijenPerId<{ peildatum: string; waarde: number; bron: string }>(
-  `SELECT adres_id AS id, to_char(peildatum, 'YYYY-MM-DD') AS peildatum, waarde, bron FROM woz_waarde
-   WHERE adres_id IN (SELECT jsonb_array_elements_text($1::jsonb)) ORDER BY adres_id, peildatum DESC`,
+  `SELECT k.id, to_char(w.peildatum, 'YYYY-MM-DD') AS peildatum, w.waarde, w.bron FROM jsonb_array_elements_text($1::jsonb) AS k(id)
+   CROSS JOIN LATERAL (SELECT peildatum, waarde, bron FROM woz_waarde WHERE adres_id = k.id OFFSET 0) w ORDER BY k.id, w.peildatum DESC`,
   { lees: registerRijen },
 );
 
@@ -44,9 +44,9 @@ export async function wozWaarden(db: Db, adresId: string) {
 }
 
 const labelRijen = rijenPerId<{ label: string | null; registratiedatum: string | null; geldig_tot: string | null; opnametype: string | null; energie_index: number | null; bron: string }>(
-  `SELECT adres_id AS id, label, to_char(registratiedatum, 'YYYY-MM-DD') AS registratiedatum, to_char(geldig_tot, 'YYYY-MM-DD') AS geldig_tot,
-          opnametype, energie_index, bron
-   FROM energielabel WHERE adres_id IN (SELECT jsonb_array_elements_text($1::jsonb))`,
+  `SELECT k.id, e.label, to_char(e.registratiedatum, 'YYYY-MM-DD') AS registratiedatum, to_char(e.geldig_tot, 'YYYY-MM-DD') AS geldig_tot,
+          e.opnametype, e.energie_index, e.bron
+   FROM jsonb_array_elements_text($1::jsonb) AS k(id) CROSS JOIN LATERAL (SELECT * FROM energielabel WHERE adres_id = k.id OFFSET 0) e`,
   { lees: registerRijen },
 );
 
@@ -59,7 +59,8 @@ export async function energielabel(db: Db, adresId: string) {
 }
 
 const woningtypeRijen = rijenPerId<{ woningtype: string; afgeleid_uit: string; bron: string }>(
-  'SELECT adres_id AS id, woningtype, afgeleid_uit, bron FROM woningtype WHERE adres_id IN (SELECT jsonb_array_elements_text($1::jsonb))',
+  `SELECT k.id, w.woningtype, w.afgeleid_uit, w.bron
+   FROM jsonb_array_elements_text($1::jsonb) AS k(id) CROSS JOIN LATERAL (SELECT * FROM woningtype WHERE adres_id = k.id OFFSET 0) w`,
   { lees: registerRijen },
 );
 
