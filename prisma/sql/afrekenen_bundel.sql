@@ -2,10 +2,11 @@
 -- is walked through them in arrival order (first come, first served; each item gets the outcome it would
 -- have had alone), then one UPDATE of the balance and set-wise inserts of usage, ledger, events and stored
 -- answers. A charge that would take its key past its monthly cap (api_sleutel.maandlimiet_credits, per
--- calendar month in Europe/Amsterdam) is refused like one the balance cannot pay, with r_limiet.
+-- calendar month in Europe/Amsterdam) is refused like one the balance cannot pay, with r_limiet; one an
+-- identical call settled first (idempotentie_vastleggen) is not charged, with r_herhaald.
 -- Items of several accounts, or any error, fall back to afrekenen_per_item.
 CREATE OR REPLACE FUNCTION public.afrekenen_bundel(p_items jsonb)
- RETURNS TABLE(r_nr integer, r_ok boolean, r_saldo integer, r_fout text, r_webhook boolean, r_limiet boolean)
+ RETURNS TABLE(r_nr integer, r_ok boolean, r_saldo integer, r_fout text, r_webhook boolean, r_limiet boolean, r_herhaald boolean)
  LANGUAGE plpgsql
 AS $function$
 DECLARE
@@ -18,6 +19,10 @@ DECLARE
   v_ok BOOLEAN[] := '{}';
   v_limiet BOOLEAN[] := '{}';
   v_saldo INTEGER[] := '{}';
+  v_vast UUID[] := '{}';
+  v_ids UUID[];
+  v_namen TEXT[];
+  v_herhaald BOOLEAN[] := '{}';
   v_maand TEXT := to_char(((p_items -> 0 ->> 'nu')::timestamptz) AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM');
   v_sleutels UUID[];
   v_limieten INTEGER[];
@@ -35,6 +40,37 @@ BEGIN
   BEGIN
     SELECT a.credits, a.drempel_credits INTO v_credits, v_drempel FROM account a WHERE a.id = v_account FOR UPDATE;
     v_begin := v_credits;
+    -- Answers of calls that held no claim (MCP) are stored first, in one INSERT. An item whose identical call
+    -- settled first (a live record, or an earlier item of this batch) is not charged; an expired record
+    -- in the way goes item by item (idempotentie_vastleggen).
+    FOR i IN 0 .. v_n - 1 LOOP
+      IF p_items -> i ? 'vastleggen' THEN
+        WITH d AS (
+          INSERT INTO idempotentie (id, key_id, scope, sleutel, verzoek_hash, toestand, status, antwoord, aangemaakt_op, verloopt_op)
+          SELECT gen_random_uuid(), (e.x ->> 'sleutel')::uuid, e.x -> 'vastleggen' ->> 'scope', e.x -> 'vastleggen' ->> 'sleutel', e.x -> 'vastleggen' ->> 'hash',
+                 'klaar', (e.x ->> 'status')::int, e.x -> 'antwoord', (e.x ->> 'nu')::timestamptz, (e.x -> 'vastleggen' ->> 'verloopt')::timestamptz
+          FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e(x, n) WHERE e.x ? 'vastleggen' ORDER BY e.n
+          ON CONFLICT (key_id, scope, sleutel) DO NOTHING
+          RETURNING idempotentie.id, idempotentie.key_id, idempotentie.scope, idempotentie.sleutel)
+        SELECT array_agg(d.id), array_agg(d.key_id::text || ' ' || d.scope || ' ' || d.sleutel) INTO v_ids, v_namen FROM d;
+        EXIT;
+      END IF;
+    END LOOP;
+    FOR i IN 1 .. v_n LOOP
+      x := p_items -> (i - 1);
+      IF x ? 'vastleggen' THEN
+        k := array_position(v_namen, (x ->> 'sleutel')::uuid::text || ' ' || (x -> 'vastleggen' ->> 'scope') || ' ' || (x -> 'vastleggen' ->> 'sleutel'));
+        IF k IS NOT NULL THEN
+          v_vast := v_vast || v_ids[k];
+          v_namen[k] := NULL;
+        ELSE
+          v_vast := v_vast || idempotentie_vastleggen((x ->> 'sleutel')::uuid, x -> 'vastleggen', (x ->> 'status')::int, x -> 'antwoord', (x ->> 'nu')::timestamptz);
+        END IF;
+      ELSE
+        v_vast := v_vast || NULL::uuid;
+      END IF;
+      v_herhaald := v_herhaald || (x ? 'vastleggen' AND v_vast[i] IS NULL);
+    END LOOP;
     -- The keys' monthly caps, exact under the account's row lock: every charge of a key takes it.
     SELECT array_agg(s.id), array_agg(s.maandlimiet_credits), array_agg(CASE WHEN s.maand = v_maand THEN s.maand_verbruikt ELSE 0 END)
       INTO v_sleutels, v_limieten, v_verbruikt
@@ -42,7 +78,11 @@ BEGIN
     FOR i IN 0 .. v_n - 1 LOOP
       c := (p_items -> i ->> 'credits')::int;
       k := array_position(v_sleutels, (p_items -> i ->> 'sleutel')::uuid);
-      IF c > 0 AND v_limieten[k] IS NOT NULL AND v_verbruikt[k] + c > v_limieten[k] THEN
+      IF v_herhaald[i + 1] THEN
+        v_ok := v_ok || false;
+        v_limiet := v_limiet || false;
+        v_saldo := v_saldo || NULL::integer;
+      ELSIF c > 0 AND v_limieten[k] IS NOT NULL AND v_verbruikt[k] + c > v_limieten[k] THEN
         v_ok := v_ok || false;
         v_limiet := v_limiet || true;
         v_saldo := v_saldo || coalesce(v_credits, 0);
@@ -93,6 +133,9 @@ BEGIN
         END IF;
       END LOOP;
     END IF;
+    FOR i IN 1 .. v_n LOOP
+      IF v_vast[i] IS NOT NULL AND NOT v_ok[i] THEN DELETE FROM idempotentie d WHERE d.id = v_vast[i]; END IF;
+    END LOOP;
     UPDATE idempotentie d SET toestand = 'klaar', status = (e.x ->> 'status')::int, antwoord = e.x -> 'antwoord'
     FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e(x, n)
     WHERE v_ok[e.n] AND e.x ? 'idempotentie' AND d.id = (e.x ->> 'idempotentie')::uuid;
@@ -108,6 +151,7 @@ BEGIN
     r_fout := NULL;
     r_webhook := v_webhook;
     r_limiet := v_limiet[i];
+    r_herhaald := v_herhaald[i];
     RETURN NEXT;
   END LOOP;
 END $function$;

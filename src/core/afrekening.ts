@@ -11,8 +11,8 @@ import { PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
 import { SCHEMA_INZICHT, SCHEMA_VERSIE } from './schema.ts';
 import { limietMetClaim, middleware, type Meta } from './trpc.ts';
 import { EENHEID_CENT, leesSaldo } from '../domain/billing/tegoed.ts';
-import { meldMaandlimietWeigering, meldMislukt, rekenAf } from '../domain/billing/afrekenen.ts';
-import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256 } from '../domain/idempotentie/idempotentie.ts';
+import { meldMaandlimietWeigering, meldMislukt, rekenAf, type Vastlegging } from '../domain/billing/afrekenen.ts';
+import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, IDEMPOTENTIE_VENSTER_MS, sha256, type Claim } from '../domain/idempotentie/idempotentie.ts';
 import { maandRuimte } from '../domain/keys/sleutels.ts';
 import { BUITEN_DEMO_FOUT, isDemoPostcode } from '../domain/keys/testsleutel.ts';
 
@@ -57,7 +57,7 @@ export function antwoordVan<D>(voorziening: Voorziening, u: Uitkomst<D>): Lookup
   return { data: u.data, meta: { ...meta, bron: u.bron, ...u.extraMeta } };
 }
 
-/** REST: by the Idempotency-Key header; MCP: always, by a fingerprint of tool and arguments. */
+/** REST: by the Idempotency-Key header, claimed before the work; MCP: always, by a fingerprint of tool and arguments, stored at the settlement. */
 function idempotentie(ctx: AuthContext, voorziening: Voorziening, meta: Meta | undefined, input: unknown): { scope: string; sleutel: string } | undefined {
   if (ctx.kanaal === 'mcp') return { scope: 'mcp', sleutel: sha256(`${meta?.mcp?.tool ?? voorziening}\n${canoniekeJson(input)}`) };
   if (ctx.idempotencyKey === undefined) return undefined;
@@ -91,29 +91,20 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
   let claimId: string | undefined;
   let claimTot: Date | undefined;
   let saldoBijClaim: number | undefined;
+  let vastleggen: Vastlegging | undefined;
   const idem = idempotentie(ctx, voorziening, meta, input);
-  if (idem) {
-    const opts = { keyId: p.keyId, ...idem, verzoekHash: sha256(canoniekeJson(input)), now, accountId: p.accountId, termijnMs: claimTermijnMs(ctx) };
-    const c = ctx.limiet && !ctx.limiet.gedaan ? await limietMetClaim(ctx, opts) : await claim(db, opts);
-    if (c.soort === 'ander_verzoek') {
-      throw new InsightFout('conflict', 'Deze Idempotency-Key is in de afgelopen 24 uur al gebruikt voor een ander verzoek.');
-    }
-    if (c.soort === 'bezig') {
-      throw new InsightFout('conflict', 'Een verzoek met deze Idempotency-Key wordt nog verwerkt; probeer het zo opnieuw.', { headers: { 'Retry-After': '1' } });
-    }
-    if (c.soort === 'herhaling') {
-      ctx.setHeader('Idempotent-Replayed', 'true');
-      meldKosten(ctx, 0, await leesSaldo(db, p.accountId));
-      if (c.status !== 200) {
-        throw new InsightFout(statusSoort[c.status] ?? 'onverwerkbaar', (c.antwoord as { fout: string }).fout, { headers: { 'Idempotent-Replayed': 'true' } });
-      }
-      const oud = c.antwoord as LookupEnvelope<unknown>;
-      return { ok: true as const, data: { ...oud, meta: { ...oud.meta, cached: true, gefactureerd_cent: 0 } }, marker: undefined as never };
-    }
-    claimId = c.id;
+  const claimOpts = idem && { keyId: p.keyId, ...idem, verzoekHash: sha256(canoniekeJson(input)), now, accountId: p.accountId, termijnMs: claimTermijnMs(ctx), kijk: ctx.kanaal === 'mcp' };
+  if (claimOpts) {
+    const c = ctx.limiet && !ctx.limiet.gedaan ? await limietMetClaim(ctx, claimOpts) : await claim(db, claimOpts);
+    if (c.soort === 'nieuw') {
+      claimId = c.id;
+      claimTot = c.tot;
+    } else if (c.soort === 'vrij') {
+      vastleggen = { scope: claimOpts.scope, sleutel: claimOpts.sleutel, hash: claimOpts.verzoekHash, verloopt: new Date(now.getTime() + IDEMPOTENTIE_VENSTER_MS).toISOString() };
+    } else return herhaal(ctx, c);
     saldoBijClaim = c.saldo;
-    claimTot = c.tot;
   }
+  const bewaar = (antwoord: unknown) => (claimId ? { id: claimId, antwoord } : vastleggen ? { vastleggen, antwoord } : undefined);
 
   let klaar = false;
   try {
@@ -131,7 +122,7 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     };
     if (test && !isDemoPostcode(adres.postcode)) {
       const antwoord = { fout: BUITEN_DEMO_FOUT };
-      const a = await rekenAf(db, { ...basis, status: 404, credits: 0, idempotentie: claimId ? { id: claimId, antwoord } : undefined });
+      const a = await rekenAf(db, { ...basis, status: 404, credits: 0, idempotentie: bewaar(antwoord) });
       meldKosten(ctx, 0, a.saldo ?? saldoBijClaim ?? ctx.saldo ?? (await leesSaldo(db, p.accountId)));
       klaar = true;
       throw new Uitval('niet_gevonden', BUITEN_DEMO_FOUT, 0);
@@ -166,7 +157,12 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
       // Past its own time the claim may already be a retry's; settling now could charge the same key twice.
       throw new InsightFout('niet_beschikbaar', 'Deze opvraging duurde te lang en is afgebroken; er is niets in rekening gebracht. Probeer het opnieuw.', { headers: { 'Retry-After': '1' } });
     }
-    const a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: claimId ? { id: claimId, antwoord: uitkomst.antwoord } : undefined });
+    const a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: bewaar(uitkomst.antwoord) });
+    if (a.soort === 'herhaling') {
+      // An identical MCP call settled while this one worked: its stored answer, not charged again.
+      klaar = true;
+      return herhaal(ctx, await claim(db, claimOpts!));
+    }
     if (a.soort !== 'ok') {
       meldKosten(ctx, 0, a.saldo);
       if (a.soort === 'onvoldoende') {
@@ -183,6 +179,23 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     if (claimId && !klaar) await geefVrij(db, claimId);
   }
 });
+
+/** A stored answer replayed uncharged, or why there is none to give (409). */
+async function herhaal(ctx: AuthContext, c: Claim) {
+  if (c.soort === 'ander_verzoek') {
+    throw new InsightFout('conflict', 'Deze Idempotency-Key is in de afgelopen 24 uur al gebruikt voor een ander verzoek.');
+  }
+  if (c.soort !== 'herhaling') {
+    throw new InsightFout('conflict', 'Een verzoek met deze Idempotency-Key wordt nog verwerkt; probeer het zo opnieuw.', { headers: { 'Retry-After': '1' } });
+  }
+  ctx.setHeader('Idempotent-Replayed', 'true');
+  meldKosten(ctx, 0, await leesSaldo(ctx.services.db, ctx.principal.accountId));
+  if (c.status !== 200) {
+    throw new InsightFout(statusSoort[c.status] ?? 'onverwerkbaar', (c.antwoord as { fout: string }).fout, { headers: { 'Idempotent-Replayed': 'true' } });
+  }
+  const oud = c.antwoord as LookupEnvelope<unknown>;
+  return { ok: true as const, data: { ...oud, meta: { ...oud.meta, cached: true, gefactureerd_cent: 0 } }, marker: undefined as never };
+}
 
 function maandlimietBereikt(prijs: number): InsightFout {
   return new InsightFout(

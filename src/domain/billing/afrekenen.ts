@@ -20,8 +20,8 @@ export interface Afrekening {
   /** 0 for an uncharged outcome. */
   credits: number;
   adres: unknown;
-  /** Stored for idempotent replay, when a claim is held. */
-  idempotentie?: { id: string; antwoord: unknown };
+  /** Stored for idempotent replay: into the claim held (`id`), or as a new record at the settlement (`vastleggen`, MCP). */
+  idempotentie?: { id: string; antwoord: unknown } | { vastleggen: Vastlegging; antwoord: unknown };
   idempotencyKey?: string;
   test?: boolean;
   now: Date;
@@ -42,8 +42,19 @@ function eventData(a: Omit<Afrekening, 'idempotentie'>, verzoekId: string) {
   };
 }
 
-/** `maandlimiet`: the key's monthly cap refused the charge. */
-export type AfrekenUitkomst = { soort: 'ok'; verzoekId: string; saldo: number | null } | { soort: 'onvoldoende' | 'maandlimiet'; saldo: number };
+/** The record idempotentie_vastleggen stores, for a call that held no claim. */
+export interface Vastlegging {
+  scope: string;
+  sleutel: string;
+  hash: string;
+  verloopt: string;
+}
+
+/** `maandlimiet`: the key's monthly cap refused the charge; `herhaling`: an identical call settled first, nothing charged. */
+export type AfrekenUitkomst =
+  | { soort: 'ok'; verzoekId: string; saldo: number | null }
+  | { soort: 'onvoldoende' | 'maandlimiet'; saldo: number }
+  | { soort: 'herhaling'; saldo: null };
 
 /** The parameters of the SQL function afrekenen, by name. */
 interface BundelItem {
@@ -63,10 +74,11 @@ interface BundelItem {
   event_data: unknown;
   laag_id: string;
   idempotentie?: string;
+  vastleggen?: Vastlegging;
   antwoord?: unknown;
 }
 
-type BundelUitkomst = { ok: boolean; saldo: number | null; limiet: boolean };
+type BundelUitkomst = { ok: boolean; saldo: number | null; limiet: boolean; herhaald: boolean };
 
 /**
  * Charges that arrive together go in one statement whatever their accounts (they queued on the account
@@ -79,7 +91,7 @@ const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
   maxGrootte: 24,
   verwerk: async (_, items) => {
     const lijst = groepeer(items, (item) => item.account);
-    const rijen = await sqlRijen<{ r_groep: number; r_nr: number | null; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean; r_limiet: boolean | null }>(
+    const rijen = await sqlRijen<{ r_groep: number; r_nr: number | null; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean; r_limiet: boolean | null; r_herhaald: boolean | null }>(
       db,
       'SELECT * FROM afrekenen_bundels($1::jsonb)',
       [JSON.stringify(lijst.map((g) => g.items))],
@@ -89,7 +101,7 @@ const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
       const g = lijst[Number(r.r_groep)];
       const fout = r.r_fout !== null ? new Error(`afrekenen: ${r.r_fout}`) : null;
       const plaatsen = r.r_nr === null ? g.plaatsen : [g.plaatsen[Number(r.r_nr)]];
-      for (const j of plaatsen) uit[j] = fout ?? { ok: r.r_ok === true, saldo: r.r_saldo, limiet: r.r_limiet === true };
+      for (const j of plaatsen) uit[j] = fout ?? { ok: r.r_ok === true, saldo: r.r_saldo, limiet: r.r_limiet === true, herhaald: r.r_herhaald === true };
     }
     // Wake the delivery worker only when an event can have been written.
     if (rijen.some((r) => r.r_webhook && r.r_ok)) meldNieuweAfleveringen();
@@ -116,8 +128,11 @@ export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
     event_type: a.status === 200 || a.status === 422 ? 'inzicht.voltooid' : 'inzicht.mislukt',
     event_data: eventData(a, verzoekId),
     laag_id: nieuweBerichtId(),
-    ...(a.idempotentie ? { idempotentie: a.idempotentie.id, antwoord: a.idempotentie.antwoord } : {}),
+    ...(a.idempotentie && 'id' in a.idempotentie ? { idempotentie: a.idempotentie.id } : {}),
+    ...(a.idempotentie && 'vastleggen' in a.idempotentie ? { vastleggen: a.idempotentie.vastleggen } : {}),
+    ...(a.idempotentie ? { antwoord: a.idempotentie.antwoord } : {}),
   });
+  if (r.herhaald) return { soort: 'herhaling', saldo: null };
   if (!r.ok) return { soort: r.limiet ? 'maandlimiet' : 'onvoldoende', saldo: r.saldo ?? 0 };
   return { soort: 'ok', verzoekId, saldo: r.saldo };
 }

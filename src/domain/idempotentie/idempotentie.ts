@@ -11,6 +11,8 @@ export const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export type Claim =
   | { soort: 'nieuw'; id: string; /** The account's balance, read in the same statement. */ saldo?: number; /** The claim's deadline (bezig_tot). */ tot: Date }
+  /** A look (`kijk`) found nothing stored: the answer is stored at the settlement (idempotentie_vastleggen). */
+  | { soort: 'vrij'; saldo?: number }
   | { soort: 'bezig' }
   | { soort: 'ander_verzoek' }
   | { soort: 'herhaling'; status: number; antwoord: unknown };
@@ -59,6 +61,8 @@ export interface ClaimOpties {
   now: Date;
   accountId: string;
   termijnMs: number;
+  /** Only look, claim nothing (MCP). */
+  kijk?: boolean;
 }
 
 /** The claim as idempotentie_claim takes it (also inside snelheid_claim_bundel, with the rate limit). */
@@ -72,6 +76,7 @@ export function claimVerzoek(opts: ClaimOpties): Record<string, unknown> {
     verloopt: new Date(opts.now.getTime() + IDEMPOTENTIE_VENSTER_MS).toISOString(),
     termijn: opts.termijnMs,
     account: opts.accountId,
+    ...(opts.kijk ? { kijk: true } : {}),
   };
 }
 
@@ -82,6 +87,8 @@ export function claimUit(r: ClaimRij, opts: Pick<ClaimOpties, 'now' | 'termijnMs
   switch (r.r_soort) {
     case 'nieuw':
       return { soort: 'nieuw', id: r.r_id!, saldo, tot: new Date(opts.now.getTime() + opts.termijnMs) };
+    case 'vrij':
+      return { soort: 'vrij', saldo };
     case 'herhaling':
       return { soort: 'herhaling', status: r.r_status ?? 200, antwoord: r.r_antwoord };
     default:
