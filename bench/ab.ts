@@ -11,7 +11,8 @@
  * the demo dataset by its own `insight serve`, and an account and key made by its own CLI. Both
  * servers run throughout; per scenario the load alternates between them in short turns (A B B A ...),
  * so each side's turns are spread over the same minutes. Prints per scenario the median req/s and
- * the median server CPU per request (/proc/<pid>/stat) of each side, and main's change against it.
+ * the median CPU per request (/proc/<pid>/stat) of each side's server and of the PostgreSQL backends
+ * serving its database, and main's change against it.
  * `--profiel`: both servers run under `--cpu-prof`; per scenario the self time per request of each
  * package/file during that side's measured turns, side by side, largest differences first — where a
  * difference in CPU per request comes from.
@@ -79,6 +80,20 @@ function cpuSeconden(pid: number): number {
   return (Number(velden[11]) + Number(velden[12])) / 100;
 }
 
+/** CPU seconds of the backends serving database `db` now; one that appears later counts from zero. */
+async function pgCpu(admin: pg.Client, db: string): Promise<Map<number, number>> {
+  const r = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [db]);
+  const uit = new Map<number, number>();
+  for (const { pid } of r.rows) {
+    try {
+      uit.set(pid, cpuSeconden(pid));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return uit;
+}
+
 const mediaan = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -115,18 +130,23 @@ async function main(): Promise<void> {
     ).rows.map((r) => ({ postcode: r.postcode, huisnummer: String(r.huisnummer) }));
     await c.end();
 
-    const uitslag: Record<string, Record<string, { perS: number[]; cpuMs: number[] }>> = {};
+    const uitslag: Record<string, Record<string, { perS: number[]; cpuMs: number[]; pgMs: number[] }>> = {};
     for (const scenario of args.scenario!.split(',')) {
-      uitslag[scenario] = { basis: { perS: [], cpuMs: [] }, deze: { perS: [], cpuMs: [] } };
+      uitslag[scenario] = { basis: { perS: [], cpuMs: [], pgMs: [] }, deze: { perS: [], cpuMs: [], pgMs: [] } };
       const volgorde = Array.from({ length: Number(args.wissels) }, (_, i) => (i % 4 === 0 || i % 4 === 3 ? [0, 1] : [1, 0])).flat();
       // One unmeasured turn each first.
       for (const i of [0, 1]) await laad(kanten[i], scenario, adressen, 2);
       for (const i of volgorde) {
         const k = kanten[i];
+        const dbNaam = new URL(k.dbUrl).pathname.slice(1);
+        const pg0 = await pgCpu(admin, dbNaam);
         const cpu0 = cpuSeconden(k.server!.pid);
         const van = monotoonUs();
         const r = await laad(k, scenario, adressen, Number(args.duur));
         const cpu = cpuSeconden(k.server!.pid) - cpu0;
+        let pgS = 0;
+        for (const [pid, s] of await pgCpu(admin, dbNaam)) pgS += s - (pg0.get(pid) ?? 0);
+        uitslag[scenario][k.naam].pgMs.push((pgS * 1000) / Math.max(1, r.requests.total));
         (k.beurten[scenario] ??= []).push({ van, tot: monotoonUs(), verzoeken: r.requests.total });
         uitslag[scenario][k.naam].perS.push(r.requests.average);
         uitslag[scenario][k.naam].cpuMs.push((cpu * 1000) / Math.max(1, r.requests.total));
@@ -135,8 +155,8 @@ async function main(): Promise<void> {
       const b = uitslag[scenario].basis;
       const d = uitslag[scenario].deze;
       console.log(
-        `${scenario.padEnd(8)} basis ${mediaan(b.perS).toFixed(0).padStart(6)} req/s ${mediaan(b.cpuMs).toFixed(3)} ms CPU   deze ${mediaan(d.perS).toFixed(0).padStart(6)} req/s ${mediaan(d.cpuMs).toFixed(3)} ms CPU   ` +
-          `${(100 * (mediaan(d.perS) / mediaan(b.perS) - 1)).toFixed(0).padStart(4)} % req/s, ${(100 * (mediaan(d.cpuMs) / mediaan(b.cpuMs) - 1)).toFixed(0).padStart(4)} % CPU  ` +
+        `${scenario.padEnd(8)} basis ${mediaan(b.perS).toFixed(0).padStart(6)} req/s ${mediaan(b.cpuMs).toFixed(3)} + ${mediaan(b.pgMs).toFixed(3)} ms CPU   deze ${mediaan(d.perS).toFixed(0).padStart(6)} req/s ${mediaan(d.cpuMs).toFixed(3)} + ${mediaan(d.pgMs).toFixed(3)} ms CPU   ` +
+          `${(100 * (mediaan(d.perS) / mediaan(b.perS) - 1)).toFixed(0).padStart(4)} % req/s, ${(100 * (mediaan(d.cpuMs) / mediaan(b.cpuMs) - 1)).toFixed(0).padStart(4)} % CPU server, ${(100 * (mediaan(d.pgMs) / mediaan(b.pgMs) - 1)).toFixed(0).padStart(4)} % CPU PostgreSQL  ` +
           `(req/s basis ${Math.min(...b.perS).toFixed(0)}–${Math.max(...b.perS).toFixed(0)}, deze ${Math.min(...d.perS).toFixed(0)}–${Math.max(...d.perS).toFixed(0)})`,
       );
     }
