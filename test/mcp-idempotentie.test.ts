@@ -4,6 +4,7 @@
  * settling transaction. Identical calls that meet there are charged once; the later ones replay.
  */
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rekenAf, type Afrekening, type Vastlegging } from '../src/domain/billing/afrekenen.ts';
 import { maakAccount } from '../src/domain/billing/tegoed.ts';
@@ -82,6 +83,47 @@ describe(`storing an MCP answer at the settlement (${dialect})`, () => {
     ]);
     expect(await saldo(k.accountId)).toBe(7);
     expect((await records(k.keyId))[0].antwoord).toEqual({ n: 1 });
+  });
+});
+
+describe.runIf(dialect === 'postgres')('identical answers stored by two transactions at once (postgres)', () => {
+  const db = useTestDatabase();
+
+  it('the fallback takes the account lock before it stores: it waits and replays instead of deadlocking', async () => {
+    const acc = await maakAccount(db.prisma, { naam: `twee ${randomUUID()}`, credits: 10 });
+    await maakSleutel(db.prisma, { accountId: acc.id, naam: 'twee' });
+    const keyId = (await db.prisma.apiKey.findFirstOrThrow({ where: { accountId: acc.id } })).id;
+    const v = { scope: 'mcp', sleutel: randomUUID(), hash: 'h', verloopt: new Date(Date.now() + 3_600_000).toISOString() };
+    const item = (n: number) => ({
+      verzoek: randomUUID(), account: acc.id, sleutel: keyId, kanaal: 'mcp', voorziening: 'woz', status: 200, credits: 1, eenheid_cent: 5,
+      adres: '1234AB 1', nu: new Date().toISOString(), tijdstempel: String(Math.floor(Date.now() / 1000)), event_id: `msg_a${n}`, event_type: 'inzicht.voltooid',
+      event_data: {}, laag_id: `msg_b${n}`, vastleggen: v, antwoord: { n },
+    });
+    const [a, b] = [new pg.Client({ connectionString: db.url }), new pg.Client({ connectionString: db.url })];
+    await a.connect();
+    await b.connect();
+    try {
+      // B holds the account's row lock, as a batch does before it stores its answers.
+      await b.query('BEGIN');
+      await b.query('SELECT 1 FROM account WHERE id = $1 FOR UPDATE', [acc.id]);
+      const pidA = (await a.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      const fallback = a.query<{ r_ok: boolean; r_herhaald: boolean; r_fout: string | null }>('SELECT * FROM afrekenen_per_item($1::jsonb)', [JSON.stringify([item(1)])]);
+      for (let i = 0; i < 100; i++) {
+        const w = await b.query(`SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1`, [pidA]);
+        if (w.rows[0]?.wait_event_type === 'Lock') break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const bundel = await b.query<{ r_ok: boolean; r_herhaald: boolean; r_fout: string | null }>('SELECT * FROM afrekenen_bundel($1::jsonb)', [JSON.stringify([item(2)])]);
+      await b.query('COMMIT');
+      const uitA = (await fallback).rows;
+      expect(bundel.rows.map((r) => [r.r_ok, r.r_herhaald, r.r_fout])).toEqual([[true, false, null]]);
+      expect(uitA.map((r) => [r.r_ok, r.r_herhaald, r.r_fout])).toEqual([[false, true, null]]);
+    } finally {
+      await a.end();
+      await b.end();
+    }
+    expect((await db.prisma.account.findUniqueOrThrow({ where: { id: acc.id } })).credits).toBe(9);
+    expect(await db.prisma.idempotencyRecord.findMany({ where: { keyId } })).toEqual([expect.objectContaining({ antwoord: { n: 2 } })]);
   });
 });
 

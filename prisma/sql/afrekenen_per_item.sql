@@ -17,6 +17,8 @@ BEGIN
   FOR i IN 0 .. jsonb_array_length(p_items) - 1 LOOP
     x := p_items -> i;
     BEGIN
+      -- The account's row lock before the stored answer, as afrekenen_bundel takes them: the other order deadlocks.
+      IF x ? 'vastleggen' THEN PERFORM 1 FROM account a WHERE a.id = (x ->> 'account')::uuid FOR UPDATE; END IF;
       v_vast := CASE WHEN x ? 'vastleggen' THEN idempotentie_vastleggen((x ->> 'sleutel')::uuid, x -> 'vastleggen', (x ->> 'status')::int, x -> 'antwoord', (x ->> 'nu')::timestamptz) END;
       IF x ? 'vastleggen' AND v_vast IS NULL THEN
         RETURN QUERY SELECT i, false, NULL::integer, NULL::text, v_webhook, false, true;

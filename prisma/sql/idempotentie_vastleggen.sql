@@ -10,7 +10,7 @@ DECLARE
   v_id UUID;
   poging INTEGER;
 BEGIN
-  FOR poging IN 1 .. 2 LOOP
+  FOR poging IN 1 .. 3 LOOP
     INSERT INTO idempotentie (id, key_id, scope, sleutel, verzoek_hash, toestand, status, antwoord, aangemaakt_op, verloopt_op)
     VALUES (gen_random_uuid(), p_key, p_v ->> 'scope', p_v ->> 'sleutel', p_v ->> 'hash', 'klaar', p_status, p_antwoord, p_nu, (p_v ->> 'verloopt')::timestamptz)
     ON CONFLICT (key_id, scope, sleutel) DO NOTHING
@@ -18,7 +18,10 @@ BEGIN
     IF v_id IS NOT NULL THEN RETURN v_id; END IF;
     DELETE FROM idempotentie i WHERE i.key_id = p_key AND i.scope = p_v ->> 'scope' AND i.sleutel = p_v ->> 'sleutel'
       AND (i.verloopt_op <= p_nu OR (i.toestand = 'bezig' AND coalesce(i.bezig_tot, i.aangemaakt_op + interval '60 seconds') <= p_nu));
-    IF NOT FOUND THEN RETURN NULL; END IF;
+    -- Nothing gave way: a live record is in the way, unless the cleanup removed it meanwhile (then again).
+    IF NOT FOUND AND EXISTS (SELECT 1 FROM idempotentie i WHERE i.key_id = p_key AND i.scope = p_v ->> 'scope' AND i.sleutel = p_v ->> 'sleutel') THEN
+      RETURN NULL;
+    END IF;
   END LOOP;
   RETURN NULL;
 END $function$;

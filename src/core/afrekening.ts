@@ -157,11 +157,17 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
       // Past its own time the claim may already be a retry's; settling now could charge the same key twice.
       throw new InsightFout('niet_beschikbaar', 'Deze opvraging duurde te lang en is afgebroken; er is niets in rekening gebracht. Probeer het opnieuw.', { headers: { 'Retry-After': '1' } });
     }
-    const a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: bewaar(uitkomst.antwoord) });
-    if (a.soort === 'herhaling') {
+    let a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: bewaar(uitkomst.antwoord) });
+    for (let poging = 0; a.soort === 'herhaling'; poging++) {
       // An identical MCP call settled while this one worked: its stored answer, not charged again.
-      klaar = true;
-      return herhaal(ctx, await claim(db, claimOpts!));
+      const c = await claim(db, claimOpts!);
+      if (c.soort !== 'vrij') {
+        klaar = true;
+        return herhaal(ctx, c);
+      }
+      // No answer after all (that call was refused, or its record expired): this one settles itself.
+      if (poging === 2) throw new InsightFout('niet_beschikbaar', 'Deze opvraging kon niet worden afgerekend; er is niets in rekening gebracht. Probeer het opnieuw.', { headers: { 'Retry-After': '1' } });
+      a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: bewaar(uitkomst.antwoord) });
     }
     if (a.soort !== 'ok') {
       meldKosten(ctx, 0, a.saldo);
@@ -182,11 +188,12 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
 
 /** A stored answer replayed uncharged, or why there is none to give (409). */
 async function herhaal(ctx: AuthContext, c: Claim) {
+  const wat = ctx.kanaal === 'mcp' ? 'Een identieke aanroep' : 'Een verzoek met deze Idempotency-Key';
   if (c.soort === 'ander_verzoek') {
-    throw new InsightFout('conflict', 'Deze Idempotency-Key is in de afgelopen 24 uur al gebruikt voor een ander verzoek.');
+    throw new InsightFout('conflict', `${ctx.kanaal === 'mcp' ? 'Deze aanroep' : 'Deze Idempotency-Key'} is in de afgelopen 24 uur al gebruikt voor een ander verzoek.`);
   }
   if (c.soort !== 'herhaling') {
-    throw new InsightFout('conflict', 'Een verzoek met deze Idempotency-Key wordt nog verwerkt; probeer het zo opnieuw.', { headers: { 'Retry-After': '1' } });
+    throw new InsightFout('conflict', `${wat} wordt nog verwerkt; probeer het zo opnieuw.`, { headers: { 'Retry-After': '1' } });
   }
   ctx.setHeader('Idempotent-Replayed', 'true');
   meldKosten(ctx, 0, await leesSaldo(ctx.services.db, ctx.principal.accountId));
