@@ -3,7 +3,7 @@
  * the request path in which drift of the machine (other load, a neighbour on the host, the CPU's
  * clock) falls on both sides alike, which runs of one tree after the other cannot promise.
  *
- *   npm run bench:ab -- --basis ../andere-checkout [--scenario woz,waarde,whoami,mcp] [--wissels 8] [--duur 3] [--verbindingen 16] [--accounts 1] [--sleutels 8] [--profiel]
+ *   npm run bench:ab -- --basis ../andere-checkout [--scenario woz,waarde,whoami,mcp] [--wissels 8] [--duur 3] [--verbindingen 16] [--accounts 1] [--sleutels 8] [--opwarmen 15] [--profiel]
  *
  * `--basis` is another checkout of this repository with its own `npm install` (e.g. `git worktree add
  * ../basis <commit>`). Each side gets a database of its own on the PostgreSQL server of
@@ -42,6 +42,8 @@ const { values: args } = parseArgs({
     /** Keys per account: MCP answers a (key, arguments) pair it has seen from the stored answer, so a run needs enough pairs (bench/scenarios.ts). */
     sleutels: { type: 'string', default: '8' },
     profiel: { type: 'boolean', default: false },
+    /** Unmeasured seconds of each scenario on each side before the first turn: a fresh server measures slow for its first minute. */
+    opwarmen: { type: 'string', default: '15' },
     top: { type: 'string', default: '15' },
   },
 });
@@ -130,6 +132,7 @@ async function main(): Promise<void> {
     ).rows.map((r) => ({ postcode: r.postcode, huisnummer: String(r.huisnummer) }));
     await c.end();
 
+    for (const scenario of new Set(args.scenario!.split(','))) for (const k of kanten) await laad(k, scenario, adressen, Number(args.opwarmen));
     const uitslag: Record<string, Record<string, { perS: number[]; cpuMs: number[]; pgMs: number[] }>> = {};
     for (const scenario of args.scenario!.split(',')) {
       uitslag[scenario] = { basis: { perS: [], cpuMs: [], pgMs: [] }, deze: { perS: [], cpuMs: [], pgMs: [] } };
