@@ -2,6 +2,7 @@
  * The request hot path under load, side by side with its ceiling (`npm run bench`).
  *
  *   npm run bench -- [--duur 6] [--verbindingen 16] [--rondes 2] [--json bench/hotpath.json] [--zonder-pglite]
+ *                    [--paren 8] [--beurt 3] [--alleen-paren]
  *
  * Needs a PostgreSQL server (BENCH_POSTGRES_URL, default postgresql://postgres@127.0.0.1:55440/postgres):
  * it creates a database of its own (`hotpath_bench_<random>`) and drops it at the end. It starts real
@@ -13,7 +14,10 @@
  * different arguments per request (no replays), and an idempotent replay of one waarde call. After
  * that: two server processes on one PostgreSQL against one (one key, and the load spread over 8
  * accounts; one and two processes taking turns 1, 2, 2, 1), the embedded PGlite default, and the
- * rate-limit cost at a limit of 60 versus 100,000 per minute.
+ * rate-limit cost at a limit of 60 versus 100,000 per minute. Then MCP property_value against REST waarde
+ * (the same keys and addresses) in `--paren` pairs of `--beurt`-second turns, each pair in the order
+ * waarde, MCP or MCP, waarde by turns (ABBA): this machine drifts by tens of percent between runs minutes
+ * apart, so a ratio of two runs far apart says little; the median of the pairs' ratios is the figure.
  *
  * Per run: req/s, p50/p99 latency, the ratio to the bare route of the same round, non-2xx answers,
  * and CPU ms per request of the server process(es) and of the PostgreSQL backends serving this
@@ -42,13 +46,22 @@ const { values: args } = parseArgs({
     duur: { type: 'string', default: '6' },
     verbindingen: { type: 'string', default: '16' },
     rondes: { type: 'string', default: '2' },
-    json: { type: 'string', default: 'bench/hotpath.json' },
+    /** Default bench/hotpath.json; a run with --alleen-paren writes none unless asked. */
+    json: { type: 'string' },
     'zonder-pglite': { type: 'boolean', default: false },
+    /** MCP against REST waarde in this many pairs of short turns, taking turns (see `paren` in the report). */
+    paren: { type: 'string', default: '8' },
+    /** Seconds per turn of those pairs. */
+    beurt: { type: 'string', default: '3' },
+    /** Only the pairs (after the warm-up): a quick, robust MCP-to-REST ratio without the other parts. */
+    'alleen-paren': { type: 'boolean', default: false },
   },
 });
 const DUUR = Number(args.duur);
 const VERBINDINGEN = Number(args.verbindingen);
-const RONDES = Number(args.rondes);
+const RONDES = args['alleen-paren'] ? 0 : Number(args.rondes);
+const PAREN = Number(args.paren);
+const BEURT = Number(args.beurt);
 const PG_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:55440/postgres';
 const RUIM = '10000000';
 const HOOG = { RATE_LIMIT_REST_PER_MIN: RUIM, RATE_LIMIT_MCP_TOOLS_PER_MIN: RUIM, RATE_LIMIT_MCP_PROTOCOL_PER_MIN: RUIM, RATE_LIMIT_INVLOEDEN_PER_MIN: RUIM };
@@ -193,11 +206,11 @@ async function warmOp(scenarios: Scenario[]): Promise<void> {
   for (const s of scenarios) await Promise.all(s.urls.map((u) => cannon(u, s, 8, 3)));
 }
 
-async function meet(s: Scenario, ctx: { admin: pg.Client | null; db: string; pids: number[] }, ronde: number | null): Promise<Uitslag> {
+async function meet(s: Scenario, ctx: { admin: pg.Client | null; db: string; pids: number[] }, ronde: number | null, duur = DUUR): Promise<Uitslag> {
   const proefFout = await proef(s);
   const voor = await cpuMeting(ctx.admin, ctx.db, ctx.pids);
   const per = Math.max(1, Math.floor(VERBINDINGEN / s.urls.length));
-  const res = await Promise.all(s.urls.map((u) => cannon(u, s, per)));
+  const res = await Promise.all(s.urls.map((u) => cannon(u, s, per, duur)));
   const cpu = await cpuVerschil(ctx.admin, ctx.db, ctx.pids, voor);
   const verzoeken = res.reduce((t, r) => t + r.requests.total, 0);
   const u: Uitslag = {
@@ -364,10 +377,12 @@ async function filterAdressen(url: string, key: string, adressen: Adres[], n: nu
 const uitslagen: Uitslag[] = [];
 /** Two processes against one per load: mean req/s of its 2-process runs over that of the 1-process runs around them. */
 const schaal: Record<string, number> = {};
+const paarUitslagen: { waarde: number; mcp: number; verhouding: number; niet2xx: number }[] = [];
 const gemReqPerS = (us: Uitslag[]) => us.reduce((t, u) => t + u.reqPerS, 0) / us.length;
 const mislukt: { deel: string; fout: string }[] = [];
 /** One part of the bench: a failure is reported (and kept in the JSON), the other parts still run. */
 async function deel(naam: string, f: () => Promise<void>): Promise<void> {
+  if (args['alleen-paren']) return;
   log(naam);
   try {
     await f();
@@ -422,6 +437,17 @@ try {
       uitslagen.push(u);
     }
   }
+
+  log(`MCP tegen REST waarde: ${PAREN} paren van ${BEURT} s, beurtelings waarde-MCP en MCP-waarde`);
+  for (let i = 0; i < PAREN; i++) {
+    const volgorde = i % 2 === 0 ? [sc.waardeSleutels, sc.mcp] : [sc.mcp, sc.waardeSleutels];
+    const paar: Uitslag[] = [];
+    for (const s of volgorde) paar.push(await meet(s, ctx1, null, BEURT));
+    const [w, m] = i % 2 === 0 ? paar : [paar[1], paar[0]];
+    paarUitslagen.push({ waarde: w.reqPerS, mcp: m.reqPerS, verhouding: +(m.reqPerS / w.reqPerS).toFixed(3), niet2xx: w.niet2xx + m.niet2xx });
+  }
+  // Request n of the MCP scenario is (address n mod A, key n mod K): past A·K calls MCP would replay stored answers.
+  if (tellers.mcp >= adressen.length * mcpSleutels.length) log(`  LET OP: ${tellers.mcp} MCP-verzoeken ≥ ${adressen.length * mcpSleutels.length} paren (sleutel, adres): herhalingen gemeten`);
 
   await deel('PostgreSQL, 2 serverprocessen', async () => {
     // Besides one key (one customer's batch job: every request meets on that key's rate-limit row and
@@ -537,12 +563,24 @@ const samenvatting = Object.fromEntries(
 );
 process.stdout.write(`\n${regels.join('\n')}\n\nGemiddeld over de rondes (kale route ${Math.round(kaalGem)} req/s):\n`);
 for (const [n, v] of Object.entries(samenvatting)) process.stdout.write(`  ${n}: ${v.reqPerS} req/s = ${v.procentVanKaal} % van de kale route, p99 ${v.p99Ms} ms\n`);
-const mcpTegenWaarde = (w: string) => Math.round((100 * samenvatting['MCP property_value (wisselend)'].reqPerS) / samenvatting[w].reqPerS);
-process.stdout.write(`MCP property_value: ${mcpTegenWaarde('waarde (wisselend adres, de sleutels van MCP)')} % van REST waarde met dezelfde sleutels en adressen (${mcpTegenWaarde('waarde (wisselend adres)')} % van waarde met één sleutel)\n`);
+if (RONDES > 0) {
+  const mcpTegenWaarde = (w: string) => Math.round((100 * samenvatting['MCP property_value (wisselend)'].reqPerS) / samenvatting[w].reqPerS);
+  process.stdout.write(`MCP property_value: ${mcpTegenWaarde('waarde (wisselend adres, de sleutels van MCP)')} % van REST waarde met dezelfde sleutels en adressen (${mcpTegenWaarde('waarde (wisselend adres)')} % van waarde met één sleutel)\n`);
+}
+if (paarUitslagen.length) {
+  const v = paarUitslagen.map((p) => p.verhouding).sort((a, b) => a - b);
+  const mediaan = v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  process.stdout.write(
+    `MCP tegen REST waarde in ${v.length} paren van ${BEURT} s (beurtelings): mediaan ${Math.round(100 * mediaan)} %, ` +
+      `laagste ${Math.round(100 * v[0])} %, hoogste ${Math.round(100 * v[v.length - 1])} %, ${v.filter((x) => x >= 0.9).length} van ${v.length} paren ≥ 90 % ` +
+      `(${paarUitslagen.map((p) => `${p.mcp}/${p.waarde}`).join(', ')} req/s; niet-2xx ${paarUitslagen.reduce((t, p) => t + p.niet2xx, 0)})\n`,
+  );
+}
 process.stdout.write('2 processen tegen 1 (beurtelings 1, 2, 2, 1):\n');
 for (const [n, v] of Object.entries(schaal)) process.stdout.write(`  ${n}: ${v}×\n`);
-writeFileSync(
-  path.resolve(ROOT, args.json),
-  JSON.stringify({ gestart: start.toISOString(), duurS: DUUR, verbindingen: VERBINDINGEN, rondes: RONDES, loadavgNa: loadavg(), uitslagen, samenvatting, schaal, mislukt }, null, 2) + '\n',
+const jsonPad = args.json ?? (args['alleen-paren'] ? undefined : 'bench/hotpath.json');
+if (jsonPad) writeFileSync(
+  path.resolve(ROOT, jsonPad),
+  JSON.stringify({ gestart: start.toISOString(), duurS: DUUR, verbindingen: VERBINDINGEN, rondes: RONDES, loadavgNa: loadavg(), uitslagen, samenvatting, paren: paarUitslagen, schaal, mislukt }, null, 2) + '\n',
 );
-log(`JSON: ${args.json}`);
+if (jsonPad) log(`JSON: ${jsonPad}`);
