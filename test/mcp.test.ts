@@ -45,6 +45,22 @@ describe(`MCP /mcp (${dialect})`, () => {
     await c.close();
   });
 
+  it('an identical call is replayed uncharged even when the balance no longer covers the price; a new call gets 402', async () => {
+    const { accountId, key } = await t.klant(1);
+    const a = await maakVolledigAdres(t.db.prisma);
+    const c = await client(key);
+    const eerste = await c.callTool({ name: 'woz', arguments: { postcode: a.postcode, huisnummer: 12 } });
+    expect((eerste.structuredContent as { meta: { gefactureerd_cent: number } }).meta.gefactureerd_cent).toBe(5);
+    expect((await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits).toBe(0);
+    const herhaling = await c.callTool({ name: 'woz', arguments: { postcode: a.postcode, huisnummer: 12 } });
+    expect(herhaling.isError).toBeFalsy();
+    expect(herhaling.structuredContent).toMatchObject({ data: (eerste.structuredContent as { data: unknown }).data, meta: { cached: true, gefactureerd_cent: 0 } });
+    const nieuw = await c.callTool({ name: 'woz', arguments: { postcode: a.postcode, huisnummer: 14 } });
+    expect(nieuw.structuredContent).toMatchObject({ status: 402, fout: expect.stringMatching(/Onvoldoende tegoed/) });
+    expect(await t.db.prisma.usageRecord.count({ where: { accountId } })).toBe(1);
+    await c.close();
+  });
+
   it('expected failures are isError results with a Dutch fout: bad input, unknown address, 402', async () => {
     const { key } = await t.klant(5);
     const c = await client(key);

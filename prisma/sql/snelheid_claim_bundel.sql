@@ -1,6 +1,6 @@
 -- The rate-limit checks of src/domain/limits/snelheid.ts together with the idempotency claims of the
--- requests they admit, in one statement (an MCP tool call and a REST call with an Idempotency-Key
--- claim; without this they pay a second round trip). The limit rows come as snelheid_controleer_bundel
+-- requests they admit, in one statement (a REST call with an Idempotency-Key claims; without this it
+-- pays a second round trip). The limit rows come as snelheid_controleer_bundel
 -- returns them (r_claim NULL); then one row per admitted claim (r_groep NULL), as
 -- idempotentie_claim_bundel answers it. A claim names its group and its place in that group's arrival
 -- order: the first r_toegelaten of a valid key's group are admitted; a refused request claims nothing.

@@ -12,7 +12,7 @@ import { SCHEMA_INZICHT, SCHEMA_VERSIE } from './schema.ts';
 import { limietMetClaim, middleware, type Meta } from './trpc.ts';
 import { EENHEID_CENT, leesSaldo } from '../domain/billing/tegoed.ts';
 import { meldMaandlimietWeigering, meldMislukt, rekenAf, type Vastlegging } from '../domain/billing/afrekenen.ts';
-import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, IDEMPOTENTIE_VENSTER_MS, sha256, type Claim } from '../domain/idempotentie/idempotentie.ts';
+import { canoniekeJson, claim, geefVrij, IDEMPOTENCY_KEY_RE, sha256, verlooptOp, type Claim } from '../domain/idempotentie/idempotentie.ts';
 import { maandRuimte } from '../domain/keys/sleutels.ts';
 import { BUITEN_DEMO_FOUT, isDemoPostcode } from '../domain/keys/testsleutel.ts';
 
@@ -57,7 +57,7 @@ export function antwoordVan<D>(voorziening: Voorziening, u: Uitkomst<D>): Lookup
   return { data: u.data, meta: { ...meta, bron: u.bron, ...u.extraMeta } };
 }
 
-/** REST: by the Idempotency-Key header, claimed before the work; MCP: always, by a fingerprint of tool and arguments, stored at the settlement. */
+/** REST: by the Idempotency-Key header, claimed before the work; MCP: by a fingerprint of tool and arguments, stored and found at the settlement (a repeat costs a lookup, not money). */
 function idempotentie(ctx: AuthContext, voorziening: Voorziening, meta: Meta | undefined, input: unknown): { scope: string; sleutel: string } | undefined {
   if (ctx.kanaal === 'mcp') return { scope: 'mcp', sleutel: sha256(`${meta?.mcp?.tool ?? voorziening}\n${canoniekeJson(input)}`) };
   if (ctx.idempotencyKey === undefined) return undefined;
@@ -93,15 +93,15 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
   let saldoBijClaim: number | undefined;
   let vastleggen: Vastlegging | undefined;
   const idem = idempotentie(ctx, voorziening, meta, input);
-  const claimOpts = idem && { keyId: p.keyId, ...idem, verzoekHash: sha256(canoniekeJson(input)), now, accountId: p.accountId, termijnMs: claimTermijnMs(ctx), kijk: ctx.kanaal === 'mcp' };
-  if (claimOpts) {
+  const mcp = ctx.kanaal === 'mcp';
+  const claimOpts = idem && { keyId: p.keyId, ...idem, verzoekHash: sha256(canoniekeJson(input)), now, accountId: p.accountId, termijnMs: claimTermijnMs(ctx), kijk: mcp };
+  if (claimOpts && mcp) {
+    vastleggen = { scope: claimOpts.scope, sleutel: claimOpts.sleutel, hash: claimOpts.verzoekHash, verloopt: verlooptOp(now) };
+  } else if (claimOpts) {
     const c = ctx.limiet && !ctx.limiet.gedaan ? await limietMetClaim(ctx, claimOpts) : await claim(db, claimOpts);
-    if (c.soort === 'nieuw') {
-      claimId = c.id;
-      claimTot = c.tot;
-    } else if (c.soort === 'vrij') {
-      vastleggen = { scope: claimOpts.scope, sleutel: claimOpts.sleutel, hash: claimOpts.verzoekHash, verloopt: new Date(now.getTime() + IDEMPOTENTIE_VENSTER_MS).toISOString() };
-    } else return herhaal(ctx, c);
+    if (c.soort !== 'nieuw') return herhaal(ctx, c);
+    claimId = c.id;
+    claimTot = c.tot;
     saldoBijClaim = c.saldo;
   }
   const bewaar = (antwoord: unknown) => (claimId ? { id: claimId, antwoord } : vastleggen ? { vastleggen, antwoord } : undefined);
@@ -130,6 +130,9 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     const saldo = saldoBijClaim ?? ctx.saldo ?? (await leesSaldo(db, p.accountId));
     const ruimte = p.maandlimiet === null ? null : await maandRuimte(db, p.keyId, now);
     if (saldo < prijs || (ruimte !== null && ruimte < prijs)) {
+      // A repeat of a stored MCP answer is free, so it is replayed even now.
+      const eerder = mcp && claimOpts ? await claim(db, claimOpts) : undefined;
+      if (eerder && eerder.soort !== 'vrij') return herhaal(ctx, eerder);
       meldKosten(ctx, 0, saldo);
       if (saldo < prijs) {
         await meldMislukt(db, basis, 402);

@@ -101,12 +101,9 @@ function pasUitslagToe(ctx: Context, uitslag: LimietUitslag): number | undefined
   return uitslag.saldo;
 }
 
-/**
- * A charged request that claims idempotency (MCP, REST with an Idempotency-Key) has its limit checked with
- * its claim (limietMetClaim), one round trip less; failing before that, it is checked then, so 429 comes first.
- */
+/** REST with an Idempotency-Key: the limit is checked with the claim (limietMetClaim), one round trip less; failing before that, then (429 first). */
 function claimtMetLimiet(ctx: Context, meta: Meta | undefined): boolean {
-  return meta?.voorziening !== undefined && (ctx.kanaal === 'mcp' || ctx.idempotencyKey !== undefined);
+  return meta?.voorziening !== undefined && ctx.kanaal === 'rest' && ctx.idempotencyKey !== undefined;
 }
 
 /** The rate limit and the idempotency claim in one statement: 401 and 429 as pasLimietToe, else the claim. */

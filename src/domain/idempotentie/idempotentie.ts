@@ -7,6 +7,11 @@ import { perDatabase } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 
 export const IDEMPOTENTIE_VENSTER_MS = 24 * 3_600_000;
+
+/** When a record made at `now` expires (ISO text, as the SQL functions take it). */
+export function verlooptOp(now: Date): string {
+  return new Date(now.getTime() + IDEMPOTENTIE_VENSTER_MS).toISOString();
+}
 export const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export type Claim =
@@ -73,7 +78,7 @@ export function claimVerzoek(opts: ClaimOpties): Record<string, unknown> {
     sleutel: opts.sleutel,
     hash: opts.verzoekHash,
     nu: opts.now.toISOString(),
-    verloopt: new Date(opts.now.getTime() + IDEMPOTENTIE_VENSTER_MS).toISOString(),
+    verloopt: verlooptOp(opts.now),
     termijn: opts.termijnMs,
     account: opts.accountId,
     ...(opts.kijk ? { kijk: true } : {}),
@@ -112,8 +117,6 @@ export async function ruimIdempotentieOp(db: Db, now: Date): Promise<number> {
       OR: [
         { verlooptOp: { lte: now } },
         { toestand: 'bezig', bezigTot: { lte: now } },
-        // Claims made before bezig_tot existed held 60 s.
-        { toestand: 'bezig', bezigTot: null, aangemaaktOp: { lte: new Date(now.getTime() - 60_000) } },
       ],
     },
   });
