@@ -2,7 +2,7 @@
 -- with it so the 402 check needs no round trip of its own. Answers nieuw (with the claim id), bezig,
 -- ander_verzoek (same key, other body) or herhaling (the stored answer). The claim keeps its request's
 -- deadline (p_nu + p_verlaten_na_ms, the request's time); a claim still "bezig" past it belongs to a dead
--- request and is taken over (a claim from before bezig_tot existed: 60 s after it was made).
+-- request and is taken over.
 CREATE OR REPLACE FUNCTION public.idempotentie_claim(p_key uuid, p_scope text, p_sleutel text, p_hash text, p_nu timestamp with time zone, p_verloopt timestamp with time zone, p_verlaten_na_ms integer, p_account uuid)
  RETURNS TABLE(r_soort text, r_id uuid, r_status integer, r_antwoord jsonb, r_saldo integer)
  LANGUAGE plpgsql
@@ -25,7 +25,7 @@ BEGIN
     END IF;
     SELECT * INTO r FROM idempotentie i WHERE i.key_id = p_key AND i.scope = p_scope AND i.sleutel = p_sleutel;
     IF NOT FOUND THEN CONTINUE; END IF;
-    IF r.verloopt_op <= p_nu OR (r.toestand = 'bezig' AND coalesce(r.bezig_tot, r.aangemaakt_op + interval '60 seconds') <= p_nu) THEN
+    IF r.verloopt_op <= p_nu OR (r.toestand = 'bezig' AND r.bezig_tot <= p_nu) THEN
       DELETE FROM idempotentie i WHERE i.id = r.id AND i.aangemaakt_op = r.aangemaakt_op;
       CONTINUE;
     END IF;

@@ -1,8 +1,9 @@
 -- The entry point of src/domain/idempotentie/idempotentie.ts: the claims of concurrent requests in one
 -- statement, each answered as idempotentie_claim answers it alone, in a subtransaction of its own so a
--- failing claim fails alone. A claim with `kijk` (an MCP tool call) only looks, all of them in one query:
--- the stored answer (herhaling), a live claim (bezig, or ander_verzoek for another body), else vrij; its
--- answer is stored at the settlement (idempotentie_vastleggen). Rows carry their claim's place (r_nr).
+-- failing claim fails alone. A claim with `kijk` (an MCP tool call after its settlement found an identical
+-- one, or refused for its balance) only looks, all of them in one query: the stored answer (herhaling),
+-- a live claim (bezig, or ander_verzoek for another body), else vrij; an MCP answer is stored at the
+-- settlement (idempotentie_vastleggen). Rows carry their claim's place (r_nr).
 CREATE OR REPLACE FUNCTION public.idempotentie_claim_bundel(p_claims jsonb)
  RETURNS TABLE(r_nr integer, r_soort text, r_id uuid, r_status integer, r_antwoord jsonb, r_saldo integer, r_fout text)
  LANGUAGE plpgsql
@@ -13,7 +14,7 @@ DECLARE
 BEGIN
   RETURN QUERY
     SELECT (e.n - 1)::int,
-           CASE WHEN r.id IS NULL OR (r.toestand = 'bezig' AND coalesce(r.bezig_tot, r.aangemaakt_op + interval '60 seconds') <= (e.c ->> 'nu')::timestamptz) THEN 'vrij'
+           CASE WHEN r.id IS NULL OR (r.toestand = 'bezig' AND r.bezig_tot <= (e.c ->> 'nu')::timestamptz) THEN 'vrij'
                 WHEN r.verzoek_hash <> e.c ->> 'hash' THEN 'ander_verzoek'
                 WHEN r.toestand = 'bezig' THEN 'bezig'
                 ELSE 'herhaling' END,
@@ -24,7 +25,7 @@ BEGIN
     FROM jsonb_array_elements(p_claims) WITH ORDINALITY AS e(c, n)
     LEFT JOIN LATERAL (SELECT a.credits FROM account a WHERE a.id = (e.c ->> 'account')::uuid OFFSET 0) s ON true
     LEFT JOIN LATERAL (
-      SELECT d.id, d.toestand, d.bezig_tot, d.aangemaakt_op, d.verzoek_hash, d.status, d.antwoord FROM idempotentie d
+      SELECT d.id, d.toestand, d.bezig_tot, d.verzoek_hash, d.status, d.antwoord FROM idempotentie d
       WHERE d.key_id = (e.c ->> 'key')::uuid AND d.scope = e.c ->> 'scope' AND d.sleutel = e.c ->> 'sleutel' AND d.verloopt_op > (e.c ->> 'nu')::timestamptz
       OFFSET 0) r ON true
     WHERE (e.c ->> 'kijk')::boolean;

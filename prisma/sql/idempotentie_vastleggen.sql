@@ -17,7 +17,7 @@ BEGIN
     RETURNING id INTO v_id;
     IF v_id IS NOT NULL THEN RETURN v_id; END IF;
     DELETE FROM idempotentie i WHERE i.key_id = p_key AND i.scope = p_v ->> 'scope' AND i.sleutel = p_v ->> 'sleutel'
-      AND (i.verloopt_op <= p_nu OR (i.toestand = 'bezig' AND coalesce(i.bezig_tot, i.aangemaakt_op + interval '60 seconds') <= p_nu));
+      AND (i.verloopt_op <= p_nu OR (i.toestand = 'bezig' AND i.bezig_tot <= p_nu));
     -- Nothing gave way: a live record is in the way, unless the cleanup removed it meanwhile (then again).
     IF NOT FOUND AND EXISTS (SELECT 1 FROM idempotentie i WHERE i.key_id = p_key AND i.scope = p_v ->> 'scope' AND i.sleutel = p_v ->> 'sleutel') THEN
       RETURN NULL;
