@@ -23,6 +23,9 @@ DECLARE
   v_ids UUID[];
   v_namen TEXT[];
   v_herhaald BOOLEAN[] := '{}';
+  v_alle TEXT[] := '{}';
+  v_orig INTEGER[] := '{}';
+  v_naam TEXT;
   v_maand TEXT := to_char(((p_items -> 0 ->> 'nu')::timestamptz) AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM');
   v_sleutels UUID[];
   v_limieten INTEGER[];
@@ -41,8 +44,8 @@ BEGIN
     SELECT a.credits, a.drempel_credits INTO v_credits, v_drempel FROM account a WHERE a.id = v_account FOR UPDATE;
     v_begin := v_credits;
     -- Answers of calls that held no claim (MCP) are stored first, in one INSERT. An item whose identical call
-    -- settled first (a live record, or an earlier item of this batch) is not charged; an expired record
-    -- in the way goes item by item (idempotentie_vastleggen).
+    -- settled first (a live record, or an earlier item of this batch unless that one is refused) is not
+    -- charged; an expired record in the way goes item by item (idempotentie_vastleggen).
     FOR i IN 0 .. v_n - 1 LOOP
       IF p_items -> i ? 'vastleggen' THEN
         WITH d AS (
@@ -58,18 +61,19 @@ BEGIN
     END LOOP;
     FOR i IN 1 .. v_n LOOP
       x := p_items -> (i - 1);
-      IF x ? 'vastleggen' THEN
-        k := array_position(v_namen, (x ->> 'sleutel')::uuid::text || ' ' || (x -> 'vastleggen' ->> 'scope') || ' ' || (x -> 'vastleggen' ->> 'sleutel'));
-        IF k IS NOT NULL THEN
-          v_vast := v_vast || v_ids[k];
-          v_namen[k] := NULL;
-        ELSE
-          v_vast := v_vast || idempotentie_vastleggen((x ->> 'sleutel')::uuid, x -> 'vastleggen', (x ->> 'status')::int, x -> 'antwoord', (x ->> 'nu')::timestamptz);
-        END IF;
-      ELSE
+      v_naam := CASE WHEN x ? 'vastleggen' THEN (x ->> 'sleutel')::uuid::text || ' ' || (x -> 'vastleggen' ->> 'scope') || ' ' || (x -> 'vastleggen' ->> 'sleutel') END;
+      v_orig := v_orig || array_position(v_alle, v_naam);
+      v_alle := v_alle || v_naam;
+      k := array_position(v_namen, v_naam);
+      IF v_naam IS NULL OR v_orig[i] IS NOT NULL THEN
         v_vast := v_vast || NULL::uuid;
+      ELSIF k IS NOT NULL THEN
+        v_vast := v_vast || v_ids[k];
+        v_namen[k] := NULL;
+      ELSE
+        v_vast := v_vast || idempotentie_vastleggen((x ->> 'sleutel')::uuid, x -> 'vastleggen', (x ->> 'status')::int, x -> 'antwoord', (x ->> 'nu')::timestamptz);
       END IF;
-      v_herhaald := v_herhaald || (x ? 'vastleggen' AND v_vast[i] IS NULL);
+      v_herhaald := v_herhaald || (v_naam IS NOT NULL AND v_vast[i] IS NULL);
     END LOOP;
     -- The keys' monthly caps, exact under the account's row lock: every charge of a key takes it.
     SELECT array_agg(s.id), array_agg(s.maandlimiet_credits), array_agg(CASE WHEN s.maand = v_maand THEN s.maand_verbruikt ELSE 0 END)
@@ -78,6 +82,10 @@ BEGIN
     FOR i IN 0 .. v_n - 1 LOOP
       c := (p_items -> i ->> 'credits')::int;
       k := array_position(v_sleutels, (p_items -> i ->> 'sleutel')::uuid);
+      -- A copy of an item refused above settles as itself (refused too: the balance and cap only shrink).
+      IF v_herhaald[i + 1] AND v_orig[i + 1] IS NOT NULL AND NOT v_ok[v_orig[i + 1]] AND NOT v_herhaald[v_orig[i + 1]] THEN
+        v_herhaald[i + 1] := false;
+      END IF;
       IF v_herhaald[i + 1] THEN
         v_ok := v_ok || false;
         v_limiet := v_limiet || false;

@@ -2,7 +2,8 @@
  * The money-path invariants of the fault suite, checked in SQL on the database itself after the faults
  * (decisions: balance never negative, every credit moved is a ledger row, debit + usage record + webhook
  * event commit together, an idempotent request is charged at most once). Each query returns the rows
- * that break a rule, so a failure names them.
+ * that break a rule, so a failure names them. zoekSchendingen reads a PostgreSQL URL; zoekSchendingenMet any
+ * query function (PGlite through Prisma).
  */
 import pg from 'pg';
 
@@ -16,6 +17,8 @@ export interface Schendingen {
   idempotentMeerdereKeren: unknown[];
   klaarZonderAntwoord: unknown[];
   klaarZonderAfrekening: unknown[];
+  mcpBezig: unknown[];
+  mcpAntwoordNietEenmaalAfgerekend: unknown[];
 }
 
 const QUERIES: Record<keyof Schendingen, string> = {
@@ -40,24 +43,46 @@ const QUERIES: Record<keyof Schendingen, string> = {
     GROUP BY 1, 2, 3 HAVING count(*) > 1`,
   klaarZonderAntwoord: `SELECT id, status FROM idempotentie WHERE toestand = 'klaar' AND (antwoord IS NULL OR status IS NULL)`,
   // A completed REST claim of an account with an endpoint was settled exactly once: one event with its key.
+  // (An MCP call's event carries no fingerprint: its stored answers are checked against usage rows below.)
   klaarZonderAfrekening: `SELECT i.id, i.sleutel, count(e.id)::int AS gebeurtenissen FROM idempotentie i
     JOIN api_sleutel s ON s.id = i.key_id
     JOIN webhook w ON w.account_id = s.account_id AND w.actief AND 'inzicht.voltooid' = ANY (w.events)
     LEFT JOIN webhook_gebeurtenis e ON e.type = 'inzicht.voltooid' AND e.account_id = s.account_id
       AND e.payload->'data'->>'idempotency_key' = i.sleutel AND e.payload->'data'->>'voorziening' = i.scope
     WHERE i.toestand = 'klaar' AND i.status = 200 AND i.scope <> 'mcp' GROUP BY i.id, i.sleutel HAVING count(e.id) <> 1`,
+  // An MCP call holds no claim (decisions section 5): its record is written only by the statement that settles it.
+  mcpBezig: `SELECT id, key_id, toestand FROM idempotentie WHERE scope = 'mcp' AND toestand <> 'klaar'`,
+  // An MCP answer is stored by the statement that charges it, and deleted there when the charge is refused: so each
+  // stored answer has exactly one usage row of its key, kanaal, status and moment (both written with the call's
+  // \`nu\`), charged what the answer says. Counted per moment, because calls of one key can share a millisecond.
+  // Only this direction: an answer past its 24 hours is swept, its usage row stays.
+  mcpAntwoordNietEenmaalAfgerekend: `WITH i AS (
+      SELECT key_id, aangemaakt_op, status, count(*)::int AS antwoorden,
+             sum(CASE WHEN status = 200 THEN (antwoord->'meta'->>'gefactureerd_cent')::int ELSE 0 END)::int AS cent
+      FROM idempotentie WHERE scope = 'mcp' AND toestand = 'klaar' GROUP BY 1, 2, 3),
+    v AS (
+      SELECT key_id, aangemaakt_op, status, count(*)::int AS verbruik,
+             sum(CASE WHEN status = 200 THEN gefactureerd_cent ELSE 0 END)::int AS cent
+      FROM verbruik WHERE kanaal = 'mcp' GROUP BY 1, 2, 3)
+    SELECT i.key_id, i.aangemaakt_op, i.status, i.antwoorden, i.cent, coalesce(v.verbruik, 0) AS verbruik, v.cent AS verbruik_cent
+    FROM i LEFT JOIN v ON v.key_id = i.key_id AND v.aangemaakt_op = i.aangemaakt_op AND v.status = i.status
+    WHERE v.verbruik IS DISTINCT FROM i.antwoorden OR v.cent IS DISTINCT FROM i.cent`,
 };
 
 export async function zoekSchendingen(databaseUrl: string): Promise<Schendingen> {
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
   try {
-    const uit = {} as Schendingen;
-    for (const [naam, sql] of Object.entries(QUERIES)) uit[naam as keyof Schendingen] = (await c.query(sql)).rows;
-    return uit;
+    return await zoekSchendingenMet(async (sql) => (await c.query(sql)).rows);
   } finally {
     await c.end();
   }
+}
+
+export async function zoekSchendingenMet(query: (sql: string) => Promise<unknown[]>): Promise<Schendingen> {
+  const uit = {} as Schendingen;
+  for (const [naam, sql] of Object.entries(QUERIES)) uit[naam as keyof Schendingen] = await query(sql);
+  return uit;
 }
 
 export const GEEN_SCHENDINGEN: Schendingen = Object.fromEntries(Object.keys(QUERIES).map((k) => [k, []])) as unknown as Schendingen;
