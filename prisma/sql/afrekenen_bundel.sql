@@ -141,12 +141,16 @@ BEGIN
         END IF;
       END LOOP;
     END IF;
+    -- Row by row, by id: joined to the items (one statement for the batch) it kept the plan made while the
+    -- table was small, a scan of the whole table at every charge, until the next ANALYZE.
     FOR i IN 1 .. v_n LOOP
-      IF v_vast[i] IS NOT NULL AND NOT v_ok[i] THEN DELETE FROM idempotentie d WHERE d.id = v_vast[i]; END IF;
+      x := p_items -> (i - 1);
+      IF v_vast[i] IS NOT NULL AND NOT v_ok[i] THEN
+        DELETE FROM idempotentie d WHERE d.id = v_vast[i];
+      ELSIF v_ok[i] AND x ? 'idempotentie' THEN
+        UPDATE idempotentie d SET toestand = 'klaar', status = (x ->> 'status')::int, antwoord = x -> 'antwoord' WHERE d.id = (x ->> 'idempotentie')::uuid;
+      END IF;
     END LOOP;
-    UPDATE idempotentie d SET toestand = 'klaar', status = (e.x ->> 'status')::int, antwoord = e.x -> 'antwoord'
-    FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e(x, n)
-    WHERE v_ok[e.n] AND e.x ? 'idempotentie' AND d.id = (e.x ->> 'idempotentie')::uuid;
   EXCEPTION WHEN OTHERS THEN
     RETURN QUERY SELECT * FROM afrekenen_per_item(p_items);
     RETURN;
