@@ -95,7 +95,7 @@ describe(`the money invariants after MCP traffic (${dialect})`, () => {
 describe(`the MCP invariants catch what they promise to (${dialect})`, () => {
   const db = useTestDatabase();
 
-  it('a stored MCP answer without its usage row, with two, with another charge, and an MCP claim in flight are each named', async () => {
+  it('a stored MCP answer without its usage row, with two, with another charge, a charge without its stored answer, and an MCP claim in flight are each named', async () => {
     const now = new Date('2026-11-22T09:00:00Z');
     const acc = await maakAccount(db.prisma, { naam: `invarianten ${randomUUID()}`, credits: 100 });
     const k = await maakSleutel(db.prisma, { accountId: acc.id, naam: 'invarianten', now });
@@ -115,18 +115,21 @@ describe(`the MCP invariants catch what they promise to (${dialect})`, () => {
     await db.prisma.usageRecord.create({ data: { ...eens, id: randomUUID() } });
     // 2: the answer says 10 cent, the usage row charged nothing.
     await db.prisma.usageRecord.update({ where: { id: (await verbruikOp(2)).id }, data: { credits: 0, gefactureerdCent: 0 } });
+    // 3: the stored answer is gone (a charged call whose repeat would be charged again).
+    await db.prisma.idempotencyRecord.deleteMany({ where: { keyId: k.id, scope: 'mcp', aangemaaktOp: moment(3) } });
     // And a claim "in flight" under the MCP scope, which no MCP call takes any more.
     const bezig = await db.prisma.idempotencyRecord.create({
       data: { keyId: k.id, scope: 'mcp', sleutel: randomUUID(), verzoekHash: 'h', toestand: 'bezig', bezigTot: moment(60), verlooptOp: moment(86_400) },
     });
 
     const s = await schendingen(db);
-    expect(s.mcpAntwoordNietEenmaalAfgerekend.map((r) => new Date((r as { aangemaakt_op: string | Date }).aangemaakt_op).getTime()).sort()).toEqual([0, 1, 2].map((n) => moment(n).getTime()));
+    expect(s.mcpAntwoordNietEenmaalAfgerekend.map((r) => new Date((r as { aangemaakt_op: string | Date }).aangemaakt_op).getTime()).sort()).toEqual([0, 1, 2, 3].map((n) => moment(n).getTime()));
     expect(s.mcpAntwoordNietEenmaalAfgerekend).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ antwoorden: 1, verbruik: 0 }),
         expect.objectContaining({ antwoorden: 1, verbruik: 2 }),
         expect.objectContaining({ antwoorden: 1, verbruik: 1, cent: 10, verbruik_cent: 0 }),
+        expect.objectContaining({ antwoorden: 0, verbruik: 1 }),
       ]),
     );
     expect(s.mcpBezig).toEqual([expect.objectContaining({ id: bezig.id })]);

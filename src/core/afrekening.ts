@@ -151,7 +151,10 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     } else if (r.error instanceof Uitval) {
       uitkomst = { status: r.error.status, credits: test ? 0 : r.error.credits, antwoord: { fout: r.error.message } };
     } else {
-      // Refused input, an outage, a crash or an answer that failed its schema: nothing is charged.
+      // Refused input, an outage, a crash or an answer that failed its schema: nothing is charged. A repeat
+      // of a stored MCP answer still gets it (it did not look before its work).
+      const eerder = mcp && claimOpts ? await claim(db, claimOpts).catch(() => undefined) : undefined;
+      if (eerder?.soort === 'herhaling') return herhaal(ctx, eerder);
       if (!(r.error instanceof InsightFout)) await meldMislukt(db, basis, 500).catch(() => {});
       return r;
     }

@@ -55,7 +55,8 @@ const QUERIES: Record<keyof Schendingen, string> = {
   // An MCP answer is stored by the statement that charges it, and deleted there when the charge is refused: so each
   // stored answer has exactly one usage row of its key, kanaal, status and moment (both written with the call's
   // \`nu\`), charged what the answer says. Counted per moment, because calls of one key can share a millisecond.
-  // Only this direction: an answer past its 24 hours is swept, its usage row stays.
+  // Both directions, usage rows within 24 hours of the newest (an answer past its window is swept, its usage row
+  // stays): a charged call without a stored answer would be charged again by its repeat. A 402 stores nothing.
   mcpAntwoordNietEenmaalAfgerekend: `WITH i AS (
       SELECT key_id, aangemaakt_op, status, count(*)::int AS antwoorden,
              sum(CASE WHEN status = 200 THEN (antwoord->'meta'->>'gefactureerd_cent')::int ELSE 0 END)::int AS cent
@@ -63,9 +64,11 @@ const QUERIES: Record<keyof Schendingen, string> = {
     v AS (
       SELECT key_id, aangemaakt_op, status, count(*)::int AS verbruik,
              sum(CASE WHEN status = 200 THEN gefactureerd_cent ELSE 0 END)::int AS cent
-      FROM verbruik WHERE kanaal = 'mcp' GROUP BY 1, 2, 3)
-    SELECT i.key_id, i.aangemaakt_op, i.status, i.antwoorden, i.cent, coalesce(v.verbruik, 0) AS verbruik, v.cent AS verbruik_cent
-    FROM i LEFT JOIN v ON v.key_id = i.key_id AND v.aangemaakt_op = i.aangemaakt_op AND v.status = i.status
+      FROM verbruik WHERE kanaal = 'mcp' AND status <> 402
+        AND aangemaakt_op > (SELECT max(aangemaakt_op) FROM verbruik) - interval '24 hours' GROUP BY 1, 2, 3)
+    SELECT coalesce(i.key_id, v.key_id) AS key_id, coalesce(i.aangemaakt_op, v.aangemaakt_op) AS aangemaakt_op, coalesce(i.status, v.status) AS status,
+           coalesce(i.antwoorden, 0) AS antwoorden, i.cent, coalesce(v.verbruik, 0) AS verbruik, v.cent AS verbruik_cent
+    FROM i FULL JOIN v ON v.key_id = i.key_id AND v.aangemaakt_op = i.aangemaakt_op AND v.status = i.status
     WHERE v.verbruik IS DISTINCT FROM i.antwoorden OR v.cent IS DISTINCT FROM i.cent`,
 };
 

@@ -66,7 +66,7 @@ export interface ClaimOpties {
   now: Date;
   accountId: string;
   termijnMs: number;
-  /** Only look, claim nothing (MCP). */
+  /** Only look, claim nothing (MCP, where its settlement met an identical call, or it was refused or failed). */
   kijk?: boolean;
 }
 
