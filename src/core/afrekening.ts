@@ -104,6 +104,11 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     claimTot = c.tot;
     saldoBijClaim = c.saldo;
   }
+  /** The stored answer of an identical MCP call, looked up only where a call cannot settle itself. */
+  const opgeslagen = async () => {
+    const c = mcp && claimOpts ? await claim(db, claimOpts) : undefined;
+    return c?.soort === 'herhaling' ? c : undefined;
+  };
   const bewaar = (antwoord: unknown) => (claimId ? { id: claimId, antwoord } : vastleggen ? { vastleggen, antwoord } : undefined);
 
   let klaar = false;
@@ -131,8 +136,8 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     const ruimte = p.maandlimiet === null ? null : await maandRuimte(db, p.keyId, now);
     if (saldo < prijs || (ruimte !== null && ruimte < prijs)) {
       // A repeat of a stored MCP answer is free, so it is replayed even now.
-      const eerder = mcp && claimOpts ? await claim(db, claimOpts) : undefined;
-      if (eerder && eerder.soort !== 'vrij') return herhaal(ctx, eerder);
+      const eerder = await opgeslagen();
+      if (eerder) return herhaal(ctx, eerder);
       meldKosten(ctx, 0, saldo);
       if (saldo < prijs) {
         await meldMislukt(db, basis, 402);
@@ -153,8 +158,8 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     } else {
       // Refused input, an outage, a crash or an answer that failed its schema: nothing is charged. A repeat
       // of a stored MCP answer still gets it (it did not look before its work).
-      const eerder = mcp && claimOpts ? await claim(db, claimOpts).catch(() => undefined) : undefined;
-      if (eerder?.soort === 'herhaling') return herhaal(ctx, eerder);
+      const eerder = await opgeslagen().catch(() => undefined);
+      if (eerder) return herhaal(ctx, eerder);
       if (!(r.error instanceof InsightFout)) await meldMislukt(db, basis, 500).catch(() => {});
       return r;
     }
