@@ -26,7 +26,7 @@ export interface BuildAppOptions {
 export async function buildApp({ services }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: services.log as unknown as FastifyBaseLogger,
-    logController: new VerzoekLog(),
+    logController: new VerzoekLog(services.log),
     // No pino child per request: it would run the redaction over its bindings every time; the mixin adds reqId.
     childLoggerFactory: (logger) => logger,
     bodyLimit: services.config.BODY_LIMIT,

@@ -55,8 +55,18 @@ export function volgVerzoekInLog(app: FastifyInstance): void {
   });
 }
 
-/** One line per answered request (Fastify's default is two, each redacted). */
+/**
+ * One line per answered request (Fastify's default is two, each redacted). Fastify hands handlers an object
+ * derived from the logger it was given, so the access logger is found from that logger, once.
+ */
 export class VerzoekLog extends LogController {
+  private readonly toegang: Logger | undefined;
+
+  constructor(log: Logger) {
+    super();
+    this.toegang = toegangsLogs.get(log);
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
@@ -66,13 +76,12 @@ export class VerzoekLog extends LogController {
       reply.log.error({ reqId: request.id, req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
       return;
     }
-    const log = reply.log as unknown as Logger;
-    const toegang = toegangsLogs.get(log);
+    const toegang = this.toegang;
     if (!toegang) {
       reply.log.info({ reqId: request.id, req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
       return;
     }
-    if (!log.isLevelEnabled('info')) return;
+    if (!toegang.isLevelEnabled('info')) return;
     toegang.info({ reqId: request.id, req: verzoekVoorLog(request), res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
   }
 }
