@@ -55,10 +55,7 @@ export function volgVerzoekInLog(app: FastifyInstance): void {
   });
 }
 
-/**
- * One line per answered request (Fastify's default is two, each redacted). Fastify hands handlers an object
- * derived from the logger it was given, so the access logger is found from that logger, once.
- */
+/** One line per answered request (Fastify's default is two, each redacted); handlers get a logger derived from ours. */
 export class VerzoekLog extends LogController {
   private readonly toegang: Logger | undefined;
 
