@@ -11,7 +11,7 @@ import { rekenAf, type Afrekening } from '../src/domain/billing/afrekenen.ts';
 import { maakAccount, leesSaldo } from '../src/domain/billing/tegoed.ts';
 import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { controleerLimiet } from '../src/domain/limits/snelheid.ts';
-import { energielabel, woningtype, wozWaarden } from '../src/domain/register/opvragen.ts';
+import { energielabel, registerKandidaten, woningtype, wozWaarden } from '../src/domain/register/opvragen.ts';
 import { dialect, useTestDatabase } from './support/db.ts';
 import { maakAdres, maakVolledigAdres } from './support/register.ts';
 
@@ -166,18 +166,21 @@ describe(`batched hot-path statements (${dialect})`, () => {
     expect(uit[4]).toBe(11);
   });
 
-  it('WOZ values, labels and house types of lookups in flight are read together, each address its own rows', async () => {
+  it('WOZ values, labels and house types of lookups in flight are read with their addresses, together, each address its own rows', async () => {
     const [vol, kaal] = [await maakVolledigAdres(db.prisma), await maakAdres(db.prisma)];
     statements.length = 0;
-    const eerste = wozWaarden(db.prisma, kaal.id);
-    const woz = await Promise.all([wozWaarden(db.prisma, vol.id), wozWaarden(db.prisma, kaal.id), wozWaarden(db.prisma, vol.id)]);
-    const labels = await Promise.all([energielabel(db.prisma, vol.id), energielabel(db.prisma, kaal.id), energielabel(db.prisma, vol.id)]);
-    const types = await Promise.all([woningtype(db.prisma, kaal.id), woningtype(db.prisma, vol.id)]);
-    expect((await eerste).waarden).toEqual([]);
-    // Per table the first goes alone and what arrives while it is in flight goes together next.
+    const lees = async (a: { postcode: string; huisnummer: number }) => {
+      const [r] = await registerKandidaten(db.prisma, a.postcode, a.huisnummer);
+      return r;
+    };
+    const eerste = lees(kaal);
+    const rijen = await Promise.all([lees(vol), lees(kaal), lees(vol)]);
+    expect(wozWaarden(await eerste).waarden).toEqual([]);
+    // The first goes alone and what arrives while it is in flight goes together next: one statement reads the address and its rows.
     expect(aantal('FROM woz_waarde')).toBe(2);
     expect(aantal('FROM energielabel')).toBe(2);
     expect(aantal('FROM woningtype')).toBe(2);
+    const woz = rijen.map(wozWaarden);
     const reeks = [
       { peildatum: '2025-01-01', waarde: 425000 },
       { peildatum: '2024-01-01', waarde: 400000 },
@@ -185,9 +188,10 @@ describe(`batched hot-path statements (${dialect})`, () => {
     expect(woz.map((w) => w.waarden)).toEqual([reeks, [], reeks]);
     expect(woz[0].bron).toEqual({ naam: 'testdata', datum: '2025-01-01' });
     expect(woz[1].bron).toBeNull();
+    const labels = rijen.map(energielabel);
     expect(labels[0].label).toMatchObject({ label: 'B', registratiedatum: '2021-03-04', geldig_tot: '2031-03-04' });
     expect(labels[1].label).toBeNull();
     expect(labels[2]).toEqual(labels[0]);
-    expect(types.map((t) => t.woningtype?.woningtype ?? null)).toEqual([null, 'tussenwoning']);
+    expect(rijen.map((r) => woningtype(r).woningtype?.woningtype ?? null)).toEqual(['tussenwoning', null, 'tussenwoning']);
   });
 });

@@ -15,7 +15,7 @@ vi.mock('../src/domain/register/opvragen.ts', async (importOriginal) => {
   const echt = await importOriginal<typeof import('../src/domain/register/opvragen.ts')>();
   return {
     ...echt,
-    async wozWaarden(...args: Parameters<typeof echt.wozWaarden>) {
+    wozWaarden(...args: Parameters<typeof echt.wozWaarden>) {
       if (storing.aan) throw new InsightFout('niet_beschikbaar', 'De WOZ-bron is tijdelijk niet bereikbaar.');
       return echt.wozWaarden(...args);
     },

@@ -2,10 +2,10 @@
  * One function per lookup; what is not held is null or empty, nothing is estimated here. DATE columns are
  * read as text, so no time zone comes between the register and the answer.
  */
-import { rijenPerId } from '../../db/bundel.ts';
 import { registerRijen, type Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
 import { datumKolom } from '../begrippen.ts';
+import { gebundeldeKandidaten, type AdresRij } from './adressen.ts';
 
 export function adresKenmerken(a: Adres) {
   return {
@@ -29,43 +29,41 @@ export function adresKenmerken(a: Adres) {
   };
 }
 
-const wozRijen = rijenPerId<{ peildatum: string; waarde: number; bron: string }>(
-  `SELECT k.id, to_char(w.peildatum, 'YYYY-MM-DD') AS peildatum, w.waarde, w.bron FROM jsonb_array_elements_text($1::jsonb) AS k(id)
-   CROSS JOIN LATERAL (SELECT peildatum, waarde, bron FROM woz_waarde WHERE adres_id = k.id OFFSET 0) w ORDER BY k.id, w.peildatum DESC`,
-  { lees: registerRijen },
+/** An address with what the woz, energielabel and woningtype lookups answer, read in the statement that finds it. */
+export interface RegisterAdres extends AdresRij {
+  woz: { peildatum: string; waarde: number; bron: string }[] | null;
+  label: { label: string | null; registratiedatum: string | null; geldig_tot: string | null; opnametype: string | null; energie_index: number | null; bron: string } | null;
+  woningtype: { woningtype: string; afgeleid_uit: string; bron: string } | null;
+}
+
+export const registerKandidaten = gebundeldeKandidaten<RegisterAdres>(
+  `a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats,
+   (SELECT json_agg(json_build_object('peildatum', to_char(z.peildatum, 'YYYY-MM-DD'), 'waarde', z.waarde, 'bron', z.bron) ORDER BY z.peildatum DESC)
+      FROM woz_waarde z WHERE z.adres_id = a.id) AS woz,
+   (SELECT json_build_object('label', e.label, 'registratiedatum', to_char(e.registratiedatum, 'YYYY-MM-DD'), 'geldig_tot', to_char(e.geldig_tot, 'YYYY-MM-DD'),
+                             'opnametype', e.opnametype, 'energie_index', e.energie_index, 'bron', e.bron)
+      FROM energielabel e WHERE e.adres_id = a.id) AS label,
+   (SELECT json_build_object('woningtype', w.woningtype, 'afgeleid_uit', w.afgeleid_uit, 'bron', w.bron) FROM woningtype w WHERE w.adres_id = a.id) AS woningtype`,
 );
 
-export async function wozWaarden(db: Db, adresId: string) {
-  const rows = await wozRijen(db, adresId);
+export function wozWaarden(a: RegisterAdres) {
+  const rijen = a.woz ?? [];
   return {
-    waarden: rows.map((r) => ({ peildatum: r.peildatum, waarde: r.waarde })),
-    bron: rows.length ? { naam: rows[0].bron, datum: rows[0].peildatum } : null,
+    waarden: rijen.map((r) => ({ peildatum: r.peildatum, waarde: r.waarde })),
+    bron: rijen.length ? { naam: rijen[0].bron, datum: rijen[0].peildatum } : null,
   };
 }
 
-const labelRijen = rijenPerId<{ label: string | null; registratiedatum: string | null; geldig_tot: string | null; opnametype: string | null; energie_index: number | null; bron: string }>(
-  `SELECT k.id, e.label, to_char(e.registratiedatum, 'YYYY-MM-DD') AS registratiedatum, to_char(e.geldig_tot, 'YYYY-MM-DD') AS geldig_tot,
-          e.opnametype, e.energie_index, e.bron
-   FROM jsonb_array_elements_text($1::jsonb) AS k(id) CROSS JOIN LATERAL (SELECT * FROM energielabel WHERE adres_id = k.id OFFSET 0) e`,
-  { lees: registerRijen },
-);
-
-export async function energielabel(db: Db, adresId: string) {
-  const [r] = await labelRijen(db, adresId);
+export function energielabel(a: RegisterAdres) {
+  const r = a.label;
   return {
     label: r ? { label: r.label, registratiedatum: r.registratiedatum, geldig_tot: r.geldig_tot, opnametype: r.opnametype, energie_index: r.energie_index } : null,
     bron: r ? { naam: r.bron, datum: r.registratiedatum } : null,
   };
 }
 
-const woningtypeRijen = rijenPerId<{ woningtype: string; afgeleid_uit: string; bron: string }>(
-  `SELECT k.id, w.woningtype, w.afgeleid_uit, w.bron
-   FROM jsonb_array_elements_text($1::jsonb) AS k(id) CROSS JOIN LATERAL (SELECT * FROM woningtype WHERE adres_id = k.id OFFSET 0) w`,
-  { lees: registerRijen },
-);
-
-export async function woningtype(db: Db, adresId: string) {
-  const [r] = await woningtypeRijen(db, adresId);
+export function woningtype(a: RegisterAdres) {
+  const r = a.woningtype;
   return { woningtype: r ? { woningtype: r.woningtype, afgeleid_uit: r.afgeleid_uit } : null, bron: r ? { naam: r.bron, datum: null } : null };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { energielabel as leesLabel } from '../../domain/register/opvragen.ts';
+import { energielabel as leesLabel, registerKandidaten } from '../../domain/register/opvragen.ts';
 import { ENERGIELABELS, type Energielabel } from '../../domain/begrippen.ts';
 import { maakLookup } from './maak-lookup.ts';
 
@@ -19,8 +19,9 @@ export const energielabel = maakLookup({
     opnametype: z.string().nullable(),
     energie_index: z.number().nullable(),
   }),
-  async vind(ctx, a) {
-    const r = await leesLabel(ctx.services.db, a.id);
+  kandidaten: registerKandidaten,
+  async vind(_ctx, a) {
+    const r = leesLabel(a);
     const l = r.label;
     const data = {
       label: (l?.label ?? null) as Energielabel | null,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { woningtype as leesType } from '../../domain/register/opvragen.ts';
+import { woningtype as leesType, registerKandidaten } from '../../domain/register/opvragen.ts';
 import { WONINGTYPEN, type Woningtype } from '../../domain/begrippen.ts';
 import { maakLookup } from './maak-lookup.ts';
 
@@ -16,8 +16,9 @@ export const woningtype = maakLookup({
     woningtype: z.enum(WONINGTYPEN).nullable(),
     afgeleid_uit: z.string().nullable(),
   }),
-  async vind(ctx, a) {
-    const r = await leesType(ctx.services.db, a.id);
+  kandidaten: registerKandidaten,
+  async vind(_ctx, a) {
+    const r = leesType(a);
     const data = {
       woningtype: (r.woningtype?.woningtype ?? null) as Woningtype | null,
       afgeleid_uit: r.woningtype?.afgeleid_uit ?? null,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { wozWaarden } from '../../domain/register/opvragen.ts';
+import { registerKandidaten, wozWaarden } from '../../domain/register/opvragen.ts';
 import { maakLookup } from './maak-lookup.ts';
 
 /** POST /api/v1/inzicht/woz: the WOZ series, newest first. 1 credit; an empty series is free. */
@@ -18,8 +18,9 @@ export const woz = maakLookup({
   data: z.object({
     waarden: z.array(z.object({ peildatum: z.string().describe('Y-m-d'), waarde: z.int().describe('euro') })),
   }),
-  async vind(ctx, a) {
-    const r = await wozWaarden(ctx.services.db, a.id);
+  kandidaten: registerKandidaten,
+  async vind(_ctx, a) {
+    const r = wozWaarden(a);
     return { status: 200, data: { waarden: r.waarden }, bron: r.bron, gefactureerd: r.waarden.length > 0 };
   },
 });
