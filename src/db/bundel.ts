@@ -96,13 +96,12 @@ export function batchParameter(items: unknown[]): string {
   return JSON.stringify(items);
 }
 
-/** The rows per id of the requests in flight ($1: batchParameter of the ids; rows name their id `id`); `lees`: registerRijen for register data. */
-export function rijenPerId<R>(tekst: string, opties: { maxGrootte?: number; lees?: typeof sqlRijen } = {}): (db: Db, id: string) => Promise<R[]> {
-  const { maxGrootte = 64, lees = sqlRijen } = opties;
+/** The rows per id of the requests in flight ($1: batchParameter of the ids; rows name their id `id`). */
+export function rijenPerId<R>(tekst: string, maxGrootte = 64): (db: Db, id: string) => Promise<R[]> {
   const lezer = perDatabase<string, R[]>((db) => ({
     maxGrootte,
     async verwerk(_, ids) {
-      const rijen = await lees<R & { id: string }>(db, tekst, [batchParameter([...new Set(ids)])]);
+      const rijen = await sqlRijen<R & { id: string }>(db, tekst, [batchParameter([...new Set(ids)])]);
       const perId = new Map<string, R[]>(ids.map((id) => [id, []]));
       for (const r of rijen) perId.get(r.id)?.push(r);
       return ids.map((id) => perId.get(id) as R[]);

@@ -43,7 +43,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Read together per statement: every answer to a key reports the balance, refusals from memory included. */
 const saldoRijen = rijenPerId<{ credits: number }>(`SELECT k.id, a.credits FROM jsonb_array_elements_text($1::jsonb) AS k(id)
-   CROSS JOIN LATERAL (SELECT credits FROM account WHERE id = k.id::uuid OFFSET 0) a`, { maxGrootte: 256 });
+   CROSS JOIN LATERAL (SELECT credits FROM account WHERE id = k.id::uuid OFFSET 0) a`, 256);
 
 export async function leesSaldo(db: Db, accountId: string): Promise<number> {
   // Not a uuid: it must not fail the statement of the balances read with it.
