@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { batchParameter } from '../src/db/bundel.ts';
 import { adresKandidaten } from '../src/domain/register/adressen.ts';
-import { registerKandidaten } from '../src/domain/register/opvragen.ts';
+import { invloedKandidaten, registerKandidaten } from '../src/domain/register/opvragen.ts';
 import { waarderingsKandidaten } from '../src/domain/valuation/adres-waarde.ts';
 import { dialect, useTestDatabase } from './support/db.ts';
 import { maakVolledigAdres } from './support/register.ts';
@@ -29,13 +29,14 @@ describe.runIf(dialect === 'postgres')('batched register reads keep one plan, an
     await db.prisma.$executeRawUnsafe(
       `INSERT INTO woz_waarde (adres_id, peildatum, waarde, bron) SELECT 'plan-' || g, '2025-01-01', 300000, 'testdata' FROM generate_series(1, 20000) g`,
     );
-    for (const tabel of ['adres', 'woz_waarde', 'energielabel', 'woningtype']) await db.prisma.$executeRawUnsafe(`ALTER TABLE ${tabel} SET (autovacuum_enabled = false)`);
+    for (const tabel of ['adres', 'woz_waarde', 'energielabel', 'woningtype', 'adres_invloed']) await db.prisma.$executeRawUnsafe(`ALTER TABLE ${tabel} SET (autovacuum_enabled = false)`);
     statements.length = 0;
     await adresKandidaten(db.prisma, adres.postcode, adres.huisnummer);
     await waarderingsKandidaten(db.prisma, adres.postcode, adres.huisnummer);
     await registerKandidaten(db.prisma, adres.postcode, adres.huisnummer);
+    await invloedKandidaten(db.prisma, adres.postcode, adres.huisnummer);
     const lezingen = [...new Set(statements)];
-    expect(lezingen).toHaveLength(3);
+    expect(lezingen).toHaveLength(4);
 
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
@@ -48,7 +49,7 @@ describe.runIf(dialect === 'postgres')('batched register reads keep one plan, an
       for (const [i, tekst] of lezingen.entries()) {
         await c.query(`PREPARE zonder_statistiek_${i}(jsonb) AS ${tekst}`);
         const plan = (await c.query(`EXPLAIN EXECUTE zonder_statistiek_${i}('${parameter(tekst)}')`)).rows.map((r) => r['QUERY PLAN']).join('\n');
-        expect(plan, tekst).not.toMatch(/Seq Scan on (adres|woz_waarde|energielabel|woningtype)\b/);
+        expect(plan, tekst).not.toMatch(/Seq Scan on (adres|woz_waarde|energielabel|woningtype|adres_invloed)\b/);
       }
       await c.query('RESET plan_cache_mode');
       await c.query('ANALYZE');

@@ -141,7 +141,8 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     expect(opPrimair.filter((r) => REGISTER.test(r.query))).toEqual([]);
     // 3 × (5 lookups of 1 credit each, invloeden 16, waarde 18), charged on the primary.
     expect(await leesSaldo(db!.prisma, accountId)).toBe(saldo - 3 * (4 + 16 + 18));
-    expect(await metriek('insight_db_register_lezingen_total', 'bron="replica"')).toBeGreaterThanOrEqual(18);
+    // Four readers a round (address; address with WOZ, label and type; with influences; for the valuation), lookups in flight read together.
+    expect(await metriek('insight_db_register_lezingen_total', 'bron="replica"')).toBeGreaterThanOrEqual(12);
     expect(await metriek('insight_db_register_lezingen_total', 'bron="primair"')).toBeUndefined();
   });
 

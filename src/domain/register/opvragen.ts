@@ -2,7 +2,6 @@
  * One function per lookup; what is not held is null or empty, nothing is estimated here. DATE columns are
  * read as text, so no time zone comes between the register and the answer.
  */
-import { registerRijen, type Db } from '../../db/client.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
 import { datumKolom } from '../begrippen.ts';
 import { gebundeldeKandidaten, type AdresRij } from './adressen.ts';
@@ -67,18 +66,25 @@ export function woningtype(a: RegisterAdres) {
   return { woningtype: r ? { woningtype: r.woningtype, afgeleid_uit: r.afgeleid_uit } : null, bron: r ? { naam: r.bron, datum: null } : null };
 }
 
-export async function invloeden<T extends string>(db: Db, adresId: string, types: readonly T[]) {
-  const rows = await registerRijen<{ type: string; indicator: string; afstandM: number | null; omschrijving: string; bron: string }>(
-    db,
-    'SELECT type, indicator, afstand_m AS "afstandM", omschrijving, bron FROM adres_invloed WHERE adres_id = $1 AND type = ANY($2::text[])',
-    [adresId, [...types]],
-  );
+export interface InvloedAdres extends AdresRij {
+  invloeden: { type: string; indicator: string; afstand_m: number | null; omschrijving: string; bron: string }[] | null;
+}
+
+/** An address with its held influence indicators (every type; the lookup picks), read in the statement that finds it. */
+export const invloedKandidaten = gebundeldeKandidaten<InvloedAdres>(
+  `a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats,
+   (SELECT json_agg(json_build_object('type', i.type, 'indicator', i.indicator, 'afstand_m', i.afstand_m, 'omschrijving', i.omschrijving, 'bron', i.bron) ORDER BY i.type)
+      FROM adres_invloed i WHERE i.adres_id = a.id) AS invloeden`,
+);
+
+export function invloeden<T extends string>(a: InvloedAdres, types: readonly T[]) {
+  const rows = (a.invloeden ?? []).filter((r) => (types as readonly string[]).includes(r.type));
   const perType = new Map(rows.map((r) => [r.type, r]));
   return {
     invloeden: types.map((type) => {
       const r = perType.get(type);
       return r
-        ? { type, indicator: r.indicator as 'rood' | 'oranje' | 'groen', afstand_m: r.afstandM, omschrijving: r.omschrijving }
+        ? { type, indicator: r.indicator as 'rood' | 'oranje' | 'groen', afstand_m: r.afstand_m, omschrijving: r.omschrijving }
         : { type, indicator: null, afstand_m: null, omschrijving: 'Voor dit type zijn voor dit adres geen gegevens beschikbaar.' };
     }),
     gehouden: rows.length,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { invloeden as leesInvloeden } from '../../domain/register/opvragen.ts';
+import { invloedKandidaten, invloeden as leesInvloeden } from '../../domain/register/opvragen.ts';
 import { INVLOED_TYPES, KERN_INVLOED_TYPES } from '../../domain/begrippen.ts';
 import { maakLookup } from './maak-lookup.ts';
 
@@ -41,9 +41,10 @@ export const invloeden = maakLookup({
       }),
     ),
   }),
-  async vind(ctx, a, input) {
+  kandidaten: invloedKandidaten,
+  async vind(_ctx, a, input) {
     const types = [...new Set(input.types ?? KERN_INVLOED_TYPES)];
-    const r = await leesInvloeden(ctx.services.db, a.id, types);
+    const r = leesInvloeden(a, types);
     return { status: 200, data: { invloeden: r.invloeden }, bron: r.bron, gefactureerd: r.gehouden > 0 };
   },
 });
