@@ -26,11 +26,18 @@ describe('backtest over several datasets', () => {
     expect(runs.find((r) => r.variant === 'referentie')!.result.details.stap2.mode).toBe('leerder');
     expect(runs[0].result.details.wozGewicht.some((w) => w > 0)).toBe(true);
     expect(runs[1].result.details.wozGewicht).toEqual([0, 0]);
-    for (const r of runs) expect(r.result.metrics.perKansDeciel.length).toBe(10);
+    for (const r of runs) {
+      expect(r.result.metrics.perKansDeciel.length).toBe(10);
+      const { mdape, voorsprong } = r.onzekerheid;
+      expect(mdape.laag).toBeLessThanOrEqual(r.result.metrics.overall.mdape);
+      expect(mdape.hoog).toBeGreaterThanOrEqual(r.result.metrics.overall.mdape);
+      expect(voorsprong === null).toBe(r.variant === 'referentie');
+    }
     const tabel = formatDatasets(runs);
     expect(tabel).toMatch(/^met-woz\s+model, alle kolommen \(woz\)/m);
     expect(tabel).toMatch(/^kaal\s+referentieleerder \(GBDT, kale kolommen\)/m);
     expect(tabel).toMatch(/Kans binnen 10% per deciel/);
+    expect(tabel).toMatch(/^kaal\s+model, alle kolommen\s+\d+\s+[\d.]+%\s+[\d.]+%–[\d.]+%\s.*(beter|slechter) \(-?[\d.]+ … -?[\d.]+\)$/m);
   }, 300_000);
 });
 

@@ -50,17 +50,20 @@ export function formatKansDecielen(rows: readonly KansDeciel[]): string {
 
 export function formatDatasets(runs: readonly DatasetRun[]): string {
   const lines = [
-    'Dataset            variant                                   voorspeld  MdAPE   binnen 10%  dekking  hit rate  hoog    t.o.v. referentie',
+    'Dataset            variant                                   voorspeld  MdAPE   (95%)          binnen 10%  dekking  hit rate  hoog    t.o.v. referentie (95%)',
   ];
   for (const r of runs) {
     const m = r.result.metrics;
     const o = m.overall;
     const ref = runs.find((x) => x.dataset === r.dataset && x.variant === 'referentie')?.result.metrics.overall.mdape ?? NaN;
     const lead = (1 - o.mdape / ref) * 100;
-    const voorsprong = r.variant === 'referentie' ? '' : `${Math.abs(lead).toFixed(1)}% ${lead >= 0 ? 'beter' : 'slechter'}`;
+    const vi = r.onzekerheid.voorsprong;
+    const interval = vi ? ` (${(100 * vi.laag).toFixed(1)} … ${(100 * vi.hoog).toFixed(1)})` : '';
+    const voorsprong = r.variant === 'referentie' ? '' : `${Math.abs(lead).toFixed(1)}% ${lead >= 0 ? 'beter' : 'slechter'}${interval}`;
+    const mi = r.onzekerheid.mdape;
     const variant = VARIANT_OMSCHRIJVING[r.variant] + (r.kolommen.length ? ` (${r.kolommen.join(', ')})` : '');
     lines.push(
-      `${r.dataset.slice(0, 18).padEnd(18)} ${variant.padEnd(41)} ${String(m.totaal).padStart(9)}  ${pct(o.mdape, 2).padStart(6)}  ${pct(o.pe10).padStart(10)}  ${pct(o.dekking).padStart(7)}  ${pct(m.hitRate).padStart(8)}  ${pct(m.perLabel.hoog.aandeel).padStart(5)}  ${voorsprong}`,
+      `${r.dataset.slice(0, 18).padEnd(18)} ${variant.padEnd(41)} ${String(m.totaal).padStart(9)}  ${pct(o.mdape, 2).padStart(6)}  ${`${pct(mi.laag, 1)}–${pct(mi.hoog, 1)}`.padEnd(13)}  ${pct(o.pe10).padStart(10)}  ${pct(o.dekking).padStart(7)}  ${pct(m.hitRate).padStart(8)}  ${pct(m.perLabel.hoog.aandeel).padStart(5)}  ${voorsprong}`,
     );
   }
   const medians = (['model', 'kaal', 'referentie'] as const).map((v) => {
@@ -150,7 +153,7 @@ export function registerBacktestCommand(program: Command, deps: BacktestDeps): v
           cmd.error((err as Error).message);
         }
         if (flags.json) {
-          const uit = runs.map((r) => ({ dataset: r.dataset, variant: r.variant, kolommen: r.kolommen, from: r.result.from, metrics: r.result.metrics, stap2: r.result.details.stap2, wozGewicht: r.result.details.wozGewicht, duur: r.result.duur }));
+          const uit = runs.map((r) => ({ dataset: r.dataset, variant: r.variant, kolommen: r.kolommen, from: r.result.from, metrics: r.result.metrics, onzekerheid: r.onzekerheid, stap2: r.result.details.stap2, wozGewicht: r.result.details.wozGewicht, duur: r.result.duur }));
           process.stdout.write(JSON.stringify(uit, null, 2) + '\n');
         } else process.stdout.write(formatDatasets(runs) + '\n');
         return;

@@ -1,14 +1,13 @@
 /**
- * The backtest over several datasets at once, each on the same time split three ways: the model on
- * every column the file has, the model on the plain columns only (without the optional attribute and
- * WOZ columns, when the file has any), and a reference learner — the project's own GBDT on the plain
- * columns (position, area, plot, build year, type, label, sale date through the index), no
- * comparables — so every dataset shows how far ahead of a plain learner the model is.
+ * The backtest over several datasets, each on one time split three ways: the model on every column the
+ * file has, on the plain columns only (no attribute or WOZ columns), and the reference learner (the
+ * project's GBDT on the plain columns, no comparables), so every dataset shows the model's lead.
  */
 import type { BuildOptions } from '../model.ts';
 import type { SaleRecord } from '../types.ts';
 import { defaultFrom, runBacktest } from './engine.ts';
 import type { BacktestOptions, BacktestResult } from './engine.ts';
+import { apePerVerkoop, mdapeInterval, voorsprongInterval, type Interval } from './bootstrap.ts';
 
 export type Variant = 'model' | 'kaal' | 'referentie';
 
@@ -24,6 +23,8 @@ export interface DatasetRun {
   /** The optional columns the variant saw ('kenmerken', 'woz'). */
   kolommen: string[];
   result: BacktestResult;
+  /** 95 % bootstrap intervals (bootstrap.ts): of the MdAPE, and of the lead over the reference learner. */
+  onzekerheid: { mdape: Interval; voorsprong: (Interval & { gepaard: number }) | null };
 }
 
 /** The sales without their optional columns (attributes, WOZ). */
@@ -49,12 +50,16 @@ export function runDatasets(datasets: readonly { naam: string; verkopen: readonl
     const variants: [Variant, readonly SaleRecord[], BuildOptions['stage']][] = [['model', d.verkopen, undefined]];
     if (kolommen.length) variants.push(['kaal', kaal, undefined]);
     variants.push(['referentie', kaal, 'leerder']);
+    const eigen: DatasetRun[] = [];
     for (const [variant, sales, stage] of variants) {
       const result = runBacktest(sales, { ...opts, from, model: { ...opts.model, ...(stage ? { stage } : {}) } });
-      const run: DatasetRun = { dataset: d.naam, variant, kolommen: variant === 'model' ? kolommen : [], result };
-      runs.push(run);
+      const run: DatasetRun = { dataset: d.naam, variant, kolommen: variant === 'model' ? kolommen : [], result, onzekerheid: { mdape: mdapeInterval(apePerVerkoop(result.predictions)), voorsprong: null } };
+      eigen.push(run);
       onRun?.(run);
     }
+    const ref = apePerVerkoop(eigen[eigen.length - 1].result.predictions);
+    for (const run of eigen) if (run.variant !== 'referentie') run.onzekerheid.voorsprong = voorsprongInterval(apePerVerkoop(run.result.predictions), ref);
+    runs.push(...eigen);
   }
   return runs;
 }
