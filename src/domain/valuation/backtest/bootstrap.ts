@@ -5,7 +5,7 @@
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { Waardering } from '../types.ts';
-import type { BacktestPrediction } from './metrics.ts';
+import { median, type BacktestPrediction } from './metrics.ts';
 
 export const TREKKINGEN = 2000;
 
@@ -20,12 +20,6 @@ export function apePerVerkoop(predictions: readonly BacktestPrediction[]): Map<s
   const uit = new Map<string, number>();
   for (const p of predictions) if (p.uitkomst.soort === 'waarde') uit.set(p.id, Math.abs((p.uitkomst as Waardering).marktwaarde / p.prijs - 1));
   return uit;
-}
-
-function mediaan(xs: Float64Array): number {
-  xs.sort();
-  const n = xs.length;
-  return n % 2 ? xs[n >> 1] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
 }
 
 function percentielen(draws: Float64Array): Interval {
@@ -52,7 +46,7 @@ function bootstrap(kolommen: readonly Float64Array[], statistic: (resampled: Flo
 }
 
 export function mdapeInterval(apes: Map<string, number>, trekkingen = TREKKINGEN, seed = 1): Interval {
-  return bootstrap([Float64Array.from(apes.values())], ([a]) => mediaan(a), trekkingen, seed);
+  return bootstrap([Float64Array.from(apes.values())], ([a]) => median(a.sort()), trekkingen, seed);
 }
 
 /** 95 % interval of the lead 1 − MdAPE(model) / MdAPE(reference) over the sales both valued. */
@@ -60,5 +54,5 @@ export function voorsprongInterval(model: Map<string, number>, referentie: Map<s
   const ids = [...model.keys()].filter((id) => referentie.has(id));
   const m = Float64Array.from(ids, (id) => model.get(id)!);
   const r = Float64Array.from(ids, (id) => referentie.get(id)!);
-  return { ...bootstrap([m, r], ([a, b]) => 1 - mediaan(a) / mediaan(b), trekkingen, seed), gepaard: ids.length };
+  return { ...bootstrap([m, r], ([a, b]) => 1 - median(a.sort()) / median(b.sort()), trekkingen, seed), gepaard: ids.length };
 }

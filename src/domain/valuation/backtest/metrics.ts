@@ -92,7 +92,7 @@ export function kansDecielen(valued: readonly (BacktestPrediction & { uitkomst: 
   return out;
 }
 
-function median(sorted: number[]): number {
+export function median(sorted: ArrayLike<number>): number {
   const n = sorted.length;
   if (n === 0) return NaN;
   return n % 2 ? sorted[n >> 1] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
