@@ -146,6 +146,22 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     expect(await metriek('insight_db_register_lezingen_total', 'bron="primair"')).toBeUndefined();
   });
 
+  it('an unknown address in a batch: only it is read again from the primary, the other lookups of the batch keep the replica’s rows', async () => {
+    await vraag(primair!.url, 'SELECT pg_stat_statements_reset()');
+    const onbekend = { adres: { postcode: '9999ZZ', huisnummer: '1' } };
+    for (let i = 0; i < 5; i++) {
+      const woz = (body: unknown) => verzoek(server!.url, 'POST', '/api/v1/inzicht/woz', { key, body });
+      const r = await Promise.all([woz(adresBody(adres)), woz(adresBody(adres)), woz(onbekend), woz(adresBody(adres))]);
+      expect(r.map((x) => x.status)).toEqual([200, 200, 404, 200]);
+    }
+    const register = (await vraag<{ query: string; calls: string; rows: string }>(primair!.url, 'SELECT query, calls, rows FROM pg_stat_statements')).filter((r) =>
+      REGISTER.test(r.query),
+    );
+    // The unknown address was asked of the primary (a replica may lag behind a new one), and nothing else.
+    expect(register.reduce((s, r) => s + Number(r.calls), 0)).toBeGreaterThanOrEqual(5);
+    expect(register.reduce((s, r) => s + Number(r.rows), 0)).toBe(0);
+  });
+
   it('a replica further behind than DATABASE_REPLICA_MAX_LAG_MS: reads go to the primary, which has the newer data', async () => {
     await vraag(standby!.url, 'SELECT pg_wal_replay_pause()');
     await db!.prisma.wozWaarde.create({ data: { adresId: adres.id, peildatum: new Date('2026-01-01'), waarde: 450_000, bron: 'testdata' } });

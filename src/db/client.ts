@@ -82,29 +82,35 @@ export const registerLezingen = waarnemers<'replica' | 'primair'>();
 
 /**
  * sqlRijen for a register read, from a usable replica when there is one; a failed replica read is read
- * again from the primary. Keys, balances, charges, limits and webhooks never come here.
+ * again from the primary. Keys, balances, charges, limits and webhooks never come here. A replica within
+ * its lag bound can still miss a row the primary committed a moment ago: where a missing row would become
+ * an answer (a 404, which an Idempotency-Key then keeps), `aanvullen` reads what the replica lacked from
+ * the primary (with `primair`, the same statement) and merges it.
  */
-export async function registerRijen<T>(db: Db, tekst: string, waarden: unknown[], opties: { compleet?: (rijen: T[]) => boolean } = {}): Promise<T[]> {
+export async function registerRijen<T>(
+  db: Db,
+  tekst: string,
+  waarden: unknown[],
+  opties: { aanvullen?: (rijen: T[], primair: (waarden: unknown[]) => Promise<T[]>) => Promise<T[]> } = {},
+): Promise<T[]> {
   const direct = directePools.get(db);
   const replica = direct?.replicas?.kies();
+  let rijen: T[] | undefined;
   if (direct?.replicas && replica) {
     try {
       direct.onQuery?.(tekst);
-      const rijen = (await replica.pool.query({ name: statementNaam(tekst), text: tekst, values: waarden })).rows as T[];
+      rijen = (await replica.pool.query({ name: statementNaam(tekst), text: tekst, values: waarden })).rows as T[];
       registerLezingen.meld(db, 'replica');
-      // A replica within its lag bound can still miss a row the primary committed a moment ago: where a
-      // missing row would become an answer (a 404, which an Idempotency-Key then keeps), ask the primary.
-      if (opties.compleet && !opties.compleet(rijen)) {
-        registerLezingen.meld(db, 'primair');
-        return sqlRijen<T>(db, tekst, waarden);
-      }
-      return rijen;
     } catch (e) {
       direct.replicas.meldFout(replica, e);
     }
   }
-  registerLezingen.meld(db, 'primair');
-  return sqlRijen<T>(db, tekst, waarden);
+  const primair = (w: unknown[]) => {
+    registerLezingen.meld(db, 'primair');
+    return sqlRijen<T>(db, tekst, w);
+  };
+  if (!rijen) return primair(waarden);
+  return opties.aanvullen ? opties.aanvullen(rijen, primair) : rijen;
 }
 
 export function replicasVan(db: PrismaClient): Replicas | undefined {

@@ -60,7 +60,14 @@ export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (
     maxGrootte: 64,
     async verwerk(_sleutel, items) {
       const rijen = await registerRijen<Record<string, unknown> & { n: number }>(db, tekst, [batchParameter(items)], {
-        compleet: (r) => new Set(r.map((x) => Number(x.n))).size === items.length,
+        // Only the items the replica found no address for, so the others' rows stay the replica's.
+        aanvullen: async (vanReplica, primair) => {
+          const gevonden = new Set(vanReplica.map((x) => Number(x.n)));
+          const missend = items.flatMap((_, i) => (gevonden.has(i + 1) ? [] : [i]));
+          if (missend.length === 0) return vanReplica;
+          const aangevuld = await primair([batchParameter(missend.map((i) => items[i]))]);
+          return [...vanReplica, ...aangevuld.map((r) => ({ ...r, n: missend[Number(r.n) - 1] + 1 }))];
+        },
       });
       const perItem: R[][] = items.map(() => []);
       for (const { n, ...rij } of rijen) perItem[Number(n) - 1].push(naarRij(rij));
