@@ -81,11 +81,10 @@ export async function inTransactie<T>(
 export const registerLezingen = waarnemers<'replica' | 'primair'>();
 
 /**
- * sqlRijen for a register read, from a usable replica when there is one; a failed replica read is read
- * again from the primary. Keys, balances, charges, limits and webhooks never come here. A replica within
- * its lag bound can still miss a row the primary committed a moment ago: where a missing row would become
- * an answer (a 404, which an Idempotency-Key then keeps), `aanvullen` reads what the replica lacked from
- * the primary (with `primair`, the same statement) and merges it.
+ * sqlRijen for a register read, from a usable replica when there is one, else (or failing) the primary; never
+ * keys, balances, charges, limits or webhooks. A replica within its lag bound can miss a row the primary just
+ * committed: where that would become an answer (a 404 an Idempotency-Key keeps), `aanvullen` reads what the
+ * replica lacked with `primair` (the same statement on the primary) and merges it.
  */
 export async function registerRijen<T>(
   db: Db,

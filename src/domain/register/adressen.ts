@@ -60,7 +60,6 @@ export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (
     maxGrootte: 64,
     async verwerk(_sleutel, items) {
       const rijen = await registerRijen<Record<string, unknown> & { n: number }>(db, tekst, [batchParameter(items)], {
-        // Only the items the replica found no address for, so the others' rows stay the replica's.
         aanvullen: async (vanReplica, primair) => {
           const gevonden = new Set(vanReplica.map((x) => Number(x.n)));
           const missend = items.flatMap((_, i) => (gevonden.has(i + 1) ? [] : [i]));
