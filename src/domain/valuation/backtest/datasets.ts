@@ -50,16 +50,17 @@ export function runDatasets(datasets: readonly { naam: string; verkopen: readonl
     const variants: [Variant, readonly SaleRecord[], BuildOptions['stage']][] = [['model', d.verkopen, undefined]];
     if (kolommen.length) variants.push(['kaal', kaal, undefined]);
     variants.push(['referentie', kaal, 'leerder']);
-    const eigen: DatasetRun[] = [];
+    const eigen: { run: DatasetRun; apes: Map<string, number> }[] = [];
     for (const [variant, sales, stage] of variants) {
       const result = runBacktest(sales, { ...opts, from, model: { ...opts.model, ...(stage ? { stage } : {}) } });
-      const run: DatasetRun = { dataset: d.naam, variant, kolommen: variant === 'model' ? kolommen : [], result, onzekerheid: { mdape: mdapeInterval(apePerVerkoop(result.predictions)), voorsprong: null } };
-      eigen.push(run);
+      const apes = apePerVerkoop(result.predictions);
+      const run: DatasetRun = { dataset: d.naam, variant, kolommen: variant === 'model' ? kolommen : [], result, onzekerheid: { mdape: mdapeInterval(apes), voorsprong: null } };
+      eigen.push({ run, apes });
       onRun?.(run);
     }
-    const ref = apePerVerkoop(eigen[eigen.length - 1].result.predictions);
-    for (const run of eigen) if (run.variant !== 'referentie') run.onzekerheid.voorsprong = voorsprongInterval(apePerVerkoop(run.result.predictions), ref);
-    runs.push(...eigen);
+    const ref = eigen.find((e) => e.run.variant === 'referentie')!.apes;
+    for (const { run, apes } of eigen) if (run.variant !== 'referentie') run.onzekerheid.voorsprong = voorsprongInterval(apes, ref);
+    runs.push(...eigen.map((e) => e.run));
   }
   return runs;
 }
