@@ -49,14 +49,21 @@ export type AdresUitkomst<R extends AdresKandidaat = Adres> =
   | { soort: 'onbekend' }
   | { soort: 'dubbelzinnig'; opties: string[] };
 
-/** Read together per statement (a statement's fixed cost was a large part of a lookup's time); batchParameter says how. */
-export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (rij: Record<string, unknown>) => R = (r) => r as R) {
-  const tekst = `SELECT v.n::int AS n, x.*
-    FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (postcode text, huisnummer int)) WITH ORDINALITY AS v(postcode, huisnummer, n)
-    CROSS JOIN LATERAL (SELECT ${kolommen} FROM adres a ${joins}
-                        WHERE a.postcode = v.postcode AND a.huisnummer = v.huisnummer OFFSET 0) x
-    ORDER BY v.n, x.huisletter ASC NULLS LAST, x.toevoeging ASC NULLS LAST`;
-  const lezer = perDatabase<{ postcode: string; huisnummer: number }, R[]>((db) => ({
+/** Exactly toevoegingSleutel for ASCII (`translate`, not `upper`: no locale); a non-ASCII addition always counts as a match. */
+const KAN_HET_ZIJN = `(regexp_replace(translate(coalesce(a.huisletter, '') || coalesce(a.toevoeging, ''), 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'), '[^0-9A-Z]', '', 'g') = v.sleutel
+   OR octet_length(coalesce(a.huisletter, '') || coalesce(a.toevoeging, '')) <> char_length(coalesce(a.huisletter, '') || coalesce(a.toevoeging, ''))
+   OR count(*) OVER () = 1)`;
+
+/** Batched (batchParameter); `licht` for every address at the number, `zwaar` (alias: expression) only for those
+ *  kiesAdres can choose for the asked toevoeging, null for the others (at a block of flats, most of the work). */
+export function gebundeldeKandidaten<R>(licht: string, zwaar: Record<string, string> = {}, naarRij: (rij: Record<string, unknown>) => R = (r) => r as R) {
+  const zwareKolommen = Object.entries(zwaar).map(([alias, expressie]) => `, CASE WHEN a.kan THEN ${expressie} END AS "${alias}"`);
+  const tekst = `SELECT v.n::int AS n, ${licht}${zwareKolommen.join('')}
+    FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (postcode text, huisnummer int, sleutel text)) WITH ORDINALITY AS v(postcode, huisnummer, sleutel, n)
+    CROSS JOIN LATERAL (SELECT a.*, ${KAN_HET_ZIJN} AS kan FROM adres a
+                        WHERE a.postcode = v.postcode AND a.huisnummer = v.huisnummer OFFSET 0) a
+    ORDER BY v.n, a.huisletter ASC NULLS LAST, a.toevoeging ASC NULLS LAST`;
+  const lezer = perDatabase<{ postcode: string; huisnummer: number; sleutel: string }, R[]>((db) => ({
     maxGrootte: 64,
     async verwerk(_sleutel, items) {
       const rijen = await registerRijen<Record<string, unknown> & { n: number }>(db, tekst, [batchParameter(items)], {
@@ -73,25 +80,39 @@ export function gebundeldeKandidaten<R>(kolommen: string, joins = '', naarRij: (
       return perItem;
     },
   }));
-  return (db: Db, postcode: string, huisnummer: number): Promise<R[]> => lezer(db).voer('adres', { postcode, huisnummer });
+  return (db: Db, postcode: string, huisnummer: number, toevoeging?: string | null): Promise<R[]> =>
+    lezer(db).voer('adres', { postcode, huisnummer, sleutel: toevoegingVergelijkvorm(toevoeging) });
 }
 
 export const adresKandidaten = gebundeldeKandidaten<Adres>(
-  `a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats, a.gemeente,
-   a.gemeente_code AS "gemeenteCode", a.buurt_code AS "buurtCode", a.buurt_naam AS "buurtNaam",
-   a.wijk_code AS "wijkCode", a.wijk_naam AS "wijkNaam", a.object_type AS "objectType", a.object_id AS "objectId",
-   a.pand_id AS "pandId", a.gebruiksdoelen, a.oppervlakte, a.bouwjaar, a.status, a.rd_x AS "rdX", a.rd_y AS "rdY",
-   a.lat, a.lon, a.bron, to_char(a.bron_datum, 'YYYY-MM-DD') AS "bronDatum", a.bijgewerkt_op AS "bijgewerktOp"`,
-  '',
+  'a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats',
+  {
+    gemeente: 'a.gemeente',
+    gemeenteCode: 'a.gemeente_code',
+    buurtCode: 'a.buurt_code',
+    buurtNaam: 'a.buurt_naam',
+    wijkCode: 'a.wijk_code',
+    wijkNaam: 'a.wijk_naam',
+    objectType: 'a.object_type',
+    objectId: 'a.object_id',
+    pandId: 'a.pand_id',
+    gebruiksdoelen: 'a.gebruiksdoelen',
+    oppervlakte: 'a.oppervlakte',
+    bouwjaar: 'a.bouwjaar',
+    status: 'a.status',
+    rdX: 'a.rd_x',
+    rdY: 'a.rd_y',
+    lat: 'a.lat',
+    lon: 'a.lon',
+    bron: 'a.bron',
+    bronDatum: "to_char(a.bron_datum, 'YYYY-MM-DD')",
+    bijgewerktOp: 'a.bijgewerkt_op',
+  },
   // A DATE as Prisma gives it (midnight UTC), whatever the pg driver's time zone.
-  (r) => ({ ...r, bronDatum: r.bronDatum ? new Date(`${r.bronDatum}T00:00:00Z`) : null, bijgewerktOp: new Date(r.bijgewerktOp as Date) }) as Adres,
+  (r) => ({ ...r, bronDatum: r.bronDatum ? new Date(`${r.bronDatum}T00:00:00Z`) : null, bijgewerktOp: r.bijgewerktOp && new Date(r.bijgewerktOp as Date) }) as Adres,
 );
 
 /** Without a toevoeging: the only address, or the one without any addition (exactly what was asked); else ambiguous. */
-export async function zoekAdres(db: Db, postcode: string, huisnummer: number, toevoeging: string | null | undefined): Promise<AdresUitkomst> {
-  return kiesAdres(await adresKandidaten(db, postcode, huisnummer), toevoeging);
-}
-
 export function kiesAdres<R extends AdresKandidaat>(kandidaten: R[], toevoeging: string | null | undefined): AdresUitkomst<R> {
   if (kandidaten.length === 0) return { soort: 'onbekend' };
   const gezocht = toevoegingVergelijkvorm(toevoeging);

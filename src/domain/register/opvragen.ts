@@ -35,15 +35,16 @@ export interface RegisterAdres extends AdresRij {
   woningtype: { woningtype: string; afgeleid_uit: string; bron: string } | null;
 }
 
-export const registerKandidaten = gebundeldeKandidaten<RegisterAdres>(
-  `a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats,
-   (SELECT json_agg(json_build_object('peildatum', to_char(z.peildatum, 'YYYY-MM-DD'), 'waarde', z.waarde, 'bron', z.bron) ORDER BY z.peildatum DESC)
-      FROM woz_waarde z WHERE z.adres_id = a.id) AS woz,
-   (SELECT json_build_object('label', e.label, 'registratiedatum', to_char(e.registratiedatum, 'YYYY-MM-DD'), 'geldig_tot', to_char(e.geldig_tot, 'YYYY-MM-DD'),
-                             'opnametype', e.opnametype, 'energie_index', e.energie_index, 'bron', e.bron)
-      FROM energielabel e WHERE e.adres_id = a.id) AS label,
-   (SELECT json_build_object('woningtype', w.woningtype, 'afgeleid_uit', w.afgeleid_uit, 'bron', w.bron) FROM woningtype w WHERE w.adres_id = a.id) AS woningtype`,
-);
+const ADRES_RIJ = 'a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats';
+
+export const registerKandidaten = gebundeldeKandidaten<RegisterAdres>(ADRES_RIJ, {
+  woz: `(SELECT json_agg(json_build_object('peildatum', to_char(z.peildatum, 'YYYY-MM-DD'), 'waarde', z.waarde, 'bron', z.bron) ORDER BY z.peildatum DESC)
+           FROM woz_waarde z WHERE z.adres_id = a.id)`,
+  label: `(SELECT json_build_object('label', e.label, 'registratiedatum', to_char(e.registratiedatum, 'YYYY-MM-DD'), 'geldig_tot', to_char(e.geldig_tot, 'YYYY-MM-DD'),
+                                  'opnametype', e.opnametype, 'energie_index', e.energie_index, 'bron', e.bron)
+           FROM energielabel e WHERE e.adres_id = a.id)`,
+  woningtype: `(SELECT json_build_object('woningtype', w.woningtype, 'afgeleid_uit', w.afgeleid_uit, 'bron', w.bron) FROM woningtype w WHERE w.adres_id = a.id)`,
+});
 
 export function wozWaarden(a: RegisterAdres) {
   const rijen = a.woz ?? [];
@@ -71,11 +72,10 @@ export interface InvloedAdres extends AdresRij {
 }
 
 /** An address with its held influence indicators (every type; the lookup picks), read in the statement that finds it. */
-export const invloedKandidaten = gebundeldeKandidaten<InvloedAdres>(
-  `a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats,
-   (SELECT json_agg(json_build_object('type', i.type, 'indicator', i.indicator, 'afstand_m', i.afstand_m, 'omschrijving', i.omschrijving, 'bron', i.bron) ORDER BY i.type)
-      FROM adres_invloed i WHERE i.adres_id = a.id) AS invloeden`,
-);
+export const invloedKandidaten = gebundeldeKandidaten<InvloedAdres>(ADRES_RIJ, {
+  invloeden: `(SELECT json_agg(json_build_object('type', i.type, 'indicator', i.indicator, 'afstand_m', i.afstand_m, 'omschrijving', i.omschrijving, 'bron', i.bron) ORDER BY i.type)
+                 FROM adres_invloed i WHERE i.adres_id = a.id)`,
+});
 
 export function invloeden<T extends string>(a: InvloedAdres, types: readonly T[]) {
   const rows = (a.invloeden ?? []).filter((r) => (types as readonly string[]).includes(r.type));

@@ -22,13 +22,16 @@ export interface WaarderingsAdres extends AdresRij {
 }
 
 /** Every address at a postcode and number with label and house type, ordered like `adresKandidaten`, read in batches. */
-export const waarderingsKandidaten = gebundeldeKandidaten<WaarderingsAdres>(
-  `a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats,
-   a.oppervlakte, a.bouwjaar, a.lat, a.lon, a.bron, e.label AS energielabel, w.woningtype,
-   (SELECT json_agg(json_build_array(to_char(z.peildatum, 'YYYY-MM-DD'), z.waarde)) FROM woz_waarde z WHERE z.adres_id = a.id) AS woz`,
-  `LEFT JOIN energielabel e ON e.adres_id = a.id
-   LEFT JOIN woningtype w ON w.adres_id = a.id`,
-);
+export const waarderingsKandidaten = gebundeldeKandidaten<WaarderingsAdres>('a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats', {
+  oppervlakte: 'a.oppervlakte',
+  bouwjaar: 'a.bouwjaar',
+  lat: 'a.lat',
+  lon: 'a.lon',
+  bron: 'a.bron',
+  energielabel: '(SELECT e.label FROM energielabel e WHERE e.adres_id = a.id)',
+  woningtype: '(SELECT w.woningtype FROM woningtype w WHERE w.adres_id = a.id)',
+  woz: "(SELECT json_agg(json_build_array(to_char(z.peildatum, 'YYYY-MM-DD'), z.waarde)) FROM woz_waarde z WHERE z.adres_id = a.id)",
+});
 
 export type AdresWaarde =
   | { soort: 'waarde'; marktwaarde: number; min: number; max: number; betrouwbaarheid: Betrouwbaarheid; kansBinnen10: number; info: ModelInfo }

@@ -26,7 +26,7 @@ export interface LookupDef<S extends z.ZodRawShape, D extends z.ZodObject, R ext
   mcp?: McpMeta;
   /** Checks that need the clock: before anything else, 400. */
   valideer?: (ctx: AuthContext, input: z.output<z.ZodObject<S>>) => void;
-  kandidaten?: (db: Db, postcode: string, huisnummer: number) => Promise<R[]>;
+  kandidaten?: (db: Db, postcode: string, huisnummer: number, toevoeging: string | null | undefined) => Promise<R[]>;
   vind: (ctx: AuthContext, adres: R, input: z.output<z.ZodObject<S>>) => Promise<Uitkomst<z.output<D>>>;
 }
 
@@ -75,7 +75,7 @@ export function maakLookup<S extends z.ZodRawShape, D extends z.ZodObject, R ext
     });
 
   async function zoek(ctx: AuthContext, gevraagd: AdresInvoer, extra: z.output<z.ZodObject<S>>): Promise<Uitkomst<z.output<typeof dataMetAdres>>> {
-    const r = kiesAdres(await kandidaten(ctx.services.db, gevraagd.postcode, gevraagd.huisnummer), gevraagd.toevoeging);
+    const r = kiesAdres(await kandidaten(ctx.services.db, gevraagd.postcode, gevraagd.huisnummer, gevraagd.toevoeging), gevraagd.toevoeging);
     if (r.soort === 'onbekend') {
       return { status: 404, fout: `Adres niet gevonden: ${adresTekst(gevraagd)}.` };
     }
