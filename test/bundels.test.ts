@@ -52,6 +52,22 @@ describe(`batched hot-path statements (${dialect})`, () => {
     expect(r).toMatchObject({ credits: 1, verbruik: 2, afschrijvingen: 2 });
   });
 
+  it('usage and ledger rows get time-ordered keys (UUID version 7), alone and in a batch', async () => {
+    const k = await klant(100);
+    const voor = Date.now();
+    await rekenAf(db.prisma, afrekening(k, 1));
+    await Promise.all(Array.from({ length: 4 }, () => rekenAf(db.prisma, afrekening(k, 1))));
+    const rijen = await db.prisma.$queryRaw<{ v: string; g: string }[]>`
+      SELECT v.id::text AS v, g.id::text AS g FROM verbruik v JOIN grootboek g ON g.usage_id = v.id WHERE v.account_id = ${k.accountId}::uuid`;
+    expect(rijen).toHaveLength(5);
+    for (const id of rijen.flatMap((r) => [r.v, r.g])) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+      expect(ms).toBeGreaterThanOrEqual(voor - 1000);
+      expect(ms).toBeLessThanOrEqual(Date.now() + 1000);
+    }
+  });
+
   it('one broken charge in a batch is undone alone: the others in the same statement commit', async () => {
     const k = await klant(100);
     const eerste = rekenAf(db.prisma, afrekening(k, 3));

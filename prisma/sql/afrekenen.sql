@@ -35,7 +35,7 @@ BEGIN
   VALUES (p_verzoek, p_account, p_key, p_kanaal, p_voorziening, p_status, p_credits, p_credits * p_eenheid_cent, p_adres, p_nu);
   IF p_credits > 0 THEN
     INSERT INTO grootboek (id, account_id, credits, soort, usage_id, omschrijving, aangemaakt_op)
-    VALUES (gen_random_uuid(), p_account, -p_credits, 'afschrijving', p_verzoek, p_voorziening, p_nu);
+    VALUES (uuid_v7(), p_account, -p_credits, 'afschrijving', p_verzoek, p_voorziening, p_nu);
   END IF;
   PERFORM webhook_schrijf(p_account, p_event_id, p_event_type, p_tijdstempel, p_event_data, p_nu);
   -- Crossing the threshold fires once, not on every later call.

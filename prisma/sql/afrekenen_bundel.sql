@@ -125,7 +125,7 @@ BEGIN
            (e.x ->> 'credits')::int, (e.x ->> 'credits')::int * (e.x ->> 'eenheid_cent')::int, e.x ->> 'adres', (e.x ->> 'nu')::timestamptz
     FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e(x, n) WHERE v_ok[e.n];
     INSERT INTO grootboek (id, account_id, credits, soort, usage_id, omschrijving, aangemaakt_op)
-    SELECT gen_random_uuid(), v_account, -(e.x ->> 'credits')::int, 'afschrijving', (e.x ->> 'verzoek')::uuid, e.x ->> 'voorziening', (e.x ->> 'nu')::timestamptz
+    SELECT uuid_v7(), v_account, -(e.x ->> 'credits')::int, 'afschrijving', (e.x ->> 'verzoek')::uuid, e.x ->> 'voorziening', (e.x ->> 'nu')::timestamptz
     FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e(x, n) WHERE v_ok[e.n] AND (e.x ->> 'credits')::int > 0;
     IF v_webhook THEN
       FOR i IN 1 .. v_n LOOP

@@ -4,7 +4,7 @@
  * together, and no lock is held across an application round trip. Trade-off: while the statement waits for
  * one account's row, this process's charges of other accounts wait with it.
  */
-import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { groepeer, perDatabase } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 import { meldNieuweAfleveringen, nieuweBerichtId, schrijfGebeurtenis, tijdstempel } from '../webhooks/gebeurtenissen.ts';
@@ -109,8 +109,13 @@ const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
   },
 }));
 
+/** Version 7 (time-ordered): usage rows and their ledger rows then go to the right edge of their indexes (see uuid_v7.sql). */
+function nieuwVerzoekId(): string {
+  return uuidv7();
+}
+
 export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
-  const verzoekId = randomUUID();
+  const verzoekId = nieuwVerzoekId();
   const adresTekst = typeof a.adres === 'string' ? a.adres : a.adres == null ? null : JSON.stringify(a.adres);
   const r = await bundelaar(db).voer('afrekenen', {
     verzoek: verzoekId,
@@ -139,7 +144,7 @@ export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
 
 /** 402 and 500 still tell the account's webhooks (inzicht.mislukt); with no usage record, verzoek_id is fresh. */
 export async function meldMislukt(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>, status: 402 | 500 = 402): Promise<void> {
-  await schrijfGebeurtenis(db, { accountId: a.accountId, type: 'inzicht.mislukt', data: eventData({ ...a, status, credits: 0 }, randomUUID()), now: a.now });
+  await schrijfGebeurtenis(db, { accountId: a.accountId, type: 'inzicht.mislukt', data: eventData({ ...a, status, credits: 0 }, nieuwVerzoekId()), now: a.now });
 }
 
 /**
@@ -148,7 +153,7 @@ export async function meldMislukt(db: Db, a: Omit<Afrekening, 'credits' | 'idemp
  * refusals are what they want to see.
  */
 export async function meldMaandlimietWeigering(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>): Promise<void> {
-  const verzoekId = randomUUID();
+  const verzoekId = nieuwVerzoekId();
   const adres = typeof a.adres === 'string' ? a.adres : a.adres == null ? null : JSON.stringify(a.adres);
   const [r] = await sqlRijen<{ mislukt: boolean; limiet: boolean }>(
     db,
