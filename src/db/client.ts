@@ -184,35 +184,56 @@ export interface OpenOptions {
 export const VERBIND_TIMEOUT_MS = 10_000;
 const CLIENT_MARGE_MS = 5_000;
 
+type Terug = (err: unknown, res?: unknown) => void;
+
 /**
- * pg answers a timed-out statement with "Query read timeout" but keeps the connection with the statement
- * still in flight; ending it makes the pool drop it instead of handing it out again.
+ * The client's own read timeout. Not pg's query_timeout: its closures, made inside pg's query() (as were
+ * those of a wrapper made here), kept each statement's rows alive through young-generation collections
+ * (bench/README.md, session 20); made in this function they are not. A timed-out statement is still in
+ * flight, so the connection is ended and the pool drops it instead of handing it out again.
  */
+function metLeestijd(client: pg.Client, terug: Terug, ms: number): Terug {
+  let verlopen = false;
+  const timer = setTimeout(() => {
+    verlopen = true;
+    client.end().catch(() => {});
+    terug(new Error('Query read timeout'));
+  }, ms);
+  return (err, res) => {
+    clearTimeout(timer);
+    if (!verlopen) terug(err, res);
+  };
+}
+
+function belofte(): { uit: Promise<unknown>; terug: Terug } {
+  const r: { klaar?: (v: unknown) => void; fout?: (e: unknown) => void } = {};
+  const uit = new Promise((klaar, fout) => Object.assign(r, { klaar, fout }));
+  return { uit, terug: (err, res) => (err ? r.fout?.(err) : r.klaar?.(res)) };
+}
+
 class TijdslimietClient extends pg.Client {
+  private readonly leestijdMs: number;
+
+  constructor(config: pg.ClientConfig & { leestijdMs?: number } = {}) {
+    super(config);
+    this.leestijdMs = config.leestijdMs ?? 0;
+  }
+
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this only passes them on.
   override query(...args: any[]): any {
-    const opgeven = (err: unknown) => {
-      if (err instanceof Error && err.message === 'Query read timeout') this.end().catch(() => {});
-    };
+    // biome-ignore lint/suspicious/noExplicitAny: see above.
+    const door = super.query as (...a: any[]) => any;
+    if (!this.leestijdMs || typeof args[0]?.submit === 'function') return door.apply(this, args);
     // A loop, not findLastIndex: the web app's type check sees this file and has no es2023 lib.
     let i = args.length - 1;
     while (i >= 0 && typeof args[i] !== 'function') i--;
     if (i >= 0) {
-      const terug = args[i] as (err: unknown, res: unknown) => void;
-      args[i] = (err: unknown, res: unknown) => {
-        opgeven(err);
-        terug(err, res);
-      };
+      args[i] = metLeestijd(this, args[i], this.leestijdMs);
+      return door.apply(this, args);
     }
-    // biome-ignore lint/suspicious/noExplicitAny: see above.
-    const uit = (super.query as (...a: any[]) => any)(...args);
-    if (i < 0 && uit && typeof uit.then === 'function') {
-      return uit.catch((err: unknown) => {
-        opgeven(err);
-        throw err;
-      });
-    }
-    return uit;
+    const b = belofte();
+    door.apply(this, [...args, metLeestijd(this, b.terug, this.leestijdMs)]);
+    return b.uit;
   }
 }
 
@@ -291,7 +312,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       // The server gives up first, so a charge in a cancelled statement rolls back and the 503 is uncharged;
       // the client's own timeout only ends a wait on a host gone silent.
       statement_timeout: queryTimeout || undefined,
-      query_timeout: queryTimeout ? queryTimeout + CLIENT_MARGE_MS : undefined,
+      leestijdMs: queryTimeout ? queryTimeout + CLIENT_MARGE_MS : 0,
       keepAlive: true,
     };
     const pool = new GemetenPool({ ...poolConfig, connectionString: opts.databaseUrl });
