@@ -7,8 +7,8 @@ import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { demoVerkopen } from '../../domain/register/demo/verkopen.ts';
-import { formatPredictionsCsv, parseSalesCsv, renderReport, runAblation, runBacktest, runDatasets, VARIANT_OMSCHRIJVING } from '../../domain/valuation/backtest/index.ts';
-import type { AblationRow, BacktestResult, DatasetRun, KansDeciel } from '../../domain/valuation/backtest/index.ts';
+import { formatPredictionsCsv, parseSalesCsv, poolPerioden, renderReport, runAblation, runBacktest, runDatasets, VARIANT_OMSCHRIJVING } from '../../domain/valuation/backtest/index.ts';
+import type { AblationRow, BacktestMetrics, BacktestResult, DatasetRun, GepooldeRun, KansDeciel } from '../../domain/valuation/backtest/index.ts';
 import type { SalesCsv } from '../../domain/valuation/backtest/sales-csv.ts';
 import type { PriceIndexPoint, SaleRecord } from '../../domain/valuation/index.ts';
 
@@ -25,6 +25,7 @@ interface BacktestFlags {
   index?: 'db' | 'schatten';
   ablatie?: boolean;
   vergelijk?: boolean;
+  perioden?: string;
 }
 
 const DEMO = 'demo';
@@ -48,14 +49,16 @@ export function formatKansDecielen(rows: readonly KansDeciel[]): string {
   return lines.join('\n');
 }
 
-export function formatDatasets(runs: readonly DatasetRun[]): string {
+type Rij = Pick<DatasetRun, 'dataset' | 'variant' | 'kolommen' | 'onzekerheid'> & { metrics: BacktestMetrics; perPeriode?: string };
+
+function tabel(rijen: readonly Rij[]): string[] {
   const lines = [
     'Dataset            variant                                   voorspeld  MdAPE   (95%)          binnen 10%  dekking  hit rate  hoog    t.o.v. referentie (95%)',
   ];
-  for (const r of runs) {
-    const m = r.result.metrics;
+  for (const r of rijen) {
+    const m = r.metrics;
     const o = m.overall;
-    const ref = runs.find((x) => x.dataset === r.dataset && x.variant === 'referentie')?.result.metrics.overall.mdape ?? NaN;
+    const ref = rijen.find((x) => x.dataset === r.dataset && x.variant === 'referentie')?.metrics.overall.mdape ?? NaN;
     const lead = (1 - o.mdape / ref) * 100;
     const vi = r.onzekerheid.voorsprong;
     const interval = vi ? ` (${(100 * vi.laag).toFixed(1)} … ${(100 * vi.hoog).toFixed(1)})` : '';
@@ -63,16 +66,35 @@ export function formatDatasets(runs: readonly DatasetRun[]): string {
     const mi = r.onzekerheid.mdape;
     const variant = VARIANT_OMSCHRIJVING[r.variant] + (r.kolommen.length ? ` (${r.kolommen.join(', ')})` : '');
     lines.push(
-      `${r.dataset.slice(0, 18).padEnd(18)} ${variant.padEnd(41)} ${String(m.totaal).padStart(9)}  ${pct(o.mdape, 2).padStart(6)}  ${`${pct(mi.laag, 1)}–${pct(mi.hoog, 1)}`.padEnd(13)}  ${pct(o.pe10).padStart(10)}  ${pct(o.dekking).padStart(7)}  ${pct(m.hitRate).padStart(8)}  ${pct(m.perLabel.hoog.aandeel).padStart(5)}  ${voorsprong}`,
+      `${r.dataset.slice(0, 18).padEnd(18)} ${variant.padEnd(41)} ${String(m.totaal).padStart(9)}  ${pct(o.mdape, 2).padStart(6)}  ${`${pct(mi.laag, 1)}–${pct(mi.hoog, 1)}`.padEnd(13)}  ${pct(o.pe10).padStart(10)}  ${pct(o.dekking).padStart(7)}  ${pct(m.hitRate).padStart(8)}  ${pct(m.perLabel.hoog.aandeel).padStart(5)}  ${voorsprong}${r.perPeriode ?? ''}`,
     );
   }
   const medians = (['model', 'kaal', 'referentie'] as const).map((v) => {
-    const xs = runs.filter((r) => r.variant === v || (v === 'kaal' && r.variant === 'model' && r.kolommen.length === 0)).map((r) => r.result.metrics.overall.mdape).sort((a, b) => a - b);
+    const xs = rijen.filter((r) => r.variant === v || (v === 'kaal' && r.variant === 'model' && r.kolommen.length === 0)).map((r) => r.metrics.overall.mdape).sort((a, b) => a - b);
     const n = xs.length;
     return `${v} ${n ? pct(n % 2 ? xs[n >> 1] : (xs[n / 2 - 1] + xs[n / 2]) / 2, 2) : '–'}`;
   });
   lines.push('', `Mediaan MdAPE over de datasets: ${medians.join(', ')}`);
-  for (const r of runs.filter((x) => x.variant === 'model')) lines.push('', `${r.dataset}:`, formatKansDecielen(r.result.metrics.perKansDeciel));
+  return lines;
+}
+
+/** The table of `runDatasets`; with several test periods one per period, then the periods pooled (`poolPerioden`). */
+export function formatDatasets(runs: readonly DatasetRun[], gepoold: readonly GepooldeRun[] = []): string {
+  const rij = (r: DatasetRun): Rij => ({ ...r, metrics: r.result.metrics });
+  const perioden = new Set(runs.map((r) => r.periode)).size;
+  const lines: string[] = [];
+  if (perioden === 1) lines.push(...tabel(runs.map(rij)));
+  for (let k = 0; perioden > 1 && k < perioden; k++) {
+    const deze = runs.filter((r) => r.periode === k);
+    const vanaf = deze.filter((r) => r.variant === 'model').map((r) => `${r.dataset} vanaf ${r.result.from}`);
+    lines.push(`Testperiode ${k}${k ? '' : ' (nieuwste)'}: ${vanaf.join(', ')}`, ...tabel(deze.map(rij)), '');
+  }
+  if (gepoold.length) {
+    const perPeriode = (g: GepooldeRun) => `  per periode: ${runs.filter((r) => r.dataset === g.dataset && r.variant === g.variant).map((r) => pct(r.result.metrics.overall.mdape, 2)).join(' / ')}`;
+    lines.push(`Gepoold over ${perioden} testperioden (alle testverkopen samen)`, ...tabel(gepoold.map((g) => ({ ...g, perPeriode: perPeriode(g) }))));
+  }
+  const kans = gepoold.length ? gepoold : runs.map(rij);
+  for (const r of kans.filter((x) => x.variant === 'model')) lines.push('', `${r.dataset}:`, formatKansDecielen(r.metrics.perKansDeciel));
   return lines.join('\n');
 }
 
@@ -117,9 +139,13 @@ export function registerBacktestCommand(program: Command, deps: BacktestDeps): v
     .option('--report <uit.html>', 'schrijf een HTML-rapport met grafieken')
     .option('--ablatie', 'ook de ablatietabel: vergelijking alleen, leerder alleen, gecombineerd, met en zonder locatiestap (vijf backtests)')
     .option('--vergelijk', 'ook bij één bestand de tabel per variant: alle kolommen, zonder optionele kolommen, en de referentieleerder')
+    .option('--perioden <n>', 'test op n opeenvolgende perioden (elk de recentste 10% vóór de vorige, getraind op wat ervóór ligt) en ook gepoold; geeft de tabel zoals --vergelijk', '1')
     .option('--index <bron>', "prijsindex: 'db' (de CBS-index in de database) of 'schatten' (uit de verkopen); standaard db zonder bestand, schatten met bestand")
     .action(async (files: string[], flags: BacktestFlags, cmd: Command) => {
       if (flags.from !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.from)) cmd.error(`Ongeldige --from '${flags.from}' (verwacht JJJJ-MM-DD).`);
+      const perioden = Number(flags.perioden ?? '1');
+      if (!Number.isInteger(perioden) || perioden < 1) cmd.error(`Ongeldige --perioden '${flags.perioden}' (een geheel getal ≥ 1).`);
+      if (perioden > 1 && flags.from !== undefined) cmd.error('--from en --perioden gaan niet samen.');
       const file = files[0] as string | undefined;
       const indexBron = flags.index ?? (file ? 'schatten' : 'db');
       if (indexBron !== 'db' && indexBron !== 'schatten') cmd.error(`Ongeldige --index '${flags.index}' (db of schatten).`);
@@ -137,7 +163,7 @@ export function registerBacktestCommand(program: Command, deps: BacktestDeps): v
         }
         return gelezen.verkopen;
       };
-      if (files.length > 1 || flags.vergelijk) {
+      if (files.length > 1 || flags.vergelijk || perioden > 1) {
         const datasets: { naam: string; verkopen: SaleRecord[] }[] = [];
         for (const f of files.length ? files : [DEMO]) {
           const verkopen = await lees(f);
@@ -147,15 +173,17 @@ export function registerBacktestCommand(program: Command, deps: BacktestDeps): v
         let runs: DatasetRun[];
         try {
           runs = runDatasets(datasets, {}, (r) => {
-            if (!flags.json) process.stderr.write(`${r.dataset}, ${VARIANT_OMSCHRIJVING[r.variant]}: MdAPE ${pct(r.result.metrics.overall.mdape, 2)} (${Math.round((r.result.duur.bouw + r.result.duur.waarderen) / 1000)} s)\n`);
-          });
+            if (!flags.json) process.stderr.write(`${r.dataset}${perioden > 1 ? ` periode ${r.periode}` : ''}, ${VARIANT_OMSCHRIJVING[r.variant]}: MdAPE ${pct(r.result.metrics.overall.mdape, 2)} (${Math.round((r.result.duur.bouw + r.result.duur.waarderen) / 1000)} s)\n`);
+          }, perioden);
         } catch (err) {
           cmd.error((err as Error).message);
         }
+        const gepoold = perioden > 1 ? poolPerioden(runs) : [];
         if (flags.json) {
-          const uit = runs.map((r) => ({ dataset: r.dataset, variant: r.variant, kolommen: r.kolommen, from: r.result.from, metrics: r.result.metrics, onzekerheid: r.onzekerheid, stap2: r.result.details.stap2, wozGewicht: r.result.details.wozGewicht, duur: r.result.duur }));
-          process.stdout.write(JSON.stringify(uit, null, 2) + '\n');
-        } else process.stdout.write(formatDatasets(runs) + '\n');
+          const uit = runs.map((r) => ({ dataset: r.dataset, variant: r.variant, periode: r.periode, kolommen: r.kolommen, from: r.result.from, metrics: r.result.metrics, onzekerheid: r.onzekerheid, stap2: r.result.details.stap2, wozGewicht: r.result.details.wozGewicht, duur: r.result.duur }));
+          const samen = gepoold.map((g) => ({ ...g, periode: 'gepoold' }));
+          process.stdout.write(JSON.stringify([...uit, ...samen], null, 2) + '\n');
+        } else process.stdout.write(formatDatasets(runs, gepoold) + '\n');
         return;
       }
       const sales = file ? await lees(file) : await deps.verkopenUitDatabase();

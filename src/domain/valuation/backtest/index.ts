@@ -8,5 +8,5 @@ export type { AccuracyMetrics, BacktestMetrics, BacktestPrediction, GroupMetrics
 export { formatSalesCsv, parseSalesCsv, SALES_CSV_COLUMNS } from './sales-csv.ts';
 export { formatPredictionsCsv } from './predictions-csv.ts';
 export { renderReport } from './report.ts';
-export { optionalColumns, plainSales, runDatasets, VARIANT_OMSCHRIJVING } from './datasets.ts';
-export type { DatasetRun, Variant } from './datasets.ts';
+export { optionalColumns, plainSales, poolPerioden, runDatasets, VARIANT_OMSCHRIJVING } from './datasets.ts';
+export type { DatasetRun, GepooldeRun, Variant } from './datasets.ts';
