@@ -186,7 +186,7 @@ describe(`batched hot-path statements (${dialect})`, () => {
     const [vol, kaal] = [await maakVolledigAdres(db.prisma), await maakAdres(db.prisma)];
     statements.length = 0;
     const lees = async (a: { postcode: string; huisnummer: number }) => {
-      const [r] = await registerKandidaten(db.prisma, a.postcode, a.huisnummer);
+      const [r] = await registerKandidaten(db.prisma, a.postcode, a.huisnummer, null);
       return r;
     };
     const eerste = lees(kaal);

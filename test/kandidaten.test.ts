@@ -1,12 +1,12 @@
 /**
- * The address readers (gebundeldeKandidaten) read every dwelling at a postcode and number, but what a
- * lookup answers (WOZ series, label, house type, influences, the full BAG row) only for the dwellings
- * kiesAdres can choose for the asked addition: whatever form the addition is written in, the chosen
- * one always has it, and the others carry null.
+ * The address readers (gebundeldeKandidaten) read the dwellings at a postcode and number (asked with an
+ * addition, only those kiesAdres can choose), and what a lookup answers (WOZ series, label, house type,
+ * influences, the full BAG row) only for the ones it can choose: whatever form the addition is written
+ * in, the chosen one always has it, and the others carry null.
  */
 import { describe, expect, it } from 'vitest';
-import { adresKandidaten, kiesAdres } from '../src/domain/register/adressen.ts';
-import { invloedKandidaten, registerKandidaten, wozWaarden } from '../src/domain/register/opvragen.ts';
+import { adresKandidaten, kiesAdres, type AdresUitkomst } from '../src/domain/register/adressen.ts';
+import { invloedKandidaten, registerKandidaten, wozWaarden, type RegisterAdres } from '../src/domain/register/opvragen.ts';
 import { waarderingsKandidaten } from '../src/domain/valuation/adres-waarde.ts';
 import { useTestDatabase } from './support/db.ts';
 import { maakVolledigAdres, uniekePostcode } from './support/register.ts';
@@ -65,15 +65,14 @@ describe('address candidates: the heavy columns only for the dwellings that can 
     }
   });
 
-  it('the dwellings that cannot be chosen carry null; the ambiguity message still lists them all', async () => {
+  it('asked with an addition, only the dwellings it can choose; without one, all, the ambiguity message listing them all', async () => {
     const { postcode, ids } = await gebouw([['A', null], [null, '2'], ['A', '2'], [null, '3']]);
     const rijen = await registerKandidaten(db.prisma, postcode, 7, '-2');
-    expect(rijen).toHaveLength(4);
-    expect(rijen.filter((r) => r.woz !== null).map((r) => r.id)).toEqual([ids.get('|2')]);
-    expect(rijen.filter((r) => r.id !== ids.get('|2')).every((r) => r.label === null && r.woningtype === null)).toBe(true);
+    expect(rijen.map((r) => [r.id, r.woz?.length, r.label?.label])).toEqual([[ids.get('|2'), 2, 'B']]);
+    expect(await registerKandidaten(db.prisma, postcode, 7, 'b')).toEqual([]);
 
     const zonder = await registerKandidaten(db.prisma, postcode, 7, null);
-    expect(zonder.every((r) => r.woz === null)).toBe(true);
+    expect(zonder.map((r) => r.woz)).toEqual([null, null, null, null]);
     expect(kiesAdres(zonder, null)).toEqual({ soort: 'dubbelzinnig', opties: ['7A-2', '7A', '7-2', '7-3'] });
     expect(kiesAdres(await registerKandidaten(db.prisma, postcode, 7, '9'), '9')).toEqual({ soort: 'onbekend' });
   });
@@ -89,5 +88,40 @@ describe('address candidates: the heavy columns only for the dwellings that can 
     expect(rijen.map((r) => r.woz?.length ?? 0)).toEqual([2, 2]);
     const gekozen = kiesAdres(rijen, '1');
     expect(gekozen.soort).toBe('dubbelzinnig');
+  });
+
+  it('what kiesAdres decides on the rows read is what it decides on every dwelling at the number, for any addition asked', async () => {
+    const delen: [string | null, string | null][] = [[null, null], ['A', null], [null, 'A'], ['a', '2'], [null, '2'], [null, 'é1'], [null, '1'], ['B', 'bis'], [null, 'H']];
+    const { postcode } = await gebouw(delen);
+    const alle = await registerKandidaten(db.prisma, postcode, 7, undefined);
+    expect(alle).toHaveLength(delen.length);
+    const gevraagd = [undefined, '', '-', ' ', 'a', 'A', '-a', '-A', 'a2', 'A-2', '-2', '2', '1', 'é1', 'E1', 'b bis', 'Bbis', '-bis', 'h', '-H', 'x', '9', 'ß'];
+    const kort = (u: AdresUitkomst<RegisterAdres>) => (u.soort === 'gevonden' ? u.adres.id : u.soort === 'dubbelzinnig' ? u.opties.join(',') : u.soort);
+    for (const t of gevraagd) {
+      const rijen = await registerKandidaten(db.prisma, postcode, 7, t);
+      const uitkomst = kiesAdres(rijen, t);
+      expect(kort(uitkomst), `${t}`).toBe(kort(kiesAdres(alle, t)));
+      if (uitkomst.soort === 'gevonden') expect(uitkomst.adres.woz, `${t}`).toHaveLength(2);
+    }
+  });
+
+  it('lookups in flight together (one statement): each item its own dwellings, count and choice', async () => {
+    const flat = await gebouw([[null, '1'], [null, '2'], [null, 'a-1']]);
+    const enkel = await gebouw([['C', null]]);
+    const vragen: [string, string | undefined, string | null][] = [
+      [flat.postcode, '2', '|2'],
+      [enkel.postcode, undefined, 'C|'],
+      [flat.postcode, 'A1', '|a-1'],
+      [enkel.postcode, 'X', null],
+      [flat.postcode, undefined, null],
+    ];
+    const uit = await Promise.all(vragen.map(async ([pc, t]) => kiesAdres(await registerKandidaten(db.prisma, pc, 7, t), t)));
+    uit.forEach((u, i) => {
+      const verwacht = vragen[i][2];
+      const ids = vragen[i][0] === flat.postcode ? flat.ids : enkel.ids;
+      if (verwacht === null) expect(u.soort, `${i}`).not.toBe('gevonden');
+      else expect(u.soort === 'gevonden' && [u.adres.id, u.adres.woz?.length], `${i}`).toEqual([ids.get(verwacht), 2]);
+    });
+    expect(uit[4]).toEqual({ soort: 'dubbelzinnig', opties: ['7-1', '7-2', '7-a-1'] });
   });
 });

@@ -31,10 +31,10 @@ describe.runIf(dialect === 'postgres')('batched register reads keep one plan, an
     );
     for (const tabel of ['adres', 'woz_waarde', 'energielabel', 'woningtype', 'adres_invloed']) await db.prisma.$executeRawUnsafe(`ALTER TABLE ${tabel} SET (autovacuum_enabled = false)`);
     statements.length = 0;
-    await adresKandidaten(db.prisma, adres.postcode, adres.huisnummer);
-    await waarderingsKandidaten(db.prisma, adres.postcode, adres.huisnummer);
-    await registerKandidaten(db.prisma, adres.postcode, adres.huisnummer);
-    await invloedKandidaten(db.prisma, adres.postcode, adres.huisnummer);
+    await adresKandidaten(db.prisma, adres.postcode, adres.huisnummer, null);
+    await waarderingsKandidaten(db.prisma, adres.postcode, adres.huisnummer, null);
+    await registerKandidaten(db.prisma, adres.postcode, adres.huisnummer, null);
+    await invloedKandidaten(db.prisma, adres.postcode, adres.huisnummer, null);
     const lezingen = [...new Set(statements)];
     expect(lezingen).toHaveLength(4);
 

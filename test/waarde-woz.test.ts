@@ -29,7 +29,7 @@ describe(`the live model reads the held WOZ series (${dialect})`, () => {
   });
 
   it("reads the subject's whole series with its address", async () => {
-    const [a] = await waarderingsKandidaten(t.db.prisma, adres.postcode, adres.huisnummer);
+    const [a] = await waarderingsKandidaten(t.db.prisma, adres.postcode, adres.huisnummer, null);
     expect([...(a.woz ?? [])].sort()).toEqual([
       ['2021-01-01', 202_100],
       ['2022-01-01', 202_200],

@@ -51,17 +51,17 @@ export type AdresUitkomst<R extends AdresKandidaat = Adres> =
 
 /** Exactly toevoegingSleutel for ASCII (`translate`, not `upper`: no locale); a non-ASCII addition always counts as a match. */
 const KAN_HET_ZIJN = `(regexp_replace(translate(coalesce(a.huisletter, '') || coalesce(a.toevoeging, ''), 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'), '[^0-9A-Z]', '', 'g') = v.sleutel
-   OR octet_length(coalesce(a.huisletter, '') || coalesce(a.toevoeging, '')) <> char_length(coalesce(a.huisletter, '') || coalesce(a.toevoeging, ''))
+   OR (coalesce(a.huisletter, '') || coalesce(a.toevoeging, '')) ~ '[^\\x01-\\x7f]'
    OR count(*) OVER () = 1)`;
 
-/** Batched (batchParameter); `licht` for every address at the number, `zwaar` (alias: expression) only for those
- *  kiesAdres can choose for the asked toevoeging, null for the others (at a block of flats, most of the work). */
+/** Batched (batchParameter). Asked without a toevoeging, every address at the number (`licht`); with one, only those
+ *  kiesAdres can choose. `zwaar` (alias: expression) only for those, null for the others (at a block of flats, most of the work). */
 export function gebundeldeKandidaten<R>(licht: string, zwaar: Record<string, string> = {}, naarRij: (rij: Record<string, unknown>) => R = (r) => r as R) {
   const zwareKolommen = Object.entries(zwaar).map(([alias, expressie]) => `, CASE WHEN a.kan THEN ${expressie} END AS "${alias}"`);
   const tekst = `SELECT v.n::int AS n, ${licht}${zwareKolommen.join('')}
     FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (postcode text, huisnummer int, sleutel text)) WITH ORDINALITY AS v(postcode, huisnummer, sleutel, n)
-    CROSS JOIN LATERAL (SELECT a.*, ${KAN_HET_ZIJN} AS kan FROM adres a
-                        WHERE a.postcode = v.postcode AND a.huisnummer = v.huisnummer OFFSET 0) a
+    CROSS JOIN LATERAL (SELECT * FROM (SELECT a.*, ${KAN_HET_ZIJN} AS kan FROM adres a
+                        WHERE a.postcode = v.postcode AND a.huisnummer = v.huisnummer OFFSET 0) k WHERE v.sleutel = '' OR k.kan) a
     ORDER BY v.n, a.huisletter ASC NULLS LAST, a.toevoeging ASC NULLS LAST`;
   const lezer = perDatabase<{ postcode: string; huisnummer: number; sleutel: string }, R[]>((db) => ({
     maxGrootte: 64,
@@ -80,7 +80,7 @@ export function gebundeldeKandidaten<R>(licht: string, zwaar: Record<string, str
       return perItem;
     },
   }));
-  return (db: Db, postcode: string, huisnummer: number, toevoeging?: string | null): Promise<R[]> =>
+  return (db: Db, postcode: string, huisnummer: number, toevoeging: string | null | undefined): Promise<R[]> =>
     lezer(db).voer('adres', { postcode, huisnummer, sleutel: toevoegingVergelijkvorm(toevoeging) });
 }
 
