@@ -192,26 +192,35 @@ type Terug = (err: unknown, res?: unknown) => void;
  * (bench/README.md, session 20); made in this function they are not. A timed-out statement is still in
  * flight, so the connection is ended and the pool drops it instead of handing it out again.
  */
-function metLeestijd(client: pg.Client, terug: Terug, ms: number): Terug {
+function metLeestijd(client: pg.Client, terug: Terug, ms: number): { terug: Terug; stop: () => void } {
   let verlopen = false;
   const timer = setTimeout(() => {
     verlopen = true;
     client.end().catch(() => {});
     terug(new Error('Query read timeout'));
   }, ms);
-  return (err, res) => {
-    clearTimeout(timer);
-    if (!verlopen) terug(err, res);
+  return {
+    terug: (err, res) => {
+      clearTimeout(timer);
+      if (!verlopen) terug(err, res);
+    },
+    stop: () => clearTimeout(timer),
   };
+}
+
+/** As pg's own promise: the error's stack leads back to the awaiting code, not to the socket's read. */
+function herschrijfStapel(err: unknown): never {
+  if (err instanceof Error) Error.captureStackTrace(err);
+  throw err;
 }
 
 function belofte(): { uit: Promise<unknown>; terug: Terug } {
   const r: { klaar?: (v: unknown) => void; fout?: (e: unknown) => void } = {};
-  const uit = new Promise((klaar, fout) => Object.assign(r, { klaar, fout }));
+  const uit = new Promise((klaar, fout) => Object.assign(r, { klaar, fout })).catch(herschrijfStapel);
   return { uit, terug: (err, res) => (err ? r.fout?.(err) : r.klaar?.(res)) };
 }
 
-class TijdslimietClient extends pg.Client {
+export class TijdslimietClient extends pg.Client {
   private readonly leestijdMs: number;
 
   constructor(config: pg.ClientConfig & { leestijdMs?: number } = {}) {
@@ -223,16 +232,23 @@ class TijdslimietClient extends pg.Client {
   override query(...args: any[]): any {
     // biome-ignore lint/suspicious/noExplicitAny: see above.
     const door = super.query as (...a: any[]) => any;
-    if (!this.leestijdMs || typeof args[0]?.submit === 'function') return door.apply(this, args);
+    if (!this.leestijdMs || args[0] == null || typeof args[0].submit === 'function') return door.apply(this, args);
     // A loop, not findLastIndex: the web app's type check sees this file and has no es2023 lib.
     let i = args.length - 1;
     while (i >= 0 && typeof args[i] !== 'function') i--;
-    if (i >= 0) {
-      args[i] = metLeestijd(this, args[i], this.leestijdMs);
-      return door.apply(this, args);
+    const b = i >= 0 ? null : belofte();
+    const leestijd = metLeestijd(this, b ? b.terug : args[i], this.leestijdMs);
+    // pg throws at once for a query it cannot make: then no timer may be left to answer later.
+    try {
+      if (!b) {
+        args[i] = leestijd.terug;
+        return door.apply(this, args);
+      }
+      door.call(this, args[0], args[1], leestijd.terug);
+    } catch (e) {
+      leestijd.stop();
+      throw e;
     }
-    const b = belofte();
-    door.apply(this, [...args, metLeestijd(this, b.terug, this.leestijdMs)]);
     return b.uit;
   }
 }
