@@ -29,4 +29,21 @@ describe(`SQL functions as source files (${dialect})`, () => {
     expect(script).toMatch(/^CREATE OR REPLACE FUNCTION public\.afrekenen\(/);
     expect(script).not.toMatch(/afrekenen_bundel/);
   });
+
+  it('uuid_v7(): version 7, a new value per row, its time the clock truncated to the millisecond', async () => {
+    const voor = Date.now();
+    const [r] = await db.prisma.$queryRawUnsafe<{ n: number; verschillend: number; versie7: number; min: string; max: string }[]>(
+      `SELECT count(*)::int AS n, count(DISTINCT u)::int AS verschillend,
+              count(*) FILTER (WHERE u::text ~ '^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$')::int AS versie7,
+              min(u::text) AS min, max(u::text) AS max
+       FROM (SELECT uuid_v7() AS u FROM generate_series(1, 1000)) s`,
+    );
+    const na = Date.now();
+    expect(r).toMatchObject({ n: 1000, verschillend: 1000, versie7: 1000 });
+    for (const u of [r.min, r.max]) {
+      const ms = Number.parseInt(u.replace(/-/g, '').slice(0, 12), 16);
+      expect(ms).toBeGreaterThanOrEqual(voor - 5);
+      expect(ms).toBeLessThanOrEqual(na);
+    }
+  });
 });
