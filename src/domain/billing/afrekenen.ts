@@ -5,6 +5,7 @@
  * one account's row, this process's charges of other accounts wait with it.
  */
 import { v7 as uuidv7 } from 'uuid';
+import { random16 } from '../../core/random-pool.ts';
 import { groepeer, perDatabase } from '../../db/bundel.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 import { meldNieuweAfleveringen, nieuweBerichtId, schrijfGebeurtenis, tijdstempel } from '../webhooks/gebeurtenissen.ts';
@@ -111,7 +112,7 @@ const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
 
 /** Version 7 (time-ordered): usage rows and their ledger rows then go to the right edge of their indexes (see uuid_v7.sql). */
 function nieuwVerzoekId(): string {
-  return uuidv7();
+  return uuidv7({ random: random16() });
 }
 
 export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {

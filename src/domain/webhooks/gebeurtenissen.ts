@@ -2,7 +2,7 @@
  * An outbox: events are written in the same statement as the usage record and the debit, so nothing is
  * lost when the process dies between commit and send.
  */
-import { randomFillSync } from 'node:crypto';
+import { random16 } from '../../core/random-pool.ts';
 import { sqlRijen, type Db } from '../../db/client.ts';
 import { waarnemers } from '../../db/waarnemers.ts';
 import { buitenVerzoek } from '../../logging.ts';
@@ -10,17 +10,8 @@ import { buitenVerzoek } from '../../logging.ts';
 export type GebeurtenisType = 'inzicht.voltooid' | 'inzicht.mislukt' | 'saldo.laag' | 'sleutel.verloopt' | 'sleutel.limiet_bereikt';
 export const GEBEURTENIS_TYPES: GebeurtenisType[] = ['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag', 'sleutel.verloopt', 'sleutel.limiet_bereikt'];
 
-/** One system call per 256 ids instead of one per id. */
-const voorraad = Buffer.alloc(4096);
-let positie = voorraad.length;
-
 export function nieuweBerichtId(): string {
-  if (positie + 16 > voorraad.length) {
-    randomFillSync(voorraad);
-    positie = 0;
-  }
-  positie += 16;
-  return `msg_${voorraad.toString('base64url', positie - 16, positie)}`;
+  return `msg_${random16().toString('base64url')}`;
 }
 
 export function tijdstempel(now: Date): string {
