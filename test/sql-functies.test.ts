@@ -46,4 +46,9 @@ describe(`SQL functions as source files (${dialect})`, () => {
       expect(ms).toBeLessThanOrEqual(na);
     }
   });
+
+  it('no function keys a row with a random UUID: every insert per call takes uuid_v7()', () => {
+    const willekeurig = functieBronnen().filter((b) => b.naam !== 'uuid_v7' && b.definitie.includes('gen_random_uuid()'));
+    expect(willekeurig.map((b) => b.naam)).toEqual([]);
+  });
 });

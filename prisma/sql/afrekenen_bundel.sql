@@ -50,7 +50,7 @@ BEGIN
       IF p_items -> i ? 'vastleggen' THEN
         WITH d AS (
           INSERT INTO idempotentie (id, key_id, scope, sleutel, verzoek_hash, toestand, status, antwoord, aangemaakt_op, verloopt_op)
-          SELECT gen_random_uuid(), (e.x ->> 'sleutel')::uuid, e.x -> 'vastleggen' ->> 'scope', e.x -> 'vastleggen' ->> 'sleutel', e.x -> 'vastleggen' ->> 'hash',
+          SELECT uuid_v7(), (e.x ->> 'sleutel')::uuid, e.x -> 'vastleggen' ->> 'scope', e.x -> 'vastleggen' ->> 'sleutel', e.x -> 'vastleggen' ->> 'hash',
                  'klaar', (e.x ->> 'status')::int, e.x -> 'antwoord', (e.x ->> 'nu')::timestamptz, (e.x -> 'vastleggen' ->> 'verloopt')::timestamptz
           FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e(x, n) WHERE e.x ? 'vastleggen' ORDER BY e.n
           ON CONFLICT (key_id, scope, sleutel) DO NOTHING

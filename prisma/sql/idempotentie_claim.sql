@@ -16,7 +16,7 @@ BEGIN
   SELECT a.credits INTO v_saldo FROM account a WHERE a.id = p_account;
   FOR poging IN 1 .. 5 LOOP
     INSERT INTO idempotentie (id, key_id, scope, sleutel, verzoek_hash, toestand, aangemaakt_op, verloopt_op, bezig_tot)
-    VALUES (gen_random_uuid(), p_key, p_scope, p_sleutel, p_hash, 'bezig', p_nu, p_verloopt, p_nu + make_interval(secs => p_verlaten_na_ms / 1000.0))
+    VALUES (uuid_v7(), p_key, p_scope, p_sleutel, p_hash, 'bezig', p_nu, p_verloopt, p_nu + make_interval(secs => p_verlaten_na_ms / 1000.0))
     ON CONFLICT (key_id, scope, sleutel) DO NOTHING
     RETURNING id INTO v_id;
     IF v_id IS NOT NULL THEN

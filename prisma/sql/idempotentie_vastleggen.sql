@@ -12,7 +12,7 @@ DECLARE
 BEGIN
   FOR poging IN 1 .. 3 LOOP
     INSERT INTO idempotentie (id, key_id, scope, sleutel, verzoek_hash, toestand, status, antwoord, aangemaakt_op, verloopt_op)
-    VALUES (gen_random_uuid(), p_key, p_v ->> 'scope', p_v ->> 'sleutel', p_v ->> 'hash', 'klaar', p_status, p_antwoord, p_nu, (p_v ->> 'verloopt')::timestamptz)
+    VALUES (uuid_v7(), p_key, p_v ->> 'scope', p_v ->> 'sleutel', p_v ->> 'hash', 'klaar', p_status, p_antwoord, p_nu, (p_v ->> 'verloopt')::timestamptz)
     ON CONFLICT (key_id, scope, sleutel) DO NOTHING
     RETURNING id INTO v_id;
     IF v_id IS NOT NULL THEN RETURN v_id; END IF;

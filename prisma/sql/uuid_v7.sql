@@ -1,6 +1,7 @@
 -- A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then random bits. Keys made in time order go
--- to the right edge of their B-tree, so the ledger's and usage's indexes stay small in cache however
--- large the tables grow (random version 4 keys touch a random leaf page on every insert).
+-- to the right edge of their B-tree, so the indexes of the tables written per call (ledger, usage,
+-- idempotency, webhook deliveries) stay small in cache however large the tables grow (random version 4
+-- keys touch a random leaf page on every insert).
 CREATE OR REPLACE FUNCTION public.uuid_v7()
  RETURNS uuid
  LANGUAGE sql

@@ -10,6 +10,6 @@ BEGIN
   END IF;
   INSERT INTO webhook_gebeurtenis (id, account_id, type, payload, aangemaakt_op) VALUES (p_id, p_account, p_type, jsonb_build_object('type', p_type, 'timestamp', p_tijdstempel, 'data', p_data), p_nu);
   INSERT INTO webhook_aflevering (id, event_id, endpoint_id, volgende_poging)
-  SELECT gen_random_uuid(), p_id, w.id, p_nu FROM webhook w WHERE w.account_id = p_account AND w.actief AND p_type = ANY (w.events);
+  SELECT uuid_v7(), p_id, w.id, p_nu FROM webhook w WHERE w.account_id = p_account AND w.actief AND p_type = ANY (w.events);
   RETURN true;
 END $function$;

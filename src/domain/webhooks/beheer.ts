@@ -152,7 +152,7 @@ export async function stuurTest(db: Db, accountId: string, id: string, now: Date
        INSERT INTO webhook_gebeurtenis (id, account_id, type, payload, aangemaakt_op)
        VALUES ($1, $2::uuid, $3, $4::jsonb, $5::timestamptz) RETURNING id)
      INSERT INTO webhook_aflevering (id, event_id, endpoint_id, volgende_poging)
-     SELECT gen_random_uuid(), g.id, $6::uuid, $5::timestamptz FROM g RETURNING id::text AS id`,
+     SELECT uuid_v7(), g.id, $6::uuid, $5::timestamptz FROM g RETURNING id::text AS id`,
     [berichtId, accountId, TEST_TYPE, JSON.stringify(payload), now, endpoint.id],
   );
   meldNieuweAfleveringen();
