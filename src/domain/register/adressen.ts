@@ -54,11 +54,14 @@ const KAN_HET_ZIJN = `(regexp_replace(translate(coalesce(a.huisletter, '') || co
    OR (coalesce(a.huisletter, '') || coalesce(a.toevoeging, '')) ~ '[^\\x01-\\x7f]'
    OR count(*) OVER () = 1)`;
 
-/** Batched (batchParameter). Asked without a toevoeging, every address at the number (`licht`); with one, only those
+/** What every reader reads of every address it returns: AdresRij. */
+const ADRES_RIJ = 'a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats';
+
+/** Batched (batchParameter). Asked without a toevoeging, every address at the number (AdresRij); with one, only those
  *  kiesAdres can choose. `zwaar` (alias: expression) only for those, null for the others (at a block of flats, most of the work). */
-export function gebundeldeKandidaten<R>(licht: string, zwaar: Record<string, string> = {}, naarRij: (rij: Record<string, unknown>) => R = (r) => r as R) {
+export function gebundeldeKandidaten<R>(zwaar: Record<string, string> = {}, naarRij: (rij: Record<string, unknown>) => R = (r) => r as R) {
   const zwareKolommen = Object.entries(zwaar).map(([alias, expressie]) => `, CASE WHEN a.kan THEN ${expressie} END AS "${alias}"`);
-  const tekst = `SELECT v.n::int AS n, ${licht}${zwareKolommen.join('')}
+  const tekst = `SELECT v.n::int AS n, ${ADRES_RIJ}${zwareKolommen.join('')}
     FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (postcode text, huisnummer int, sleutel text)) WITH ORDINALITY AS v(postcode, huisnummer, sleutel, n)
     CROSS JOIN LATERAL (SELECT * FROM (SELECT a.*, ${KAN_HET_ZIJN} AS kan FROM adres a
                         WHERE a.postcode = v.postcode AND a.huisnummer = v.huisnummer OFFSET 0) k WHERE v.sleutel = '' OR k.kan) a
@@ -85,7 +88,6 @@ export function gebundeldeKandidaten<R>(licht: string, zwaar: Record<string, str
 }
 
 export const adresKandidaten = gebundeldeKandidaten<Adres>(
-  'a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats',
   {
     gemeente: 'a.gemeente',
     gemeenteCode: 'a.gemeente_code',

@@ -35,9 +35,7 @@ export interface RegisterAdres extends AdresRij {
   woningtype: { woningtype: string; afgeleid_uit: string; bron: string } | null;
 }
 
-const ADRES_RIJ = 'a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats';
-
-export const registerKandidaten = gebundeldeKandidaten<RegisterAdres>(ADRES_RIJ, {
+export const registerKandidaten = gebundeldeKandidaten<RegisterAdres>({
   woz: `(SELECT json_agg(json_build_object('peildatum', to_char(z.peildatum, 'YYYY-MM-DD'), 'waarde', z.waarde, 'bron', z.bron) ORDER BY z.peildatum DESC)
            FROM woz_waarde z WHERE z.adres_id = a.id)`,
   label: `(SELECT json_build_object('label', e.label, 'registratiedatum', to_char(e.registratiedatum, 'YYYY-MM-DD'), 'geldig_tot', to_char(e.geldig_tot, 'YYYY-MM-DD'),
@@ -72,7 +70,7 @@ export interface InvloedAdres extends AdresRij {
 }
 
 /** An address with its held influence indicators (every type; the lookup picks), read in the statement that finds it. */
-export const invloedKandidaten = gebundeldeKandidaten<InvloedAdres>(ADRES_RIJ, {
+export const invloedKandidaten = gebundeldeKandidaten<InvloedAdres>({
   invloeden: `(SELECT json_agg(json_build_object('type', i.type, 'indicator', i.indicator, 'afstand_m', i.afstand_m, 'omschrijving', i.omschrijving, 'bron', i.bron) ORDER BY i.type)
                  FROM adres_invloed i WHERE i.adres_id = a.id)`,
 });

@@ -22,7 +22,7 @@ export interface WaarderingsAdres extends AdresRij {
 }
 
 /** Every address at a postcode and number with label and house type, ordered like `adresKandidaten`, read in batches. */
-export const waarderingsKandidaten = gebundeldeKandidaten<WaarderingsAdres>('a.id, a.postcode, a.huisnummer, a.huisletter, a.toevoeging, a.straat, a.woonplaats', {
+export const waarderingsKandidaten = gebundeldeKandidaten<WaarderingsAdres>({
   oppervlakte: 'a.oppervlakte',
   bouwjaar: 'a.bouwjaar',
   lat: 'a.lat',
