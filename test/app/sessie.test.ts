@@ -113,7 +113,7 @@ describe(`web-app sessions over /trpc (${dialect})`, () => {
   it('logout needs the CSRF token, ends the session and clears the cookie', async () => {
     const s = await aanmelden(t);
     expect(expectWeigering(await trpc(t, 'mutation', 'sessie.afmelden', undefined, { sessie: s, zonderCsrf: true }), 403)).toMatch(/CSRF/);
-    expectWeigering(await trpc(t, 'mutation', 'sessie.afmelden', undefined, { sessie: { ...s, csrf: `${s.csrf.slice(0, -1)}x` } }), 403);
+    expectWeigering(await trpc(t, 'mutation', 'sessie.afmelden', undefined, { sessie: { ...s, csrf: `${s.csrf.slice(0, -1)}${s.csrf.endsWith('x') ? 'y' : 'x'}` } }), 403);
     const uit = await trpc(t, 'mutation', 'sessie.afmelden', undefined, { sessie: s });
     expect(uit.status).toBe(200);
     expect(uit.setCookie.join()).toMatch(/insight_sessie=;.*Expires=Thu, 01 Jan 1970/);
