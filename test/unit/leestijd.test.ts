@@ -19,7 +19,7 @@ describe('TijdslimietClient: the read timeout', () => {
     einden.mockClear();
     vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
       if (gooi) throw gooi;
-      terugVanPg = args.findLast((a) => typeof a === 'function') as Terug | undefined;
+      terugVanPg = (args.findLast((a) => typeof a === 'function') ?? (args[0] as { callback?: Terug } | undefined)?.callback) as Terug | undefined;
       return undefined as never;
     } as never);
     vi.spyOn(pg.Client.prototype, 'end').mockImplementation(einden as never);
@@ -62,6 +62,22 @@ describe('TijdslimietClient: the read timeout', () => {
     vi.advanceTimersByTime(1000);
     await expect(traag).rejects.toThrow('Query read timeout');
     expect(einden).toHaveBeenCalledTimes(1);
+  });
+
+  it("the callback as the config's property (pg takes that form too): kept, answered once, in time or not", () => {
+    const client = new TijdslimietClient({ leestijdMs: 1000 });
+    const terug = vi.fn();
+    const config = { text: 'SELECT 1', callback: terug };
+    expect(client.query(config)).toBeUndefined();
+    expect(config.callback).toBe(terug);
+    terugVanPg?.(null, { rows: [] });
+    expect(terug).toHaveBeenCalledWith(null, { rows: [] });
+    expect(vi.getTimerCount()).toBe(0);
+    const laat = vi.fn();
+    client.query({ text: 'SELECT 2', callback: laat });
+    vi.advanceTimersByTime(1000);
+    expect(laat).toHaveBeenCalledTimes(1);
+    expect((laat.mock.calls[0][0] as Error).message).toBe('Query read timeout');
   });
 
   it('a query pg refuses at once throws at once and leaves no timer to answer later', () => {
