@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { maakAccount } from '../src/domain/billing/tegoed.ts';
-import { canoniekeJson, claim, ruimIdempotentieOp, sha256 } from '../src/domain/idempotentie/idempotentie.ts';
+import { canoniekeJson, claim, IDEMPOTENTIE_VENSTER_MS, ruimIdempotentieOp, sha256, VERLATEN_ZOEKEN_MS } from '../src/domain/idempotentie/idempotentie.ts';
 import { leesSaldo } from '../src/domain/billing/tegoed.ts';
 import { createTestApp } from './support/app.ts';
 import { lookup } from './support/http.ts';
@@ -24,10 +24,15 @@ describe(`idempotency clean-up (${dialect})`, () => {
     await db.prisma.idempotencyRecord.updateMany({ where: { sleutel: 'verlopen' }, data: { toestand: 'klaar', status: 200 } });
     await c('klaar', new Date(nu.getTime() - 3_600_000));
     await db.prisma.idempotencyRecord.updateMany({ where: { sleutel: 'klaar' }, data: { toestand: 'klaar', status: 200 } });
+    // Abandoned before the window the clean-up looks in: left to its expiry (a retry takes it over meanwhile).
+    await c('lang-verlaten', new Date(nu.getTime() - VERLATEN_ZOEKEN_MS - 60_000));
     expect(sleutel.key).toMatch(/^pct_/);
     expect(await ruimIdempotentieOp(db.prisma, nu)).toBe(2);
     const over = (await db.prisma.idempotencyRecord.findMany({ where: { keyId } })).map((r) => r.sleutel).sort();
-    expect(over).toEqual(['klaar', 'lopend']);
+    expect(over).toEqual(['klaar', 'lang-verlaten', 'lopend']);
+    const later = new Date(nu.getTime() + IDEMPOTENTIE_VENSTER_MS);
+    expect(await ruimIdempotentieOp(db.prisma, later)).toBe(3);
+    expect(await db.prisma.idempotencyRecord.count({ where: { keyId } })).toBe(0);
   });
 
   it('concurrent claims go in one statement and are each answered as alone; one that fails (a malformed key id) fails alone', async () => {

@@ -1,6 +1,9 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { batchParameter } from '../src/db/bundel.ts';
+import { maakAccount } from '../src/domain/billing/tegoed.ts';
+import { IDEMPOTENTIE_VENSTER_MS, OPRUIM_SQL, VERLATEN_ZOEKEN_MS } from '../src/domain/idempotentie/idempotentie.ts';
+import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { adresKandidaten } from '../src/domain/register/adressen.ts';
 import { invloedKandidaten, registerKandidaten } from '../src/domain/register/opvragen.ts';
 import { waarderingsKandidaten } from '../src/domain/valuation/adres-waarde.ts';
@@ -64,6 +67,39 @@ describe.runIf(dialect === 'postgres')('batched register reads keep one plan, an
       );
     } finally {
       await c.end();
+    }
+  });
+});
+
+/**
+ * The idempotency clean-up runs every five minutes in every server process; one day of records at national
+ * volume is millions of rows. Its statements must reach the rows by the verloopt_op index, never scan the table.
+ */
+describe.runIf(dialect === 'postgres')('the idempotency clean-up reads an index range, not the table (postgres)', () => {
+  const db = useTestDatabase();
+
+  it('both of its statements use the verloopt_op index on a day of records', async () => {
+    const nu = new Date('2026-11-27T12:00:00Z');
+    const { id: accountId } = await maakAccount(db.prisma, { naam: 'opruimplan', credits: 1 });
+    await maakSleutel(db.prisma, { accountId, naam: 'k', now: nu });
+    const keyId = (await db.prisma.apiKey.findFirstOrThrow({ where: { accountId } })).id;
+    // 50,000 records made over the past day, one in ten still "bezig" with a deadline a minute after it was made.
+    await db.prisma.$executeRawUnsafe(
+      `INSERT INTO idempotentie (id, key_id, scope, sleutel, verzoek_hash, toestand, bezig_tot, aangemaakt_op, verloopt_op)
+       SELECT gen_random_uuid(), $1::uuid, 'mcp', g::text, 'h', CASE WHEN g % 10 = 0 THEN 'bezig' ELSE 'klaar' END,
+              CASE WHEN g % 10 = 0 THEN t + interval '1 minute' END, t, t + make_interval(secs => $3::double precision / 1000)
+       FROM generate_series(1, 50000) g, LATERAL (SELECT $2::timestamptz - g * interval '1.7 seconds' AS t) m`,
+      keyId,
+      nu,
+      IDEMPOTENTIE_VENSTER_MS,
+    );
+    await db.prisma.$executeRawUnsafe('ANALYZE idempotentie');
+    const venster = new Date(nu.getTime() + IDEMPOTENTIE_VENSTER_MS - VERLATEN_ZOEKEN_MS);
+    for (const [naam, tekst] of Object.entries(OPRUIM_SQL)) {
+      const rijen = await db.prisma.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${tekst}`, nu, ...(naam === 'verlaten' ? [venster] : []));
+      const plan = rijen.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan, naam).toMatch(/idempotentie_verloopt_op_idx/);
+      expect(plan, naam).not.toMatch(/Seq Scan on idempotentie/);
     }
   });
 });

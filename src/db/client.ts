@@ -236,7 +236,6 @@ export class TijdslimietClient extends pg.Client {
     // A loop, not findLastIndex: the web app's type check sees this file and has no es2023 lib.
     let i = args.length - 1;
     while (i >= 0 && typeof args[i] !== 'function') i--;
-    // pg also takes the callback as the config's `callback` property.
     const inConfig = i < 0 && typeof args[0] === 'object' && typeof args[0].callback === 'function';
     const b = i >= 0 || inConfig ? null : belofte();
     const leestijd = metLeestijd(this, b ? b.terug : inConfig ? args[0].callback : args[i], this.leestijdMs);
