@@ -68,8 +68,8 @@ export async function verbruikGefilterd(db: Db, accountId: string, filter: Verbr
     ...(filter.sleutelId ? { keyId: filter.sleutelId } : {}),
     ...(filter.uitkomst === 'geslaagd' ? { status: { lt: 400 } } : filter.uitkomst === 'mislukt' ? { status: { gte: 400 } } : {}),
   };
-  const [totaal, rows] = await Promise.all([db.usageRecord.count({ where }), regels(db, accountId, where, (pagina - 1) * perPagina, perPagina)]);
-  return { totaal, regels: rows };
+  const [dagen, rows] = await Promise.all([verbruikPerDag(db, accountId, filter), regels(db, accountId, where, (pagina - 1) * perPagina, perPagina)]);
+  return { totaal: dagen.reduce((n, d) => n + d.aantal, 0), regels: rows };
 }
 
 export interface VerbruikDag {
@@ -81,22 +81,23 @@ export interface VerbruikDag {
 }
 
 export async function verbruikPerDag(db: Db, accountId: string, filter: VerbruikFilter): Promise<VerbruikDag[]> {
-  const g = await grenzen(db, filter.van, filter.tot);
   const v = filter.voorziening ?? null;
   const k = filter.sleutelId ?? null;
-  return db.$queryRaw<VerbruikDag[]>`
-    SELECT to_char(aangemaakt_op AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM-DD') AS dag, voorziening,
-           count(*)::int AS aantal, coalesce(sum(credits), 0)::int AS credits, coalesce(sum(gefactureerd_cent), 0)::int AS "gefactureerdCent"
-    FROM verbruik
-    WHERE account_id = ${accountId}::uuid AND aangemaakt_op >= ${g.begin} AND aangemaakt_op < ${g.eind}
+  const rijen = await db.$queryRaw<{ dag: string; voorziening: string; aantal: bigint; credits: bigint; gefactureerdCent: bigint }[]>`
+    SELECT to_char(dag, 'YYYY-MM-DD') AS dag, voorziening,
+           sum(aantal)::bigint AS aantal, sum(credits)::bigint AS credits, sum(gefactureerd_cent)::bigint AS "gefactureerdCent"
+    FROM verbruik_per_dag
+    WHERE account_id = ${accountId}::uuid AND dag BETWEEN ${filter.van}::date AND ${filter.tot}::date
       AND (${v}::text IS NULL OR voorziening = ${v}::text) AND (${k}::uuid IS NULL OR key_id = ${k}::uuid)
-      AND (${filter.uitkomst}::text = 'alle' OR (${filter.uitkomst}::text = 'geslaagd') = (status < 400))
+      AND (${filter.uitkomst}::text = 'alle' OR geslaagd = (${filter.uitkomst}::text = 'geslaagd'))
     GROUP BY 1, 2 ORDER BY 1, 2`;
+  return rijen.map((r) => ({ dag: r.dag, voorziening: r.voorziening, aantal: Number(r.aantal), credits: Number(r.credits), gefactureerdCent: Number(r.gefactureerdCent) }));
 }
 
 export async function verbruikDezeMaand(db: Db, accountId: string, now: Date): Promise<{ van: string; credits: number; opvragingen: number }> {
   const van = maandBegin(now);
-  const maand = await grenzen(db, van, datumAmsterdam(now));
-  const r = await db.usageRecord.aggregate({ where: { accountId, aangemaaktOp: { gte: maand.begin, lt: maand.eind } }, _sum: { credits: true }, _count: true });
-  return { van, credits: r._sum.credits ?? 0, opvragingen: r._count };
+  const [r] = await db.$queryRaw<{ credits: bigint; opvragingen: bigint }[]>`
+    SELECT coalesce(sum(credits), 0)::bigint AS credits, coalesce(sum(aantal), 0)::bigint AS opvragingen
+    FROM verbruik_per_dag WHERE account_id = ${accountId}::uuid AND dag BETWEEN ${van}::date AND ${datumAmsterdam(now)}::date`;
+  return { van, credits: Number(r.credits), opvragingen: Number(r.opvragingen) };
 }

@@ -1,0 +1,80 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verbruikDezeMaand, verbruikGefilterd, verbruikPerDag } from '../src/domain/billing/verbruik.ts';
+import { zetMaandlimiet } from '../src/domain/keys/sleutels.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
+import { lookup } from './support/http.ts';
+import { adresBody, maakVolledigAdres } from './support/register.ts';
+
+/**
+ * The day totals the web app reads (verbruik_per_dag, kept by a trigger on verbruik) instead of counting
+ * the usage rows, which a large account makes millions of a month: they must always equal that count.
+ */
+describe(`usage per day (${dialect})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ RATE_LIMIT_REST_PER_MIN: '10000' });
+  });
+  afterAll(async () => t?.close());
+
+  const telling = (tabel: 'verbruik' | 'verbruik_per_dag') =>
+    t.db.prisma.$queryRawUnsafe<unknown[]>(
+      tabel === 'verbruik'
+        ? `SELECT account_id::text, to_char((aangemaakt_op AT TIME ZONE 'Europe/Amsterdam')::date, 'YYYY-MM-DD') AS dag, voorziening, key_id::text,
+                  status < 400 AS geslaagd, count(*)::int AS aantal, sum(credits)::int AS credits, sum(gefactureerd_cent)::int AS cent
+           FROM verbruik GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`
+        : `SELECT account_id::text, to_char(dag, 'YYYY-MM-DD') AS dag, voorziening, key_id::text, geslaagd, aantal, credits, gefactureerd_cent AS cent
+           FROM verbruik_per_dag ORDER BY 1, 2, 3, 4, 5`,
+    );
+
+  it('equal a count of the usage rows per Amsterdam day, service, key and outcome, on every path that records usage', async () => {
+    const { accountId, key } = await t.klant(60);
+    const tweede = await t.key(accountId);
+    const a = await maakVolledigAdres(t.db.prisma);
+    const onbekend = { adres: { postcode: '9999ZZ', huisnummer: '1' } };
+    // 23:58 in Amsterdam, then past midnight: the same calls land on two days.
+    t.clock.now = new Date('2026-11-22T22:58:00Z');
+    const statussen: number[] = [];
+    for (let dag = 0; dag < 2; dag++) {
+      statussen.push((await lookup(t, 'woz', key, adresBody(a))).statusCode);
+      statussen.push((await lookup(t, 'adres', tweede, adresBody(a))).statusCode);
+      statussen.push((await lookup(t, 'woz', key, onbekend)).statusCode);
+      // Concurrent calls go in one batched charge.
+      statussen.push(...(await Promise.all([1, 2, 3].map(() => lookup(t, 'woz', tweede, adresBody(a))))).map((r) => r.statusCode));
+      t.clock.advance(4 * 60_000);
+    }
+    // The key's monthly cap refuses (recorded outside the charge), then the balance does.
+    const tweedeId = (await t.db.prisma.apiKey.findFirstOrThrow({ where: { accountId }, orderBy: { aangemaaktOp: 'desc' } })).id;
+    await zetMaandlimiet(t.db.prisma, { accountId, keyId: tweedeId, credits: 1 });
+    statussen.push((await lookup(t, 'woz', tweede, adresBody(a))).statusCode);
+    for (let i = 0; i < 100 && statussen[statussen.length - 1] !== 402; i++) statussen.push((await lookup(t, 'woz', key, adresBody(a))).statusCode);
+    expect(new Set(statussen)).toEqual(new Set([200, 404, 402]));
+
+    const rijen = await telling('verbruik_per_dag');
+    expect(rijen).toEqual(await telling('verbruik'));
+    expect(new Set(rijen.map((r) => (r as { dag: string }).dag))).toEqual(new Set(['2026-11-22', '2026-11-23']));
+
+    // What the web app shows, from the totals: as counted from the usage rows above.
+    const filter = { van: '2026-11-01', tot: '2026-11-30', uitkomst: 'alle' as const };
+    const lijst = await verbruikGefilterd(t.db.prisma, accountId, filter, 1, 500);
+    expect(lijst.totaal).toBe(lijst.regels.length);
+    expect((await verbruikGefilterd(t.db.prisma, accountId, { ...filter, uitkomst: 'mislukt' }, 1, 500)).totaal).toBe(lijst.regels.filter((r) => r.status >= 400).length);
+    expect((await verbruikGefilterd(t.db.prisma, accountId, { ...filter, sleutelId: tweedeId, voorziening: 'woz' }, 1, 500)).totaal).toBe(7);
+    const perDag = await verbruikPerDag(t.db.prisma, accountId, { ...filter, van: '2026-11-23', tot: '2026-11-23' });
+    expect(perDag.every((d) => d.dag === '2026-11-23')).toBe(true);
+    const maand = await verbruikDezeMaand(t.db.prisma, accountId, t.clock.now);
+    expect(maand).toEqual({ van: '2026-11-01', credits: 60 - (await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits, opvragingen: lijst.totaal });
+  });
+
+  it("the migration's totals of the usage recorded before it equal the count", async () => {
+    const migraties = path.join(import.meta.dirname, '../prisma/migrations');
+    const map = readdirSync(migraties).find((m) => m.endsWith('_verbruik_per_dag'))!;
+    const sql = readFileSync(path.join(migraties, map, 'migration.sql'), 'utf8');
+    const aanvulling = sql.slice(sql.indexOf('INSERT INTO "verbruik_per_dag"'));
+    await t.db.prisma.$executeRawUnsafe('DELETE FROM verbruik_per_dag');
+    await t.db.prisma.$executeRawUnsafe(aanvulling);
+    expect(await telling('verbruik_per_dag')).toEqual(await telling('verbruik'));
+  });
+});
