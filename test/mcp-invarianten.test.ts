@@ -133,5 +133,7 @@ describe(`the MCP invariants catch what they promise to (${dialect})`, () => {
       ]),
     );
     expect(s.mcpBezig).toEqual([expect.objectContaining({ id: bezig.id })]);
+    // A usage row deleted and one changed behind the trigger's back: that day's total (5 calls) no longer matches its 4 rows.
+    expect(s.dagtotaalNietVerbruik).toEqual([expect.objectContaining({ aantal: 4, dagtotaal: 5 })]);
   });
 });

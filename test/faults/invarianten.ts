@@ -19,6 +19,7 @@ export interface Schendingen {
   klaarZonderAfrekening: unknown[];
   mcpBezig: unknown[];
   mcpAntwoordNietEenmaalAfgerekend: unknown[];
+  dagtotaalNietVerbruik: unknown[];
 }
 
 const QUERIES: Record<keyof Schendingen, string> = {
@@ -70,6 +71,14 @@ const QUERIES: Record<keyof Schendingen, string> = {
            coalesce(i.antwoorden, 0) AS antwoorden, i.cent, coalesce(v.verbruik, 0) AS verbruik, v.cent AS verbruik_cent
     FROM i FULL JOIN v ON v.key_id = i.key_id AND v.aangemaakt_op = i.aangemaakt_op AND v.status = i.status
     WHERE v.verbruik IS DISTINCT FROM i.antwoorden OR v.cent IS DISTINCT FROM i.cent`,
+  // The web app's day totals (kept by a trigger on verbruik, in the same transaction) equal a count of the usage rows.
+  dagtotaalNietVerbruik: `WITH v AS (
+      SELECT account_id, (aangemaakt_op AT TIME ZONE 'Europe/Amsterdam')::date AS dag, voorziening, key_id, status < 400 AS geslaagd,
+             count(*)::int AS aantal, sum(credits)::int AS credits, sum(gefactureerd_cent)::int AS cent
+      FROM verbruik GROUP BY 1, 2, 3, 4, 5)
+    SELECT coalesce(v.account_id, d.account_id) AS account_id, coalesce(v.dag, d.dag) AS dag, v.aantal, d.aantal AS dagtotaal
+    FROM v FULL JOIN verbruik_per_dag d USING (account_id, dag, voorziening, key_id, geslaagd)
+    WHERE v.aantal IS DISTINCT FROM d.aantal OR v.credits IS DISTINCT FROM d.credits OR v.cent IS DISTINCT FROM d.gefactureerd_cent`,
 };
 
 export async function zoekSchendingen(databaseUrl: string): Promise<Schendingen> {
