@@ -9,7 +9,7 @@
  * Per step: wall seconds, CPU seconds of Node and of PostgreSQL (the cluster's processes, read from
  * /proc: run it on the database host), peak RSS, database size, rows/s. Then serve: seconds until
  * /healthz answers and until /readyz (valuation model built), RSS; p50/p99 of adres, woz and waarde
- * at 16 connections (autocannon). Prints a table and writes bench-out/land-<schaal>-<db>.json.
+ * at 16 connections (wrk where installed, else autocannon; `--generator`). Prints a table and writes bench-out/land-<schaal>-<db>.json.
  * The generated files are kept in bench-out/land-<schaal>/ and reused.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -18,7 +18,6 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { pino } from 'pino';
 import { openDatabase } from '../src/db/client.ts';
@@ -30,6 +29,7 @@ import { voerImportUit } from '../src/domain/register/import/runner.ts';
 import geheugen from '../bin/import-geheugen.json' with { type: 'json' };
 import { benchDatabase } from './bench-database.ts';
 import { type LandBestanden, maakLand } from './land-data.ts';
+import { kiesGenerator, type LookupMeting, meetLookups } from './lookups-meten.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: arg } = parseArgs({
@@ -47,6 +47,8 @@ const { values: arg } = parseArgs({
     serve: { type: 'boolean', default: false },
     /** Keep the bench database afterwards (prints its URL). */
     bewaar: { type: 'boolean', default: false },
+    /** The load generator of the lookups: wrk (default where installed) or autocannon. */
+    generator: { type: 'string' },
     /** Write a V8 CPU profile per step to this directory (node --cpu-prof). */
     profiel: { type: 'string' },
   },
@@ -169,21 +171,6 @@ function rssVan(pid: number, veld: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
   } catch {
     return 0;
   }
-}
-
-function cannon(url: string, key: string, bodies: string[], duur: number): Promise<autocannon.Result> {
-  let k = 0;
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url,
-        connections: 16,
-        duration: duur,
-        requests: [{ method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, setupRequest: (req: autocannon.Request) => ({ ...req, body: bodies[k++ % bodies.length] }) }],
-      },
-      (err, res) => (err ? reject(err) : resolve(res)),
-    );
-  });
 }
 
 async function main(): Promise<void> {
@@ -310,12 +297,11 @@ async function main(): Promise<void> {
       const verkopen = /"verkopen":(\d+)[^\n]*waardemodel (gebouwd|geladen)/.exec(log);
       const rssGereed = rssVan(server.pid!);
       const duur = Number(arg.duur);
-      const lookups: Record<string, { p50: number; p99: number; perS: number; fouten: number; statussen: Record<string, number> }> = {};
+      const generator = kiesGenerator(arg.generator);
+      const lookups: Record<string, LookupMeting> = {};
       for (const v of ['adres', 'woz', 'waarde']) {
-        await cannon(`${basis}/api/v1/inzicht/${v}`, key, bodies, 2); // warm-up
-        const res = await cannon(`${basis}/api/v1/inzicht/${v}`, key, bodies, duur);
-        const statussen = Object.fromEntries(Object.entries(res.statusCodeStats ?? {}).map(([c, st]) => [c, (st as { count: number }).count]));
-        lookups[v] = { p50: res.latency.p50, p99: res.latency.p99, perS: Math.round(res.requests.average), fouten: res.non2xx + res.errors, statussen };
+        await meetLookups(generator, `${basis}/api/v1/inzicht/${v}`, key, bodies, 2); // warm-up
+        lookups[v] = await meetLookups(generator, `${basis}/api/v1/inzicht/${v}`, key, bodies, duur);
       }
       serve = {
         healthzS: Math.round(levend * 10) / 10,
@@ -326,6 +312,7 @@ async function main(): Promise<void> {
         rssGereedMb: rssGereed,
         rssNaLookupsMb: rssVan(server.pid!),
         piekRssMb: rssVan(server.pid!, 'VmHWM'),
+        generator,
         lookups,
       };
     } finally {
@@ -347,9 +334,11 @@ async function main(): Promise<void> {
   }
   const totaal = metingen.reduce((a, m) => a + m.wandS, 0);
   console.log(`${'totaal'.padEnd(24)} ${p(Math.round(totaal), 7)}`);
-  const s = serve as { healthzS: number; readyS: number; modelBouwS: number; modelVerkopen: number; rssGereedMb: number; rssNaLookupsMb: number; piekRssMb: number; lookups: Record<string, { p50: number; p99: number; perS: number; fouten: number; statussen: Record<string, number> }> };
+  const s = serve as { healthzS: number; readyS: number; modelBouwS: number; modelVerkopen: number; rssGereedMb: number; rssNaLookupsMb: number; piekRssMb: number; generator: string; lookups: Record<string, LookupMeting> };
   console.log(`\nserve: /healthz na ${s.healthzS} s, gereed (/readyz) na ${s.readyS} s, waardemodel ${s.modelBouwS} s over ${s.modelVerkopen} verkopen, RSS ${s.rssGereedMb} MB (na de opvragingen ${s.rssNaLookupsMb} MB, piek ${s.piekRssMb} MB)`);
-  for (const [v, l] of Object.entries(s.lookups)) console.log(`  ${v.padEnd(7)} p50 ${l.p50} ms  p99 ${l.p99} ms  ${l.perS}/s  (statussen ${JSON.stringify(l.statussen)}, fouten ${l.fouten})`);
+  for (const [v, l] of Object.entries(s.lookups)) {
+    console.log(`  ${v.padEnd(7)} p50 ${l.p50} ms  p99 ${l.p99} ms  ${l.perS}/s  (${s.generator} ${l.generatorCpuMs.toFixed(3)} ms CPU per verzoek; statussen ${JSON.stringify(l.statussen)}, fouten ${l.fouten})`);
+  }
   const uit = path.join(ROOT, 'bench-out', `land-${schaal}-${dbSoort}.json`);
   writeFileSync(uit, `${JSON.stringify({ schaal, db: dbSoort, adressen: land.adressen, panden: land.panden, load: lastBij, stappen: metingen, serve, datum: new Date().toISOString() }, null, 2)}\n`);
   console.log(`\nJSON: ${path.relative(ROOT, uit)}`);
