@@ -58,10 +58,10 @@ describe(`usage per day (${dialect})`, () => {
 
     // What the web app shows, from the totals: as counted from the usage rows above.
     const filter = { van: '2026-11-01', tot: '2026-11-30', uitkomst: 'alle' as const };
-    const lijst = await verbruikGefilterd(t.db.prisma, accountId, filter, 1, 500);
+    const lijst = await verbruikGefilterd(t.db.prisma, accountId, filter, { pagina: 1 }, 500);
     expect(lijst.totaal).toBe(lijst.regels.length);
-    expect((await verbruikGefilterd(t.db.prisma, accountId, { ...filter, uitkomst: 'mislukt' }, 1, 500)).totaal).toBe(lijst.regels.filter((r) => r.status >= 400).length);
-    expect((await verbruikGefilterd(t.db.prisma, accountId, { ...filter, sleutelId: tweedeId, voorziening: 'woz' }, 1, 500)).totaal).toBe(7);
+    expect((await verbruikGefilterd(t.db.prisma, accountId, { ...filter, uitkomst: 'mislukt' }, { pagina: 1 }, 500)).totaal).toBe(lijst.regels.filter((r) => r.status >= 400).length);
+    expect((await verbruikGefilterd(t.db.prisma, accountId, { ...filter, sleutelId: tweedeId, voorziening: 'woz' }, { pagina: 1 }, 500)).totaal).toBe(7);
     const perDag = await verbruikPerDag(t.db.prisma, accountId, { ...filter, van: '2026-11-23', tot: '2026-11-23' });
     expect(perDag.every((d) => d.dag === '2026-11-23')).toBe(true);
     const maand = await verbruikDezeMaand(t.db.prisma, accountId, t.clock.now);

@@ -35,16 +35,20 @@ export function alsRegel(r: VerbruikRegel) {
   };
 }
 
-/** The last row of the previous page, base64url. */
-function leesCursor(c: string): VerbruikCursor {
+/** The last row of the previous page, base64url; `bron` names where the caller got it. */
+export function leesCursor(c: string, bron = 'meta.volgende'): VerbruikCursor {
   try {
     const [t, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
     const d = new Date(t);
     if (Number.isNaN(d.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) throw new Error();
     return { t: d, id };
   } catch {
-    throw new InsightFout('ongeldige_invoer', 'Ongeldige invoer: na: onbekende cursor; gebruik meta.volgende van de vorige pagina.');
+    throw new InsightFout('ongeldige_invoer', `Ongeldige invoer: na: onbekende cursor; gebruik ${bron} van de vorige pagina.`);
   }
+}
+
+export function schrijfCursor(c: VerbruikCursor | null): string | null {
+  return c ? Buffer.from(`${c.t.toISOString()}|${c.id}`).toString('base64url') : null;
 }
 
 export const verbruik = inzichtProcedure
@@ -80,7 +84,7 @@ export const verbruik = inzichtProcedure
       data: p.regels.map(alsRegel),
       meta: {
         ...accountMeta(),
-        volgende: p.volgende ? Buffer.from(`${p.volgende.t.toISOString()}|${p.volgende.id}`).toString('base64url') : null,
+        volgende: schrijfCursor(p.volgende),
       },
     };
   });

@@ -177,6 +177,21 @@ describe(`web-app procedures over /trpc (${dialect})`, () => {
       expect(vreemd.regels.some((r: { verzoek_id: string }) => lijstAlle.regels.some((m: { verzoek_id: string }) => m.verzoek_id === r.verzoek_id))).toBe(false);
       const kRows = await t.db.prisma.apiKey.findMany({ where: { accountId: s.accountId }, select: { id: true } });
       expect((await trpc(t, 'query', 'verbruik.lijst', { van: '2026-11-01', tot: '2026-11-30', sleutel_id: kRows[0].id }, { sessie: ander })).data.totaal).toBe(0);
+
+      // The export's walk: after a cursor (a page number beside it ignored), one row a page, the list's rows in its order, then null.
+      const gelopen: string[] = [];
+      for (let na: string | null | undefined, n = 0; na !== null && n < 10; n++) {
+        const deel = (await trpc(t, 'query', 'verbruik.lijst', { van: '2026-11-22', tot: '2026-11-22', per_pagina: 1, ...(na ? { na, pagina: 3 } : {}) }, { sessie: s })).data;
+        gelopen.push(...deel.regels.map((r: { verzoek_id: string }) => r.verzoek_id));
+        expect(deel.totaal).toBe(3);
+        na = deel.volgende;
+      }
+      expect(gelopen).toEqual(lijstAlle.regels.map((r: { verzoek_id: string }) => r.verzoek_id));
+      // Filtered the same way; another account's session walks only its own rows from the same cursor.
+      const eerste = (await trpc(t, 'query', 'verbruik.lijst', { van: '2026-11-22', tot: '2026-11-22', per_pagina: 1 }, { sessie: s })).data;
+      const verder = (await trpc(t, 'query', 'verbruik.lijst', { van: '2026-11-22', tot: '2026-11-22', voorziening: 'woz', na: eerste.volgende }, { sessie: s })).data;
+      expect(verder.regels.every((r: { voorziening: string }) => r.voorziening === 'woz')).toBe(true);
+      expect((await trpc(t, 'query', 'verbruik.lijst', { van: '2026-11-22', tot: '2026-11-22', na: eerste.volgende }, { sessie: ander })).data.regels).toEqual([]);
     });
 
     it('a bad period or page is a Dutch 400', async () => {
@@ -186,6 +201,8 @@ describe(`web-app procedures over /trpc (${dialect})`, () => {
       }
       expectWeigering(await trpc(t, 'query', 'verbruik.lijst', { van: '2026-11-01', tot: '2026-11-30', per_pagina: 501 }, { sessie: s }), 400);
       expectWeigering(await trpc(t, 'query', 'verbruik.lijst', { van: '2026-11-01', tot: '2026-11-30', uitkomst: 'soms' }, { sessie: s }), 400);
+      const cursor = await trpc(t, 'query', 'verbruik.lijst', { van: '2026-11-01', tot: '2026-11-30', na: 'geen-cursor' }, { sessie: s });
+      expect(expectWeigering(cursor, 400)).toContain('gebruik volgende van de vorige pagina');
       expectWeigering(await trpc(t, 'query', 'tegoed.grootboek', { pagina: 0 }, { sessie: s }), 400);
     });
   });

@@ -50,16 +50,34 @@ async function regels(db: Db, accountId: string, where: Prisma.UsageRecordWhereI
   }));
 }
 
-/** The cursor of the next page is null at the end. */
-export async function verbruikPagina(db: Db, accountId: string, limiet: number, na: VerbruikCursor | null): Promise<{ regels: VerbruikRegel[]; volgende: VerbruikCursor | null }> {
-  const where = na ? { OR: [{ aangemaaktOp: { lt: na.t } }, { aangemaaktOp: na.t, id: { lt: na.id } }] } : {};
-  const rows = await regels(db, accountId, where, 0, limiet + 1);
-  const pagina = rows.slice(0, limiet);
-  const laatste = pagina[pagina.length - 1];
-  return { regels: pagina, volgende: rows.length > limiet && laatste ? { t: laatste.aangemaaktOp, id: laatste.id } : null };
+/** Rows after the cursor's row, in the list's order (newest first, then id). */
+function naCursor(na: VerbruikCursor): Prisma.UsageRecordWhereInput['OR'] {
+  return [{ aangemaaktOp: { lt: na.t } }, { aangemaaktOp: na.t, id: { lt: na.id } }];
 }
 
-export async function verbruikGefilterd(db: Db, accountId: string, filter: VerbruikFilter, pagina: number, perPagina: number): Promise<{ totaal: number; regels: VerbruikRegel[] }> {
+/** A page and the cursor of the next (null at the end), from `limiet + 1` rows read. */
+async function pagina(db: Db, accountId: string, where: Prisma.UsageRecordWhereInput, skip: number, limiet: number): Promise<{ regels: VerbruikRegel[]; volgende: VerbruikCursor | null }> {
+  const rows = await regels(db, accountId, where, skip, limiet + 1);
+  const deel = rows.slice(0, limiet);
+  const laatste = deel[deel.length - 1];
+  return { regels: deel, volgende: rows.length > limiet && laatste ? { t: laatste.aangemaaktOp, id: laatste.id } : null };
+}
+
+export async function verbruikPagina(db: Db, accountId: string, limiet: number, na: VerbruikCursor | null): Promise<{ regels: VerbruikRegel[]; volgende: VerbruikCursor | null }> {
+  return pagina(db, accountId, na ? { OR: naCursor(na) } : {}, 0, limiet);
+}
+
+/**
+ * By page number (an offset: for the pages a person turns) or after a cursor (the export: every page
+ * costs the same however deep, where offsets made walking all of a large account's rows quadratic).
+ */
+export async function verbruikGefilterd(
+  db: Db,
+  accountId: string,
+  filter: VerbruikFilter,
+  plek: { pagina: number } | { na: VerbruikCursor | null },
+  perPagina: number,
+): Promise<{ totaal: number; regels: VerbruikRegel[]; volgende: VerbruikCursor | null }> {
   const g = await grenzen(db, filter.van, filter.tot);
   const where: Prisma.UsageRecordWhereInput = {
     accountId,
@@ -67,9 +85,11 @@ export async function verbruikGefilterd(db: Db, accountId: string, filter: Verbr
     ...(filter.voorziening ? { voorziening: filter.voorziening } : {}),
     ...(filter.sleutelId ? { keyId: filter.sleutelId } : {}),
     ...(filter.uitkomst === 'geslaagd' ? { status: { lt: 400 } } : filter.uitkomst === 'mislukt' ? { status: { gte: 400 } } : {}),
+    ...('na' in plek && plek.na ? { OR: naCursor(plek.na) } : {}),
   };
-  const [dagen, rows] = await Promise.all([verbruikPerDag(db, accountId, filter), regels(db, accountId, where, (pagina - 1) * perPagina, perPagina)]);
-  return { totaal: dagen.reduce((n, d) => n + d.aantal, 0), regels: rows };
+  const skip = 'pagina' in plek ? (plek.pagina - 1) * perPagina : 0;
+  const [dagen, p] = await Promise.all([verbruikPerDag(db, accountId, filter), pagina(db, accountId, where, skip, perPagina)]);
+  return { totaal: dagen.reduce((n, d) => n + d.aantal, 0), ...p };
 }
 
 export interface VerbruikDag {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { verbruikGefilterd, verbruikPerDag, type VerbruikFilter } from '../../domain/billing/verbruik.ts';
-import { alsRegel } from '../verbruik.ts';
+import { alsRegel, leesCursor, schrijfCursor } from '../verbruik.ts';
 import { periodeSchema } from './periode.ts';
 import { paginaSchema } from './tegoed.ts';
 import { router } from '../../core/trpc.ts';
@@ -38,13 +38,18 @@ export const verbruikRouter = router({
     };
   }),
 
-  lijst: sessieProcedure.input(periodeSchema.and(z.strictObject({ ...filters, ...paginaSchema }))).query(async ({ ctx, input }) => {
-    const p = await verbruikGefilterd(ctx.services.db, ctx.sessie.accountId, filter(input), input.pagina, input.per_pagina);
-    return {
-      totaal: p.totaal,
-      pagina: input.pagina,
-      per_pagina: input.per_pagina,
-      regels: p.regels.map((r) => ({ ...alsRegel(r), sleutel_naam: r.sleutelNaam })),
-    };
-  }),
+  /** With `na` (the `volgende` of the previous page) the rows after it, whatever `pagina` says: the export. */
+  lijst: sessieProcedure
+    .input(periodeSchema.and(z.strictObject({ ...filters, ...paginaSchema, na: z.string().max(200).optional() })))
+    .query(async ({ ctx, input }) => {
+      const plek = input.na !== undefined ? { na: leesCursor(input.na, 'volgende') } : { pagina: input.pagina };
+      const p = await verbruikGefilterd(ctx.services.db, ctx.sessie.accountId, filter(input), plek, input.per_pagina);
+      return {
+        totaal: p.totaal,
+        pagina: input.pagina,
+        per_pagina: input.per_pagina,
+        regels: p.regels.map((r) => ({ ...alsRegel(r), sleutel_naam: r.sleutelNaam })),
+        volgende: schrijfCursor(p.volgende),
+      };
+    }),
 });

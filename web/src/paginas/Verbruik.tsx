@@ -85,10 +85,11 @@ export function Verbruik() {
     setExportStatus('Export wordt gemaakt…');
     try {
       const regels: Lijst['regels'] = [];
-      for (let p = 1; ; p++) {
-        const deel = await api.verbruik.lijst.query({ ...invoer(filters), pagina: p, per_pagina: 500 });
+      // After a cursor, not by page number: every page then costs the same, however many rows there are.
+      for (let na: string | null | undefined; na !== null; ) {
+        const deel = await api.verbruik.lijst.query({ ...invoer(filters), per_pagina: 500, ...(na ? { na } : {}) });
         regels.push(...deel.regels);
-        if (regels.length >= deel.totaal || deel.regels.length === 0) break;
+        na = deel.volgende;
       }
       const kop = ['verzoek_id', 'tijdstip', 'kanaal', 'voorziening', 'status', 'credits', 'gefactureerd_cent', 'adres', 'sleutel_voorvoegsel', 'sleutel_naam'];
       const csv = [kop.join(','), ...regels.map((r) => kop.map((k) => csvVeld(r[k as keyof typeof r] as string | number | null)).join(','))].join('\r\n') + '\r\n';
