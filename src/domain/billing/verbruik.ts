@@ -50,7 +50,6 @@ async function regels(db: Db, accountId: string, where: Prisma.UsageRecordWhereI
   }));
 }
 
-/** Rows after the cursor's row, in the list's order (newest first, then id). */
 function naCursor(na: VerbruikCursor): Prisma.UsageRecordWhereInput['OR'] {
   return [{ aangemaaktOp: { lt: na.t } }, { aangemaaktOp: na.t, id: { lt: na.id } }];
 }
@@ -67,10 +66,7 @@ export async function verbruikPagina(db: Db, accountId: string, limiet: number, 
   return pagina(db, accountId, na ? { OR: naCursor(na) } : {}, 0, limiet);
 }
 
-/**
- * By page number (an offset: for the pages a person turns) or after a cursor (the export: every page
- * costs the same however deep, where offsets made walking all of a large account's rows quadratic).
- */
+/** By page number (an offset, for pages a person turns) or after a cursor (the export: no page costs more than another). */
 export async function verbruikGefilterd(
   db: Db,
   accountId: string,
