@@ -6,6 +6,7 @@ import { createServices, openMigratedDatabase } from './runtime.ts';
 import { seedDemo, zorgVoorDemoPlaats } from './seed.ts';
 import { startBezorger } from './domain/webhooks/bezorger.ts';
 import { ruimIdempotentieOp } from './domain/idempotentie/idempotentie.ts';
+import { ruimWebhooksOp } from './domain/webhooks/opruimen.ts';
 
 export async function serve(config: Config): Promise<void> {
   const log = createLogger(config);
@@ -20,10 +21,15 @@ export async function serve(config: Config): Promise<void> {
   if (!config.DEMO_SEED && (await services.db.account.count()) === 0) log.warn('geen accounts en geen demo-account (DEMO_SEED staat uit): maak er een met `insight account create`');
   const app = await buildApp({ services });
   const bezorger = startBezorger(services, db);
-  const opruimen = () =>
+  const fout = (wat: string) => (err: unknown) => log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, `${wat} opruimen mislukt`);
+  const opruimen = () => {
     void ruimIdempotentieOp(services.db, services.now())
       .then((n) => n > 0 && log.info({ verwijderd: n }, 'idempotentie: verlopen en verlaten claims opgeruimd'))
-      .catch((err) => log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'idempotentie opruimen mislukt'));
+      .catch(fout('idempotentie'));
+    void ruimWebhooksOp(services.db, services.now(), config.WEBHOOK_RETENTION_DAYS)
+      .then((n) => n > 0 && log.info({ verwijderd: n, dagen: config.WEBHOOK_RETENTION_DAYS }, 'webhooks: gebeurtenissen na de bewaartermijn opgeruimd'))
+      .catch(fout('webhooks'));
+  };
   opruimen();
   const opruimTimer = setInterval(opruimen, 5 * 60_000);
   opruimTimer.unref();

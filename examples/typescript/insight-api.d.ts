@@ -261,7 +261,7 @@ export interface paths {
         };
         /**
          * Afleveringen van een webhook, nieuwste eerst
-         * @description Per aflevering: gebeurtenis-id, type, pogingen, laatste status en fout, volgende poging. Blader met `na` = `meta.volgende`.
+         * @description Per aflevering: gebeurtenis-id, type, pogingen, laatste status en fout, volgende poging. Blader met `na` = `meta.volgende`. Een gebeurtenis en haar afleveringen worden bewaard tot de bewaartermijn na de gebeurtenis (standaard 30 dagen), daarna verwijderd.
          */
         get: operations["webhooks-afleveringen"];
         put?: never;

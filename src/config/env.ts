@@ -37,6 +37,7 @@ export const configSchema = z.object({
   DEMO_SEED: bool.optional(),
   DEMO_PLAATS: bool.default(true),
   WEBHOOK_ALLOW_INSECURE: bool.default(false),
+  WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   METRICS_TOKEN: z.string().default(''),
 });
 

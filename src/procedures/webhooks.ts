@@ -191,7 +191,7 @@ export function schrijfCursor(c: { t: Date; id: string } | null): string | null 
 const afleveringen = inzichtProcedure
   .meta({
     openapi: {
-      method: 'GET', path: '/webhooks/{id}/afleveringen', protect: true, tags: tag, summary: 'Afleveringen van een webhook, nieuwste eerst', description: 'Per aflevering: gebeurtenis-id, type, pogingen, laatste status en fout, volgende poging. Blader met `na` = `meta.volgende`.', responseHeaders: rateLimitHeaders,
+      method: 'GET', path: '/webhooks/{id}/afleveringen', protect: true, tags: tag, summary: 'Afleveringen van een webhook, nieuwste eerst', description: 'Per aflevering: gebeurtenis-id, type, pogingen, laatste status en fout, volgende poging. Blader met `na` = `meta.volgende`. Een gebeurtenis en haar afleveringen worden bewaard tot de bewaartermijn na de gebeurtenis (standaard 30 dagen), daarna verwijderd.', responseHeaders: rateLimitHeaders,
       errorResponses: { 400: 'Ongeldige limiet of cursor.', ...fouten([404]) },
     },
   })
