@@ -286,8 +286,14 @@ async function main(): Promise<void> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let log = '';
-    server.stdout!.on('data', (b: Buffer) => (log += b.toString()));
-    server.stderr!.on('data', (b: Buffer) => (log += b.toString()));
+    // Once the start is read from it, only a tail: an access line per lookup would grow it by ~20 MB a run.
+    let staart = false;
+    const lees = (b: Buffer) => {
+      log += b.toString();
+      if (staart && log.length > 131_072) log = log.slice(-65_536);
+    };
+    server.stdout!.on('data', lees);
+    server.stderr!.on('data', lees);
     try {
       if (!(await wacht(`${basis}/healthz`, Date.now() + 120_000))) throw new Error(`/healthz antwoordde niet binnen 120 s:\n${log}`);
       const levend = (performance.now() - t0) / 1000;
@@ -295,6 +301,7 @@ async function main(): Promise<void> {
       const gereed = (performance.now() - t0) / 1000;
       const bouw = /"ms":(\d+)[^\n]*waardemodel (gebouwd|geladen)/.exec(log);
       const verkopen = /"verkopen":(\d+)[^\n]*waardemodel (gebouwd|geladen)/.exec(log);
+      staart = true;
       const rssGereed = rssVan(server.pid!);
       const duur = Number(arg.duur);
       const generator = kiesGenerator(arg.generator);
