@@ -4,6 +4,7 @@ import type { CalibrationCase } from '../../src/domain/valuation/calibration.ts'
 import type { RawEstimate } from '../../src/domain/valuation/comparables.ts';
 import { fitLabelThresholds, labelFor, wilsonLower } from '../../src/domain/valuation/confidence.ts';
 import { kansDecielen } from '../../src/domain/valuation/backtest/metrics.ts';
+import { formatKansDecielen } from '../../src/cli/commands/backtest.ts';
 import { randomSource } from './synthetic.ts';
 
 function raw(spreiding: number): RawEstimate {
@@ -125,3 +126,26 @@ describe('the direction of "within 10 %"', () => {
     expect(kansDecielen([rij(90_500)])[0].waargenomen).toBe(1);
   });
 });
+
+describe('the reliability table separates miscalibration from sampling noise', () => {
+  const rij = (i: number, prijs: number, kans: number) => ({ id: String(i), datum: '2024-01-01', prijs, woningtype: null, uitkomst: { soort: 'waarde' as const, marktwaarde: 100_000, min: 80_000, max: 120_000, betrouwbaarheid: 'normaal' as const, nComps: 10, nEff: 8, spreiding: 0.1, kansBinnen10: kans, wozGebruikt: false } });
+
+  it("each decile's margin is the 95 % binomial range of its share around the prediction", () => {
+    // 1,000 sales: each decile 100, predicted 0.5 → ± 1.96 · √(0.25 / 100) = ± 9.8 points.
+    const d = kansDecielen(Array.from({ length: 1000 }, (_, i) => rij(i, i % 2 ? 100_000 : 150_000, 0.5)));
+    expect(d.every((x) => x.n === 100 && Math.abs(x.marge - 0.098) < 1e-9)).toBe(true);
+  });
+
+  it('counts the deciles whose difference is larger than their margin', () => {
+    // Predicted 0.9 everywhere; half the deciles really 0.9 within, half 0.5: those five are outside ± 5.9 points.
+    const rijen = Array.from({ length: 1000 }, (_, i) => {
+      const d = Math.floor(i / 100);
+      const binnen = d % 2 ? i % 10 < 9 : i % 2 === 0;
+      return rij(i, binnen ? 100_000 : 150_000, 0.9 + d * 1e-6);
+    });
+    const tekst = formatKansDecielen(kansDecielen(rijen));
+    expect(tekst).toMatch(/steekproefmarge 95% \(±\)\s+(6\s+){9}6/);
+    expect(tekst).toMatch(/buiten de marge: 5 van 10 decielen \(bij een juiste kans gemiddeld 0,5\)/);
+  });
+});
+

@@ -76,6 +76,8 @@ export interface KansDeciel {
   voorspeld: number;
   /** Observed share within 10 %. */
   waargenomen: number;
+  /** Half-width of the 95 % range the observed share of n sales has around a right `voorspeld`. */
+  marge: number;
 }
 
 /** Deciles of the predicted probability within 10 % against the observed share (see BacktestMetrics.perKansDeciel). */
@@ -87,7 +89,8 @@ export function kansDecielen(valued: readonly (BacktestPrediction & { uitkomst: 
     if (sub.length === 0) continue;
     // The field's direction: the price within 10 % of the estimate (see afwijking).
     const binnen = sub.filter((r) => afwijking(Math.log(r.prijs / r.uitkomst.marktwaarde)) <= HOOG_BINNEN + 1e-9).length;
-    out.push({ deciel: d + 1, n: sub.length, voorspeld: sub.reduce((a, r) => a + r.uitkomst.kansBinnen10, 0) / sub.length, waargenomen: binnen / sub.length });
+    const voorspeld = sub.reduce((a, r) => a + r.uitkomst.kansBinnen10, 0) / sub.length;
+    out.push({ deciel: d + 1, n: sub.length, voorspeld, waargenomen: binnen / sub.length, marge: 1.96 * Math.sqrt((voorspeld * (1 - voorspeld)) / sub.length) });
   }
   return out;
 }
