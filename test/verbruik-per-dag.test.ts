@@ -77,4 +77,37 @@ describe(`usage per day (${dialect})`, () => {
     await t.db.prisma.$executeRawUnsafe(aanvulling);
     expect(await telling('verbruik_per_dag')).toEqual(await telling('verbruik'));
   });
+
+  it('a deep page of the usage list starts from its day (by the day totals) and holds the rows an offset over the whole period gives', async () => {
+    const { accountId } = await t.klant(0);
+    const keyId = (await t.db.prisma.apiKey.findFirstOrThrow({ where: { accountId } })).id;
+    // 3,000 rows over four Amsterdam days (23:00 UTC is past midnight there), two services, one in five failed; ties in time too.
+    await t.db.prisma.$executeRawUnsafe(
+      `INSERT INTO verbruik (id, account_id, key_id, kanaal, voorziening, status, credits, gefactureerd_cent, aangemaakt_op)
+       SELECT gen_random_uuid(), $1::uuid, $2::uuid, 'rest', CASE WHEN i % 3 = 0 THEN 'adres' ELSE 'woz' END, CASE WHEN i % 5 = 0 THEN 404 ELSE 200 END,
+              1, 5, timestamptz '2026-10-05 20:00:00+00' + (i / 2) * interval '130 seconds'
+       FROM generate_series(0, 2999) i`,
+      accountId,
+      keyId,
+    );
+    const filter = { van: '2026-10-01', tot: '2026-10-31', uitkomst: 'alle' as const };
+    const alles = async (f: typeof filter & { voorziening?: string; uitkomst: 'alle' | 'geslaagd' | 'mislukt' }) =>
+      (
+        await t.db.prisma.usageRecord.findMany({
+          where: { accountId, ...(f.voorziening ? { voorziening: f.voorziening } : {}), ...(f.uitkomst === 'mislukt' ? { status: { gte: 400 } } : {}) },
+          orderBy: [{ aangemaaktOp: 'desc' }, { id: 'desc' }],
+          select: { id: true },
+        })
+      ).map((r) => r.id);
+    for (const f of [filter, { ...filter, voorziening: 'woz' }, { ...filter, uitkomst: 'mislukt' as const }]) {
+      const ids = await alles(f);
+      for (const [pagina, per] of [[21, 50], [29, 50], [3, 499], [5, 300], [7, 300], [11, 100]] as const) {
+        const p = await verbruikGefilterd(t.db.prisma, accountId, f, { pagina }, per);
+        expect(p.totaal).toBe(ids.length);
+        expect(p.regels.map((r) => r.id), `${JSON.stringify(f)} page ${pagina} of ${per}`).toEqual(ids.slice((pagina - 1) * per, pagina * per));
+      }
+      // Past the end: no rows (not the first page again).
+      expect((await verbruikGefilterd(t.db.prisma, accountId, f, { pagina: 40 }, 100)).regels).toEqual([]);
+    }
+  });
 });

@@ -84,8 +84,34 @@ export async function verbruikGefilterd(
     ...('na' in plek && plek.na ? { OR: naCursor(plek.na) } : {}),
   };
   const skip = 'pagina' in plek ? (plek.pagina - 1) * perPagina : 0;
-  const [dagen, p] = await Promise.all([verbruikPerDag(db, accountId, filter), pagina(db, accountId, where, skip, perPagina)]);
-  return { totaal: dagen.reduce((n, d) => n + d.aantal, 0), ...p };
+  if (skip < DIEP) {
+    const [dagen, p] = await Promise.all([verbruikPerDag(db, accountId, filter), pagina(db, accountId, where, skip, perPagina)]);
+    return { totaal: tel(dagen), ...p };
+  }
+  // A deep page: the day totals say in which day it starts, so the offset counts from that day's end.
+  const dagen = await verbruikPerDag(db, accountId, filter);
+  let nieuwer = 0;
+  let tot: Date | null = null;
+  for (const [dag, n] of [...perDag(dagen)].reverse()) {
+    if (nieuwer + n > skip) {
+      tot = nieuwer > 0 ? (await grenzen(db, dag, dag)).eind : g.eind;
+      break;
+    }
+    nieuwer += n;
+  }
+  if (!tot) return { totaal: tel(dagen), regels: [], volgende: null };
+  const p = await pagina(db, accountId, { ...where, aangemaaktOp: { gte: g.begin, lt: tot } }, skip - nieuwer, perPagina);
+  return { totaal: tel(dagen), ...p };
+}
+
+/** From this offset a page starts from its day's end (the day totals), not from the period's. */
+const DIEP = 1_000;
+const tel = (dagen: readonly VerbruikDag[]) => dagen.reduce((n, d) => n + d.aantal, 0);
+
+function perDag(dagen: readonly VerbruikDag[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const d of dagen) m.set(d.dag, (m.get(d.dag) ?? 0) + d.aantal);
+  return m;
 }
 
 export interface VerbruikDag {
