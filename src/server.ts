@@ -6,7 +6,7 @@ import { createServices, openMigratedDatabase } from './runtime.ts';
 import { seedDemo, zorgVoorDemoPlaats } from './seed.ts';
 import { startBezorger } from './domain/webhooks/bezorger.ts';
 import { ruimIdempotentieOp } from './domain/idempotentie/idempotentie.ts';
-import { ruimWebhooksOp } from './domain/webhooks/opruimen.ts';
+import { WebhookOpruimer } from './domain/webhooks/opruimen.ts';
 
 export async function serve(config: Config): Promise<void> {
   const log = createLogger(config);
@@ -22,11 +22,13 @@ export async function serve(config: Config): Promise<void> {
   const app = await buildApp({ services });
   const bezorger = startBezorger(services, db);
   const fout = (wat: string) => (err: unknown) => log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, `${wat} opruimen mislukt`);
+  const webhooks = new WebhookOpruimer(services.db, config.WEBHOOK_RETENTION_DAYS);
   const opruimen = () => {
     void ruimIdempotentieOp(services.db, services.now())
       .then((n) => n > 0 && log.info({ verwijderd: n }, 'idempotentie: verlopen en verlaten claims opgeruimd'))
       .catch(fout('idempotentie'));
-    void ruimWebhooksOp(services.db, services.now(), config.WEBHOOK_RETENTION_DAYS)
+    void webhooks
+      .ronde(services.now())
       .then((n) => n > 0 && log.info({ verwijderd: n, dagen: config.WEBHOOK_RETENTION_DAYS }, 'webhooks: gebeurtenissen na de bewaartermijn opgeruimd'))
       .catch(fout('webhooks'));
   };

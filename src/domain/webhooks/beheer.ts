@@ -215,7 +215,8 @@ export async function afleveringOpnieuw(db: Db, a: { accountId: string; id: stri
     if (!bestaand) return null;
   }
   meldNieuweAfleveringen();
-  const p = await db.webhookDelivery.findUniqueOrThrow({ where: { id: a.aflevering }, include: { event: { select: { type: true, aangemaaktOp: true } }, endpoint: { select: { actief: true } } } });
+  const p = await db.webhookDelivery.findUnique({ where: { id: a.aflevering }, include: { event: { select: { type: true, aangemaaktOp: true } }, endpoint: { select: { actief: true } } } });
+  if (!p) return null; // removed after its retention meanwhile (opruimen.ts)
   return {
     id: p.id, eventId: p.eventId, type: p.event.type, toestand: p.toestand, pogingen: p.eerderePogingen + p.pogingen, laatsteStatus: p.laatsteStatus,
     laatsteFout: p.laatsteFout, volgendePoging: volgendePoging(p.endpoint.actief, p), aangemaaktOp: p.event.aangemaaktOp,
