@@ -135,5 +135,7 @@ describe(`the MCP invariants catch what they promise to (${dialect})`, () => {
     expect(s.mcpBezig).toEqual([expect.objectContaining({ id: bezig.id })]);
     // A usage row deleted and one changed behind the trigger's back: that day's total (5 calls) no longer matches its 4 rows.
     expect(s.dagtotaalNietVerbruik).toEqual([expect.objectContaining({ aantal: 4, dagtotaal: 5 })]);
+    // The ledger row deleted with it: that day's ledger total (4 debits) no longer matches its 3 rows.
+    expect(s.dagtotaalNietGrootboek).toEqual([expect.objectContaining({ aantal: 3, dagtotaal: 4 })]);
   });
 });

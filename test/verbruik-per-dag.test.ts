@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verbruikDezeMaand, verbruikGefilterd, verbruikPerDag } from '../src/domain/billing/verbruik.ts';
+import { verbruikDezeMaand, verbruikGefilterd, verbruikPerDag, type VerbruikFilter } from '../src/domain/billing/verbruik.ts';
 import { zetMaandlimiet } from '../src/domain/keys/sleutels.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
@@ -90,8 +90,8 @@ describe(`usage per day (${dialect})`, () => {
       accountId,
       keyId,
     );
-    const filter = { van: '2026-10-01', tot: '2026-10-31', uitkomst: 'alle' as const };
-    const alles = async (f: typeof filter & { voorziening?: string; uitkomst: 'alle' | 'geslaagd' | 'mislukt' }) =>
+    const filter: VerbruikFilter = { van: '2026-10-01', tot: '2026-10-31', uitkomst: 'alle' };
+    const alles = async (f: VerbruikFilter) =>
       (
         await t.db.prisma.usageRecord.findMany({
           where: { accountId, ...(f.voorziening ? { voorziening: f.voorziening } : {}), ...(f.uitkomst === 'mislukt' ? { status: { gte: 400 } } : {}) },
@@ -99,7 +99,7 @@ describe(`usage per day (${dialect})`, () => {
           select: { id: true },
         })
       ).map((r) => r.id);
-    for (const f of [filter, { ...filter, voorziening: 'woz' }, { ...filter, uitkomst: 'mislukt' as const }]) {
+    for (const f of [filter, { ...filter, voorziening: 'woz' }, { ...filter, uitkomst: 'mislukt' }] satisfies VerbruikFilter[]) {
       const ids = await alles(f);
       for (const [pagina, per] of [[21, 50], [29, 50], [3, 499], [5, 300], [7, 300], [11, 100]] as const) {
         const p = await verbruikGefilterd(t.db.prisma, accountId, f, { pagina }, per);

@@ -20,6 +20,7 @@ export interface Schendingen {
   mcpBezig: unknown[];
   mcpAntwoordNietEenmaalAfgerekend: unknown[];
   dagtotaalNietVerbruik: unknown[];
+  dagtotaalNietGrootboek: unknown[];
 }
 
 const QUERIES: Record<keyof Schendingen, string> = {
@@ -79,6 +80,11 @@ const QUERIES: Record<keyof Schendingen, string> = {
     SELECT coalesce(v.account_id, d.account_id) AS account_id, coalesce(v.dag, d.dag) AS dag, v.aantal, d.aantal AS dagtotaal
     FROM v FULL JOIN verbruik_per_dag d USING (account_id, dag, voorziening, key_id, geslaagd)
     WHERE v.aantal IS DISTINCT FROM d.aantal OR v.credits IS DISTINCT FROM d.credits OR v.cent IS DISTINCT FROM d.gefactureerd_cent`,
+  // The balance page's day totals (kept by a trigger on grootboek) equal a count of the ledger rows.
+  dagtotaalNietGrootboek: `WITH g AS (
+      SELECT account_id, (aangemaakt_op AT TIME ZONE 'Europe/Amsterdam')::date AS dag, count(*)::int AS aantal FROM grootboek GROUP BY 1, 2)
+    SELECT coalesce(g.account_id, d.account_id) AS account_id, coalesce(g.dag, d.dag) AS dag, g.aantal, d.aantal AS dagtotaal
+    FROM g FULL JOIN grootboek_per_dag d USING (account_id, dag) WHERE g.aantal IS DISTINCT FROM d.aantal`,
 };
 
 export async function zoekSchendingen(databaseUrl: string): Promise<Schendingen> {

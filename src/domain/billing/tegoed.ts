@@ -1,6 +1,8 @@
 /** Every change of balance is a ledger row in the same transaction, so balance = sum(ledger) always. */
 import { rijenPerId } from '../../db/bundel.ts';
 import { TX_OPTS, type Db } from '../../db/client.ts';
+import type { Prisma } from '../../generated/prisma/client.ts';
+import { beginVanPagina, DIEPE_PAGINA, grenzen } from './periode.ts';
 
 export const EENHEID_CENT = 5;
 
@@ -72,19 +74,31 @@ export interface GrootboekRegel {
   usageId: string | null;
 }
 
+/** The count from the day totals (grootboek_per_dag); a deep page starts from its day (periode.ts). */
 export async function grootboekPagina(db: Db, accountId: string, pagina: number, perPagina: number): Promise<{ totaal: number; regels: GrootboekRegel[] }> {
-  const where = { accountId };
-  const [totaal, regels] = await Promise.all([
-    db.ledgerEntry.count({ where }),
+  const skip = (pagina - 1) * perPagina;
+  const regels = (where: Prisma.LedgerEntryWhereInput, offset: number) =>
     db.ledgerEntry.findMany({
-      where,
+      where: { ...where, accountId },
       orderBy: [{ aangemaaktOp: 'desc' }, { id: 'desc' }],
-      skip: (pagina - 1) * perPagina,
+      skip: offset,
       take: perPagina,
       select: { id: true, aangemaaktOp: true, soort: true, credits: true, omschrijving: true, usageId: true },
-    }),
-  ]);
-  return { totaal, regels };
+    });
+  const dagenVan = async () =>
+    (await db.ledgerPerDay.findMany({ where: { accountId }, orderBy: { dag: 'asc' }, select: { dag: true, aantal: true } })).map(
+      (d) => [d.dag.toISOString().slice(0, 10), d.aantal] as const,
+    );
+  if (skip < DIEPE_PAGINA) {
+    const [dagen, r] = await Promise.all([dagenVan(), regels({}, skip)]);
+    return { totaal: dagen.reduce((n, [, a]) => n + a, 0), regels: r };
+  }
+  const dagen = await dagenVan();
+  const totaal = dagen.reduce((n, [, a]) => n + a, 0);
+  const begin = beginVanPagina(dagen, skip);
+  if (!begin) return { totaal, regels: [] };
+  const tot = begin.nieuwer > 0 ? { aangemaaktOp: { lt: (await grenzen(db, begin.dag, begin.dag)).eind } } : {};
+  return { totaal, regels: await regels(tot, skip - begin.nieuwer) };
 }
 
 /** Above it the event would say nothing a balance check does not. */

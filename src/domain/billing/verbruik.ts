@@ -1,6 +1,6 @@
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Db } from '../../db/client.ts';
-import { grenzen, maandBegin } from './periode.ts';
+import { beginVanPagina, DIEPE_PAGINA, grenzen, maandBegin } from './periode.ts';
 import { datumAmsterdam } from '../begrippen.ts';
 
 export interface VerbruikCursor {
@@ -84,28 +84,18 @@ export async function verbruikGefilterd(
     ...('na' in plek && plek.na ? { OR: naCursor(plek.na) } : {}),
   };
   const skip = 'pagina' in plek ? (plek.pagina - 1) * perPagina : 0;
-  if (skip < DIEP) {
+  if (skip < DIEPE_PAGINA) {
     const [dagen, p] = await Promise.all([verbruikPerDag(db, accountId, filter), pagina(db, accountId, where, skip, perPagina)]);
     return { totaal: tel(dagen), ...p };
   }
-  // A deep page: the day totals say in which day it starts, so the offset counts from that day's end.
   const dagen = await verbruikPerDag(db, accountId, filter);
-  let nieuwer = 0;
-  let tot: Date | null = null;
-  for (const [dag, n] of [...perDag(dagen)].reverse()) {
-    if (nieuwer + n > skip) {
-      tot = nieuwer > 0 ? (await grenzen(db, dag, dag)).eind : g.eind;
-      break;
-    }
-    nieuwer += n;
-  }
-  if (!tot) return { totaal: tel(dagen), regels: [], volgende: null };
-  const p = await pagina(db, accountId, { ...where, aangemaaktOp: { gte: g.begin, lt: tot } }, skip - nieuwer, perPagina);
+  const begin = beginVanPagina([...perDag(dagen)], skip);
+  if (!begin) return { totaal: tel(dagen), regels: [], volgende: null };
+  const tot = begin.nieuwer > 0 ? (await grenzen(db, begin.dag, begin.dag)).eind : g.eind;
+  const p = await pagina(db, accountId, { ...where, aangemaaktOp: { gte: g.begin, lt: tot } }, skip - begin.nieuwer, perPagina);
   return { totaal: tel(dagen), ...p };
 }
 
-/** From this offset a page starts from its day's end (the day totals), not from the period's. */
-const DIEP = 1_000;
 const tel = (dagen: readonly VerbruikDag[]) => dagen.reduce((n, d) => n + d.aantal, 0);
 
 function perDag(dagen: readonly VerbruikDag[]): Map<string, number> {
