@@ -1,4 +1,5 @@
 /** `insight serve`: on SIGINT/SIGTERM stop accepting, finish in-flight requests, close the database. */
+import { randomUUID } from 'node:crypto';
 import type { Config } from './config/env.ts';
 import { buildApp } from './app.ts';
 import { createLogger } from './logging.ts';
@@ -22,7 +23,7 @@ export async function serve(config: Config): Promise<void> {
   const app = await buildApp({ services });
   const bezorger = startBezorger(services, db);
   const fout = (wat: string) => (err: unknown) => log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, `${wat} opruimen mislukt`);
-  const webhooks = new WebhookOpruimer(services.db, config.WEBHOOK_RETENTION_DAYS);
+  const webhooks = new WebhookOpruimer(services.db, config.WEBHOOK_RETENTION_DAYS, { vanaf: randomUUID() });
   const opruimen = () => {
     void ruimIdempotentieOp(services.db, services.now())
       .then((n) => n > 0 && log.info({ verwijderd: n }, 'idempotentie: verlopen en verlaten claims opgeruimd'))

@@ -1,3 +1,8 @@
+-- First, and until the end of this transaction: charges wait for it before they lock an account row.
+-- Without it a charge could hold its account row while waiting for the foreign key's table lock below,
+-- and the fill's key check wait for that row: a deadlock of a migration run beside live traffic.
+LOCK TABLE "account", "verbruik" IN EXCLUSIVE MODE;
+
 -- CreateTable
 CREATE TABLE "verbruik_per_dag" (
     "account_id" UUID NOT NULL,
