@@ -146,6 +146,8 @@ describe('the reliability table separates miscalibration from sampling noise', (
     const tekst = formatKansDecielen(kansDecielen(rijen));
     expect(tekst).toMatch(/steekproefmarge 95% \(±\)\s+(6\s+){9}6/);
     expect(tekst).toMatch(/buiten de marge: 5 van 10 decielen \(bij een juiste kans gemiddeld 0,5\)/);
+    // A difference that rounds to nothing is 0, not -0.
+    expect(tekst).toMatch(/verschil \(punten\)\s+(-40\s+0\s+){4}-40\s+0$/m);
   });
 });
 

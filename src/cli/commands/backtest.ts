@@ -45,7 +45,7 @@ export function formatKansDecielen(rows: readonly KansDeciel[]): string {
   const lines = ['Kans binnen 10% per deciel   ' + rows.map((d) => String(d.deciel).padStart(5)).join(' ')];
   lines.push('  voorspeld                  ' + rows.map((d) => pct(d.voorspeld, 0).padStart(5)).join(' '));
   lines.push('  waargenomen                ' + rows.map((d) => pct(d.waargenomen, 0).padStart(5)).join(' '));
-  lines.push('  verschil (punten)          ' + rows.map((d) => (100 * (d.waargenomen - d.voorspeld)).toFixed(0).padStart(5)).join(' '));
+  lines.push('  verschil (punten)          ' + rows.map((d) => String(Math.round(100 * (d.waargenomen - d.voorspeld)) || 0).padStart(5)).join(' '));
   // Sampling noise alone: with the right probability the share of n sales stays within ± marge 95 % of the time.
   lines.push('  steekproefmarge 95% (±)    ' + rows.map((d) => (100 * d.marge).toFixed(0).padStart(5)).join(' '));
   const buiten = rows.filter((d) => Math.abs(d.waargenomen - d.voorspeld) > d.marge).length;
