@@ -265,6 +265,19 @@ function maakClient(adapter: SqlMigrationAwareDriverAdapterFactory, onQuery?: (s
   return prisma;
 }
 
+/** A migration script sent whole, its failure rejecting (the engine then leaves it pending). */
+function scriptInEen<A extends { executeScript(script: string): Promise<void> }>(adapter: A, voer: (script: string) => Promise<unknown>): A {
+  const intern = adapter as unknown as { onError(e: unknown): never };
+  adapter.executeScript = async (script: string) => {
+    try {
+      await voer(script);
+    } catch (e) {
+      intern.onError(e);
+    }
+  };
+  return adapter;
+}
+
 /**
  * @prisma/adapter-pg's executeScript splits a migration on every ";", breaking function bodies; this sends
  * the script as one simple-protocol query, as `psql -f` would, so PostgreSQL parses dollar quoting itself.
@@ -272,15 +285,17 @@ function maakClient(adapter: SqlMigrationAwareDriverAdapterFactory, onQuery?: (s
 class MigratiePg extends PrismaPg {
   override async connect() {
     const adapter = await super.connect();
-    const intern = adapter as unknown as { client: pg.Pool; onError(e: unknown): never };
-    adapter.executeScript = async (script: string) => {
-      try {
-        await intern.client.query(script);
-      } catch (e) {
-        intern.onError(e);
-      }
-    };
-    return adapter;
+    const client = (adapter as unknown as { client: pg.Pool }).client;
+    return scriptInEen(adapter, (script) => client.query(script));
+  }
+}
+
+/** pglite-prisma-adapter 0.7.2's executeScript does not await exec: a failing migration was recorded as applied. */
+class MigratiePGlite extends PrismaPGlite {
+  override async connect() {
+    const adapter = await super.connect();
+    const client = (adapter as unknown as { client: PGlite }).client;
+    return scriptInEen(adapter, (script) => client.exec(script));
   }
 }
 
@@ -398,7 +413,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     prisma,
     kind: 'pglite',
     adapterFactory,
-    migratieAdapterFactory: adapterFactory,
+    migratieAdapterFactory: new MigratiePGlite(pglite),
     location,
     async close() {
       await prisma.$disconnect();

@@ -12,17 +12,17 @@ export const functiesDir = path.join(root, 'prisma/sql');
 const lockfileName = 'migration_lock.toml';
 const filters = { externalTables: [], externalEnums: [] };
 
-function readMigrationsList() {
-  const lockPath = path.join(migrationsDir, lockfileName);
-  const dirs = existsSync(migrationsDir)
-    ? readdirSync(migrationsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+function readMigrationsList(map = migrationsDir) {
+  const lockPath = path.join(map, lockfileName);
+  const dirs = existsSync(map)
+    ? readdirSync(map, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
     : [];
   return {
-    baseDir: migrationsDir,
+    baseDir: map,
     lockfile: { path: lockfileName, content: existsSync(lockPath) ? readFileSync(lockPath, 'utf8') : null },
     migrationDirectories: dirs.map((name) => ({
       path: name,
-      migrationFile: { path: 'migration.sql', content: { tag: 'ok' as const, value: readFileSync(path.join(migrationsDir, name, 'migration.sql'), 'utf8') } },
+      migrationFile: { path: 'migration.sql', content: { tag: 'ok' as const, value: readFileSync(path.join(map, name, 'migration.sql'), 'utf8') } },
     })),
     shadowDbInitScript: '',
   };
@@ -69,11 +69,11 @@ export function migrationNames(): string[] {
   return readMigrationsList().migrationDirectories.map((d) => d.path);
 }
 
-/** Returns the names applied now (empty when up to date). */
-export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
+/** Returns the names applied now (empty when up to date). `map`: another migrations folder (tests). */
+export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFactory, map = migrationsDir): Promise<string[]> {
   const { engine } = await engineFor(factory);
   try {
-    const out = await engine.applyMigrations({ migrationsList: readMigrationsList(), filters });
+    const out = await engine.applyMigrations({ migrationsList: readMigrationsList(map), filters });
     return out.appliedMigrationNames;
   } finally {
     engine.free();
