@@ -167,7 +167,7 @@ export interface OpenOptions {
   databaseUrl: string;
   dataDir: string;
   memory?: boolean;
-  onQuery?: (sql: string) => void;
+  onQuery?: (sql: string, params?: string) => void;
   verbindTimeoutMs?: number;
   /** PostgreSQL: the server's statement_timeout; the client gives up CLIENT_MARGE_MS later. 0: neither. */
   queryTimeoutMs?: number;
@@ -258,10 +258,10 @@ export class TijdslimietClient extends pg.Client {
   }
 }
 
-function maakClient(adapter: SqlMigrationAwareDriverAdapterFactory, onQuery?: (sql: string) => void): PrismaClient {
+function maakClient(adapter: SqlMigrationAwareDriverAdapterFactory, onQuery?: (sql: string, params?: string) => void): PrismaClient {
   if (!onQuery) return new PrismaClient({ adapter });
   const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
-  prisma.$on('query', (e) => onQuery(e.query));
+  prisma.$on('query', (e) => onQuery(e.query, e.params));
   return prisma;
 }
 

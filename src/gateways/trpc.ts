@@ -9,6 +9,7 @@ import { createContextInner, type Context, type Services } from '../core/context
 import { naarFout } from '../core/errors.ts';
 import { stuurFout } from './fout-antwoord.ts';
 import { appWebRouter } from '../procedures/app/router.ts';
+import { registerVerbruikExport } from './verbruik-export.ts';
 
 export const SESSIE_COOKIE = 'insight_sessie';
 export const TRPC_PREFIX = '/trpc';
@@ -55,6 +56,7 @@ export async function registerTrpc(app: FastifyInstance, services: Services) {
     scope.addHook('onRequest', async (req, reply) => {
       if (req.method === 'OPTIONS') return stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.verzoek.pad}`);
     });
+    registerVerbruikExport(scope, (req, reply) => maakWebContext(services, req, reply));
     await scope.register(fastifyTRPCPlugin, {
       prefix: TRPC_PREFIX,
       trpcOptions: {

@@ -17,7 +17,7 @@ export interface TestDatabase extends Database {
   url: string;
 }
 
-export async function createTestDatabase(opts: { onQuery?: (sql: string) => void } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(opts: { onQuery?: (sql: string, params?: string) => void } = {}): Promise<TestDatabase> {
   if (!testDatabaseUrl) {
     const db = await openDatabase({ databaseUrl: '', dataDir: '', memory: true, onQuery: opts.onQuery });
     await applyMigrations(db.migratieAdapterFactory);
@@ -50,7 +50,7 @@ export async function createTestDatabase(opts: { onQuery?: (sql: string) => void
  * file), made in beforeAll and closed in afterAll. The handle forwards to it, so tests write
  * `db.prisma` and pass `db` on as before.
  */
-export function useTestDatabase(opts: { onQuery?: (sql: string) => void } = {}): TestDatabase {
+export function useTestDatabase(opts: { onQuery?: (sql: string, params?: string) => void } = {}): TestDatabase {
   let db: TestDatabase | undefined;
   beforeAll(async () => {
     db = await createTestDatabase(opts);

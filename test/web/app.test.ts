@@ -185,7 +185,7 @@ describe.skipIf(geenBrowser)(`web app /app in Chromium${geenBrowser ? ` (overges
     await screenshots('verbruik');
     await axe('verbruik');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Exporteren als CSV' }).click()]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Exporteren als CSV' }).click()]);
     const csv = readFileSync((await download.path())!, 'utf8');
     const regels = csv.trim().split('\r\n');
     expect(regels[0]).toBe('verzoek_id,tijdstip,kanaal,voorziening,status,credits,gefactureerd_cent,adres,sleutel_voorvoegsel,sleutel_naam');

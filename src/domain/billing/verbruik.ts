@@ -50,8 +50,9 @@ async function regels(db: Db, accountId: string, where: Prisma.UsageRecordWhereI
   }));
 }
 
-function naCursor(na: VerbruikCursor): Prisma.UsageRecordWhereInput['OR'] {
-  return [{ aangemaaktOp: { lt: na.t } }, { aangemaaktOp: na.t, id: { lt: na.id } }];
+/** The `lte` bounds the index scan: the OR alone is a filter over every newer row, so each page read all before it. */
+function naCursor(na: VerbruikCursor): Prisma.UsageRecordWhereInput {
+  return { AND: [{ aangemaaktOp: { lte: na.t } }, { OR: [{ aangemaaktOp: { lt: na.t } }, { aangemaaktOp: na.t, id: { lt: na.id } }] }] };
 }
 
 /** A page and the cursor of the next (null at the end), from `limiet + 1` rows read. */
@@ -63,7 +64,7 @@ async function pagina(db: Db, accountId: string, where: Prisma.UsageRecordWhereI
 }
 
 export async function verbruikPagina(db: Db, accountId: string, limiet: number, na: VerbruikCursor | null): Promise<{ regels: VerbruikRegel[]; volgende: VerbruikCursor | null }> {
-  return pagina(db, accountId, na ? { OR: naCursor(na) } : {}, 0, limiet);
+  return pagina(db, accountId, na ? naCursor(na) : {}, 0, limiet);
 }
 
 /** By page number (an offset, for pages a person turns) or after a cursor (the export: no page costs more than another). */
@@ -81,7 +82,7 @@ export async function verbruikGefilterd(
     ...(filter.voorziening ? { voorziening: filter.voorziening } : {}),
     ...(filter.sleutelId ? { keyId: filter.sleutelId } : {}),
     ...(filter.uitkomst === 'geslaagd' ? { status: { lt: 400 } } : filter.uitkomst === 'mislukt' ? { status: { gte: 400 } } : {}),
-    ...('na' in plek && plek.na ? { OR: naCursor(plek.na) } : {}),
+    ...('na' in plek && plek.na ? naCursor(plek.na) : {}),
   };
   const skip = 'pagina' in plek ? (plek.pagina - 1) * perPagina : 0;
   if (skip < DIEPE_PAGINA) {
