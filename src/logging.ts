@@ -11,7 +11,7 @@ import { KEY_PREFIX } from './domain/keys/format.ts';
 
 export const VERBORGEN = '[verborgen]';
 
-const SLEUTEL_IN_TEKST = new RegExp(`${KEY_PREFIX}[0-9A-Za-z]*`, 'g');
+const SLEUTEL_IN_TEKST = new RegExp(`${KEY_PREFIX}(?:test_)?[0-9A-Za-z]*`, 'g');
 const GEHEIME_PARAMETER = /([?&;](?:key|api[_-]?key|apikey|sleutel|token|access[_-]?token|auth|authorization|password|wachtwoord|secret)=)[^&;#]*/gi;
 
 export function verbergSleutels(tekst: string): string {

@@ -5,7 +5,7 @@ import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { lookup } from './support/http.ts';
 import { startServers, verzoek, type ServerProces } from './support/server.ts';
 import { leesSaldo, grootboekSom } from '../src/domain/billing/tegoed.ts';
-import { zetMaandlimiet } from '../src/domain/keys/sleutels.ts';
+import { maakSleutel, roteerSleutel, SleutelFout, zetMaandlimiet } from '../src/domain/keys/sleutels.ts';
 import { Webhook } from 'standardwebhooks';
 import { maakAdres } from './support/register.ts';
 import { maakVerkopen } from './support/verkopen.ts';
@@ -45,6 +45,29 @@ describe(`monthly cap per key (${dialect})`, () => {
     // Raising the cap lets the first key go on.
     await zetMaandlimiet(t.db.prisma, { accountId, keyId: (await t.db.prisma.apiKey.findFirstOrThrow({ where: { accountId }, orderBy: { aangemaaktOp: 'asc' } })).id, credits: 3 });
     expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(200);
+  });
+
+  it('a rotated key goes on where the old one was in the month: the cap is not a fresh one', async () => {
+    const { accountId, key } = await t.klant(1000);
+    const keyId = await sleutelId(accountId);
+    await zetMaandlimiet(t.db.prisma, { accountId, keyId, credits: 2 });
+    const a = await maakVolledigAdres(t.db.prisma);
+    expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(200);
+    const nieuw = await roteerSleutel(t.db.prisma, { accountId, keyId, now: t.clock.now });
+    expect((await lookup(t, 'woz', nieuw.key, adresBody(a))).statusCode).toBe(200);
+    expect((await lookup(t, 'woz', nieuw.key, adresBody(a))).statusCode).toBe(402);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(998);
+  });
+
+  it('concurrent rotations of one key: one new key, the others refused as unknown; never past the 10 valid keys', async () => {
+    const acc = await t.account(0);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push((await maakSleutel(t.db.prisma, { accountId: acc.id, naam: `k${i}`, now: t.clock.now })).id);
+    const uit = await Promise.allSettled(Array.from({ length: 6 }, () => roteerSleutel(t.db.prisma, { accountId: acc.id, keyId: ids[0], now: t.clock.now })));
+    expect(uit.filter((u) => u.status === 'fulfilled')).toHaveLength(1);
+    for (const u of uit) if (u.status === 'rejected') expect(u.reason).toBeInstanceOf(SleutelFout);
+    expect(await t.db.prisma.apiKey.count({ where: { accountId: acc.id, ingetrokkenOp: null } })).toBe(10);
+    await expect(roteerSleutel(t.db.prisma, { accountId: acc.id, keyId: 'geen-uuid', now: t.clock.now })).rejects.toBeInstanceOf(SleutelFout);
   });
 
   it('a cap counts per calendar month in Europe/Amsterdam', async () => {

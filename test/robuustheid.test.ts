@@ -65,9 +65,11 @@ describe(`no key in the log (${dialect})`, () => {
   afterAll(async () => t?.close());
 
   it('in the query string, the path, a header or a body field: logged as [verborgen]', async () => {
-    const { key } = await t.klant(10);
+    const { accountId, key } = await t.klant(10);
+    const test = await t.key(accountId, { modus: 'test' });
     const verzoeken = [
       { method: 'GET' as const, url: `/api/v1/whoami?key=${key}` },
+      { method: 'GET' as const, url: `/api/v1/${test}?q=${test}` },
       { method: 'GET' as const, url: `/api/v1/whoami?token=${key.slice(4)}&x=1` },
       { method: 'GET' as const, url: `/api/v1/${key}` },
       { method: 'GET' as const, url: '/api/v1/whoami', headers: { authorization: `Bearer ${key}`, 'x-api-key': key } },
@@ -80,6 +82,8 @@ describe(`no key in the log (${dialect})`, () => {
     expect(log).toContain('token=[verborgen]&x=1');
     expect(log).not.toContain(key);
     expect(log).not.toContain(key.slice(4));
+    expect(log).toContain('/api/v1/[verborgen]?q=[verborgen]');
+    expect(log).not.toContain(test.slice('pct_test_'.length));
   });
 
   it('the access line of an answered request is written without the censor: the censoring logger never sees it', async () => {

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { UUID_RE } from '../db/client.ts';
 
 export function geheelGetal(min: number) {
   return (v: string): number => {
@@ -24,7 +25,7 @@ export function datum(v: string): string {
 }
 
 export function uuid(v: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v)) {
+  if (!UUID_RE.test(v)) {
     throw new InvalidArgumentError('verwacht een account-id (uuid)');
   }
   return v;

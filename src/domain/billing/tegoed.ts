@@ -1,6 +1,6 @@
 /** Every change of balance is a ledger row in the same transaction, so balance = sum(ledger) always. */
 import { rijenPerId } from '../../db/bundel.ts';
-import { TX_OPTS, type Db } from '../../db/client.ts';
+import { TX_OPTS, UUID_RE, type Db } from '../../db/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { beginVanPagina, DIEPE_PAGINA, grenzen } from './periode.ts';
 
@@ -41,7 +41,6 @@ export async function waardeerOp(db: Db, opts: { accountId: string; credits: num
   }, TX_OPTS);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Read together per statement: every answer to a key reports the balance, refusals from memory included. */
 const saldoRijen = rijenPerId<{ credits: number }>(`SELECT k.id, a.credits FROM jsonb_array_elements_text($1::jsonb) AS k(id)
@@ -49,7 +48,7 @@ const saldoRijen = rijenPerId<{ credits: number }>(`SELECT k.id, a.credits FROM 
 
 export async function leesSaldo(db: Db, accountId: string): Promise<number> {
   // Not a uuid: it must not fail the statement of the balances read with it.
-  if (!UUID.test(accountId)) throw new RangeError(`Account ${accountId} bestaat niet`);
+  if (!UUID_RE.test(accountId)) throw new RangeError(`Account ${accountId} bestaat niet`);
   const [rij] = await saldoRijen(db, accountId.toLowerCase());
   if (!rij) throw new RangeError(`Account ${accountId} bestaat niet`);
   return rij.credits;
@@ -109,7 +108,7 @@ export async function zetDrempel(db: Db, opts: { accountId: string; credits: num
   if (!Number.isSafeInteger(opts.credits) || opts.credits < 0 || opts.credits > MAX_DREMPEL_CREDITS) {
     throw new RangeError(`de drempel is een geheel aantal credits van 0 tot en met ${MAX_DREMPEL_CREDITS.toLocaleString('nl-NL')}`);
   }
-  if (!UUID.test(opts.accountId)) throw new RangeError(`Account ${opts.accountId} bestaat niet`);
+  if (!UUID_RE.test(opts.accountId)) throw new RangeError(`Account ${opts.accountId} bestaat niet`);
   const rows = await db.$queryRaw<{ drempel_credits: number }[]>`
     UPDATE account SET drempel_credits = ${opts.credits} WHERE id = ${opts.accountId}::uuid RETURNING drempel_credits`;
   if (rows.length === 0) throw new RangeError(`Account ${opts.accountId} bestaat niet`);

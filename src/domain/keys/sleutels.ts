@@ -1,5 +1,5 @@
 /** Operator CLI and web app only; never reachable through REST or MCP (decisions section 4). */
-import { sqlRijen, TX_OPTS, type Db } from '../../db/client.ts';
+import { sqlRijen, TX_OPTS, UUID_RE, type Db } from '../../db/client.ts';
 import { genereerSleutel, sleutelHash, isGeldigeSleutelvorm, modusVan, TEST_PREFIX, voorvoegsel, type Modus } from './format.ts';
 
 export type Familie = 'inzicht' | 'beheer';
@@ -91,7 +91,10 @@ export async function maakSleutel(
 /** The old key is revoked at once; the new one keeps name, family, rights and expiry. */
 export async function roteerSleutel(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<NieuweSleutel> {
   const now = opts.now ?? new Date();
-  return db.$transaction(async (tx) => {
+  if (!UUID_RE.test(opts.keyId)) throw new SleutelFout('onbekend', 'Deze sleutel bestaat niet of is niet meer geldig.');
+  const uit = await db.$transaction(async (tx) => {
+    // Locked first: of concurrent rotations one goes on and the rest then find the key revoked (no second new key), and a charge in flight has added its credits.
+    await tx.$queryRaw`SELECT id FROM api_sleutel WHERE id = ${opts.keyId}::uuid FOR UPDATE`;
     const oud = await tx.apiKey.findFirst({ where: { id: opts.keyId, accountId: opts.accountId, ...geldigFilter(now) } });
     if (!oud) throw new SleutelFout('onbekend', 'Deze sleutel bestaat niet of is niet meer geldig.');
     const key = genereerSleutel(modusVan(oud.voorvoegsel));
@@ -105,13 +108,18 @@ export async function roteerSleutel(db: Db, opts: { accountId: string; keyId: st
         voorvoegsel: voorvoegsel(key),
         verlooptOp: oud.verlooptOp,
         maandlimietCredits: oud.maandlimietCredits,
+        // The cap counts the month on the key: the new one goes on where the old one was.
+        maand: oud.maand,
+        maandVerbruikt: oud.maandVerbruikt,
+        limietGemeldMaand: oud.limietGemeldMaand,
       },
       select: { id: true },
     });
     await tx.apiKey.update({ where: { id: oud.id }, data: { ingetrokkenOp: now, vervangenDoor: nieuw.id } });
-    vergeetSleutel(oud.id);
     return { key, id: nieuw.id, voorvoegsel: voorvoegsel(key), verlooptOp: oud.verlooptOp };
   }, TX_OPTS);
+  vergeetSleutel(opts.keyId);
+  return uit;
 }
 
 export async function trekSleutelIn(db: Db, opts: { accountId: string; keyId: string; now?: Date }): Promise<void> {

@@ -1,6 +1,6 @@
 /** An endpoint of another account is treated exactly like one that does not exist (null), so ids leak nothing. */
 import { randomBytes } from 'node:crypto';
-import { sqlRijen, TX_OPTS, type Db } from '../../db/client.ts';
+import { sqlRijen, TX_OPTS, UUID_RE, type Db } from '../../db/client.ts';
 import { controleerDoel, OngeldigDoel, type Resolver } from './doeladres.ts';
 import { GEBEURTENIS_TYPES, meldNieuweAfleveringen, nieuweBerichtId, tijdstempel, type GebeurtenisType } from './gebeurtenissen.ts';
 
@@ -38,7 +38,6 @@ export interface DoelOpties {
   resolver?: Resolver;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function nieuwGeheim(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
