@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { inzichtProcedure } from '../core/trpc.ts';
 import { accountMetaSchema, accountMeta } from '../core/schema.ts';
 import { isoMetOffset } from '../domain/begrippen.ts';
-import { foutBeschrijvingen, InsightFout } from '../core/errors.ts';
-import { verbruikPagina, type VerbruikCursor, type VerbruikRegel } from '../domain/billing/verbruik.ts';
+import { foutBeschrijvingen } from '../core/errors.ts';
+import { verbruikPagina, type VerbruikRegel } from '../domain/billing/verbruik.ts';
+import { leesCursor, schrijfCursor } from '../core/cursor.ts';
 import { rateLimitHeaders } from './inzicht/gedeeld.ts';
 
 const regel = z
@@ -33,22 +34,6 @@ export function alsRegel(r: VerbruikRegel) {
     adres: r.adres,
     sleutel_voorvoegsel: r.sleutelVoorvoegsel,
   };
-}
-
-/** The last row of the previous page, base64url; `bron` names where the caller got it. */
-export function leesCursor(c: string, bron = 'meta.volgende'): VerbruikCursor {
-  try {
-    const [t, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
-    const d = new Date(t);
-    if (Number.isNaN(d.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) throw new Error();
-    return { t: d, id };
-  } catch {
-    throw new InsightFout('ongeldige_invoer', `Ongeldige invoer: na: onbekende cursor; gebruik ${bron} van de vorige pagina.`);
-  }
-}
-
-export function schrijfCursor(c: VerbruikCursor | null): string | null {
-  return c ? Buffer.from(`${c.t.toISOString()}|${c.id}`).toString('base64url') : null;
 }
 
 export const verbruik = inzichtProcedure

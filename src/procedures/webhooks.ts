@@ -11,6 +11,7 @@ import {
 } from '../domain/webhooks/beheer.ts';
 import { GEBEURTENIS_TYPES } from '../domain/webhooks/gebeurtenissen.ts';
 import { rateLimitHeaders } from './inzicht/gedeeld.ts';
+import { leesCursor, schrijfCursor } from '../core/cursor.ts';
 
 const tag = ['webhooks'];
 export const eventsSchema = z.array(z.enum(GEBEURTENIS_TYPES as [string, ...string[]])).min(1, 'events: kies minstens één type').max(10);
@@ -174,19 +175,6 @@ const roteer = inzichtProcedure
     if (!r) throw nietGevonden();
     return { data: { ...naarWebhook(r.endpoint), geheim: r.geheim }, meta: accountMeta() };
   });
-
-export function leesCursor(c: string) {
-  const [t, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
-  const d = new Date(t ?? '');
-  if (Number.isNaN(d.getTime()) || !/^[0-9a-f-]{36}$/.test(id ?? '')) {
-    throw new InsightFout('ongeldige_invoer', 'Ongeldige invoer: na: onbekende cursor; gebruik meta.volgende van de vorige pagina.');
-  }
-  return { t: d, id };
-}
-
-export function schrijfCursor(c: { t: Date; id: string } | null): string | null {
-  return c ? Buffer.from(`${c.t.toISOString()}|${c.id}`).toString('base64url') : null;
-}
 
 const afleveringen = inzichtProcedure
   .meta({

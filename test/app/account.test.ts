@@ -196,7 +196,7 @@ describe(`web-app procedures over /trpc (${dialect})`, () => {
 
     it('a bad period or page is a Dutch 400', async () => {
       const s = await aanmelden(t);
-      for (const input of [{ van: '2026-11-30', tot: '2026-11-01' }, { van: '2025-01-01', tot: '2026-11-30' }, { van: '2026-02-30', tot: '2026-03-01' }, { van: 'gisteren', tot: '2026-11-01' }, { van: '2026-11-01' }]) {
+      for (const input of [{ van: '2026-11-30', tot: '2026-11-01' }, { van: '2025-01-01', tot: '2026-11-30' }, { van: '2026-02-30', tot: '2026-03-01' }, { van: 'gisteren', tot: '2026-11-01' }, { van: '2026-11-01' }, { van: '0000-01-01', tot: '0000-02-01' }]) {
         expectWeigering(await trpc(t, 'query', 'verbruik.perDag', input, { sessie: s }), 400);
       }
       expectWeigering(await trpc(t, 'query', 'verbruik.lijst', { van: '2026-11-01', tot: '2026-11-30', per_pagina: 501 }, { sessie: s }), 400);

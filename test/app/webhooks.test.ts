@@ -171,6 +171,8 @@ describe(`web-app webhook procedures over /trpc (${dialect})`, () => {
       expectWeigering(await trpc(t, 'query', 'webhooks.afleveringen', { id: w.id, limiet: 0 }, { sessie: s }), 400);
       expectWeigering(await trpc(t, 'query', 'webhooks.afleveringen', { id: w.id, limiet: 101 }, { sessie: s }), 400);
       expectWeigering(await trpc(t, 'query', 'webhooks.afleveringen', { id: w.id, na: 'onzin' }, { sessie: s }), 400);
+      const jaarNul = Buffer.from('0000-01-01T00:00:00.000Z|00000000-0000-4000-8000-000000000000').toString('base64url');
+      expectWeigering(await trpc(t, 'query', 'webhooks.afleveringen', { id: w.id, na: jaarNul }, { sessie: s }), 400);
       expectWeigering(await trpc(t, 'mutation', 'webhooks.opnieuw', { id: w.id, aflevering: NUL_ID }, { sessie: s }), 404);
     });
 

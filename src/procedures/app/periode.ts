@@ -2,7 +2,10 @@
 import { z } from 'zod';
 import { MAX_PERIODE_DAGEN } from '../../domain/billing/periode.ts';
 
-const DAG = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'verwacht een datum als JJJJ-MM-DD').refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'geen bestaande datum');
+const DAG = z
+  .string()
+  .regex(/^(19|[2-9]\d)\d{2}-\d{2}-\d{2}$/, 'verwacht een datum als JJJJ-MM-DD, vanaf 1900')
+  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'geen bestaande datum');
 
 export const periodeSchema = z
   .strictObject({ van: DAG, tot: DAG })

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { verbruikGefilterd, verbruikPerDag, type VerbruikFilter } from '../../domain/billing/verbruik.ts';
-import { alsRegel, leesCursor, schrijfCursor } from '../verbruik.ts';
+import { alsRegel } from '../verbruik.ts';
+import { leesCursor, schrijfCursor } from '../../core/cursor.ts';
 import { periodeSchema } from './periode.ts';
 import { paginaSchema } from './tegoed.ts';
 import { router } from '../../core/trpc.ts';

@@ -7,7 +7,8 @@ import {
   afleveringenPagina, afleveringOpnieuw, lijstEndpoints, maakEndpoint, MAX_ENDPOINTS, roteerGeheim, stuurTest, verwijderEndpoint, wijzigEndpoint,
 } from '../../domain/webhooks/beheer.ts';
 import { GEBEURTENIS_TYPES } from '../../domain/webhooks/gebeurtenissen.ts';
-import { doel, eventsSchema, leesCursor, naarAflevering, naarWebhook, nietGevonden, schrijfCursor, vertaal } from '../webhooks.ts';
+import { doel, eventsSchema, naarAflevering, naarWebhook, nietGevonden, vertaal } from '../webhooks.ts';
+import { leesCursor, schrijfCursor } from '../../core/cursor.ts';
 
 const webhookId = z.uuid('id: geen geldige webhook-id');
 const metId = z.strictObject({ id: webhookId });
