@@ -23,6 +23,12 @@ describe(`HTTP edges (${dialect})`, () => {
     expect(Number(res.headers['access-control-max-age'])).toBeGreaterThan(0);
   });
 
+  it.each(['PATCH', 'DELETE'])('OPTIONS for %s of a webhook: allowed, so a browser client can change and delete webhooks', async (methode) => {
+    const res = await preflight('/api/v1/webhooks/00000000-0000-4000-8000-000000000000', { origin: 'https://makelaar.example', 'access-control-request-method': methode, 'access-control-request-headers': 'authorization' });
+    expect(res.statusCode).toBe(204);
+    expect(String(res.headers['access-control-allow-methods']).split(/,\s*/)).toContain(methode);
+  });
+
   it('a preflight without Origin is answered too; other paths have no CORS and OPTIONS there is 404', async () => {
     expect((await preflight('/api/v1/whoami', {})).statusCode).toBe(204);
     for (const url of ['/docs', '/healthz', '/trpc/x', '/app']) {

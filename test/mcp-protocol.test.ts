@@ -38,13 +38,16 @@ describe(`MCP protocol edges and input schemas (${dialect})`, () => {
       body,
     });
 
-  it('a missing Accept, a malformed JSON-RPC message and an unsupported protocol version are refused in Dutch', async () => {
-    const { key } = await t.klant(10);
+  it('a missing Accept, a malformed JSON-RPC message, an unsupported protocol version and a tool call without id are refused in Dutch, uncharged', async () => {
+    const { key, accountId } = await t.klant(10);
+    const a = await maakVolledigAdres(t.db.prisma);
     const lijst = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const gevallen: [Response, number, RegExp][] = [
       [await post(key, lijst, { accept: 'application/json' }), 406, /accepteren/],
       [await post(key, JSON.stringify({ jsonrpc: '2.0', id: 1, metode: 'tools/list' }), {}), 400, /JSON-RPC/],
       [await post(key, lijst, { 'mcp-protocol-version': '1999-01-01' }), 400, /protocolversie 1999-01-01/],
+      [await post(key, JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'woz', arguments: { postcode: a.postcode, huisnummer: a.huisnummer } } })), 400, /zonder id/],
+      [await post(key, JSON.stringify({ jsonrpc: '2.0', id: null, method: 'tools/call', params: { name: 'woz', arguments: { postcode: a.postcode, huisnummer: a.huisnummer } } })), 400, /JSON-RPC/],
     ];
     for (const [r, status, fout] of gevallen) {
       expect(r.status).toBe(status);
@@ -53,6 +56,7 @@ describe(`MCP protocol edges and input schemas (${dialect})`, () => {
       expect(body.fout).toMatch(fout);
       expect(body.fout).not.toMatch(/Not Acceptable|Parse error|Bad Request/);
     }
+    expect((await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits).toBe(10);
   });
 
   it('the listed input schemas accept exactly what the server accepts', async () => {

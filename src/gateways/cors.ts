@@ -14,7 +14,8 @@ import { gecomprimeerdeBestanden } from './compressie-cache.ts';
 const OPEN = {
   origin: '*',
   credentials: false,
-  methods: ['GET', 'POST'],
+  // PATCH and DELETE: the webhooks of /api/v1.
+  methods: ['GET', 'POST', 'PATCH', 'DELETE'],
   allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'Accept', 'Mcp-Protocol-Version', 'Last-Event-ID'],
   exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Allow', KOSTEN_HEADER, SALDO_HEADER],
   maxAge: 600,
