@@ -112,6 +112,33 @@ describe(`webhooks (${dialect})`, () => {
         expect(Object.keys(res.json())).toEqual(['fout']);
       }
     });
+    it('an Idempotency-Key makes the create idempotent: a retry gets the first answer (the same secret), another body 409, a failed create stores nothing', async () => {
+      const { accountId, key } = await t.klant(10);
+      const maak = (payload: object, sleutel: string) =>
+        t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { ...auth(key), 'idempotency-key': sleutel }, payload });
+      const body = { url: `${r.base}${pad()}/ok`, events: ['saldo.laag'] };
+      const eerste = await maak(body, 'maak-1');
+      expect(eerste.statusCode, eerste.body).toBe(200);
+      expect(eerste.headers['idempotent-replayed']).toBeUndefined();
+      const tweede = await maak(body, 'maak-1');
+      expect(tweede.statusCode).toBe(200);
+      expect(tweede.headers['idempotent-replayed']).toBe('true');
+      expect(tweede.json()).toEqual(eerste.json());
+      const ander = await maak({ ...body, events: ['saldo.laag', 'inzicht.voltooid'] }, 'maak-1');
+      expect(ander.statusCode).toBe(409);
+      expect(ander.json().fout).toMatch(/ander verzoek/);
+      expect((await maak(body, 'met spatie')).statusCode).toBe(400);
+      const fout = await maak({ url: 'http://10.0.0.1/x', events: ['saldo.laag'] }, 'maak-2');
+      expect(fout.statusCode).toBe(400);
+      const daarna = await maak(body, 'maak-2');
+      expect(daarna.statusCode).toBe(200);
+      expect(daarna.json().data.id).not.toBe(eerste.json().data.id);
+      expect(await t.db.prisma.webhookEndpoint.count({ where: { accountId } })).toBe(2);
+      const gelijktijdig = await Promise.all(Array.from({ length: 5 }, () => maak(body, 'maak-3')));
+      expect(gelijktijdig.filter((x) => x.statusCode === 200).length).toBeGreaterThanOrEqual(1);
+      expect(gelijktijdig.every((x) => x.statusCode === 200 || x.statusCode === 409)).toBe(true);
+      expect(await t.db.prisma.webhookEndpoint.count({ where: { accountId } })).toBe(3);
+    });
   });
 
   describe('events and signatures', () => {

@@ -2278,7 +2278,10 @@ export interface operations {
     "webhooks-maak": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 tot 255 zichtbare ASCII-tekens. Dezelfde sleutel en body binnen 24 uur geven het eerste antwoord terug (met hetzelfde geheim, header `Idempotent-Replayed: true`) in plaats van een tweede webhook; een andere body met dezelfde sleutel: 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2315,7 +2318,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Ongeldige URL (alleen https, geen privé- of lokale adressen, geen inloggegevens) of onbekend eventtype. */
+            /** @description Ongeldige URL (alleen https, geen privé- of lokale adressen, geen inloggegevens), onbekend eventtype of ongeldige Idempotency-Key. */
             400: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -2375,7 +2378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Al 10 webhooks. */
+            /** @description Al 10 webhooks, of de Idempotency-Key is al gebruikt voor een ander verzoek of het eerste verzoek loopt nog. */
             409: {
                 headers: {
                     /** @description Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt. */

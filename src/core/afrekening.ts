@@ -61,10 +61,12 @@ export function antwoordVan<D>(voorziening: Voorziening, u: Uitkomst<D>): Lookup
 function idempotentie(ctx: AuthContext, voorziening: Voorziening, meta: Meta | undefined, input: unknown): { scope: string; sleutel: string } | undefined {
   if (ctx.kanaal === 'mcp') return { scope: 'mcp', sleutel: sha256(`${meta?.mcp?.tool ?? voorziening}\n${canoniekeJson(input)}`) };
   if (ctx.idempotencyKey === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY_RE.test(ctx.idempotencyKey)) {
-    throw new InsightFout('ongeldige_invoer', 'Ongeldige Idempotency-Key: gebruik 1 tot 255 zichtbare ASCII-tekens.');
-  }
-  return { scope: voorziening, sleutel: ctx.idempotencyKey };
+  return { scope: voorziening, sleutel: geldigeIdempotencyKey(ctx.idempotencyKey) };
+}
+
+export function geldigeIdempotencyKey(sleutel: string): string {
+  if (!IDEMPOTENCY_KEY_RE.test(sleutel)) throw new InsightFout('ongeldige_invoer', 'Ongeldige Idempotency-Key: gebruik 1 tot 255 zichtbare ASCII-tekens.');
+  return sleutel;
 }
 
 const statusSoort: Record<number, FoutSoort> = { 404: 'niet_gevonden', 422: 'onverwerkbaar' };
@@ -73,7 +75,7 @@ const statusSoort: Record<number, FoutSoort> = { 404: 'niet_gevonden', 422: 'onv
  * REQUEST_TIMEOUT_MS plus the settlement's statement timeout: a request short of its settlement past the
  * first part gives up uncharged, so a retry that takes the claim over never meets a late settlement.
  */
-function claimTermijnMs(ctx: AuthContext): number {
+export function claimTermijnMs(ctx: AuthContext): number {
   return ctx.services.config.REQUEST_TIMEOUT_MS + ctx.services.config.DB_QUERY_TIMEOUT_MS;
 }
 
@@ -197,16 +199,21 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
   }
 });
 
-/** A stored answer replayed uncharged, or why there is none to give (409). */
-async function herhaal(ctx: AuthContext, c: Claim) {
-  const wat = ctx.kanaal === 'mcp' ? 'Een identieke aanroep' : 'Een verzoek met deze Idempotency-Key';
+/** The 409 of a claim that is no replay: the key used for another request, or the first still running. */
+export function alsHerhaling(ctx: AuthContext, c: Claim): Extract<Claim, { soort: 'herhaling' }> {
   if (c.soort === 'ander_verzoek') {
     throw new InsightFout('conflict', `${ctx.kanaal === 'mcp' ? 'Deze aanroep' : 'Deze Idempotency-Key'} is in de afgelopen 24 uur al gebruikt voor een ander verzoek.`);
   }
   if (c.soort !== 'herhaling') {
-    throw new InsightFout('conflict', `${wat} wordt nog verwerkt; probeer het zo opnieuw.`, { headers: { 'Retry-After': '1' } });
+    throw new InsightFout('conflict', `${ctx.kanaal === 'mcp' ? 'Een identieke aanroep' : 'Een verzoek met deze Idempotency-Key'} wordt nog verwerkt; probeer het zo opnieuw.`, { headers: { 'Retry-After': '1' } });
   }
   ctx.setHeader('Idempotent-Replayed', 'true');
+  return c;
+}
+
+/** A stored answer replayed uncharged, or why there is none to give (409). */
+async function herhaal(ctx: AuthContext, claimd: Claim) {
+  const c = alsHerhaling(ctx, claimd);
   meldKosten(ctx, 0, await leesSaldo(ctx.services.db, ctx.principal.accountId));
   if (c.status !== 200) {
     throw new InsightFout(statusSoort[c.status] ?? 'onverwerkbaar', (c.antwoord as { fout: string }).fout, { headers: { 'Idempotent-Replayed': 'true' } });

@@ -10,7 +10,8 @@ import {
   WebhookFout, wijzigEndpoint, MAX_ENDPOINTS, type AfleveringRij, type EndpointRij,
 } from '../domain/webhooks/beheer.ts';
 import { GEBEURTENIS_TYPES } from '../domain/webhooks/gebeurtenissen.ts';
-import { rateLimitHeaders } from './inzicht/gedeeld.ts';
+import { idempotencyHeaders, rateLimitHeaders } from './inzicht/gedeeld.ts';
+import { idempotentGemaakt } from '../core/idempotent-maken.ts';
 import { leesCursor, schrijfCursor } from '../core/cursor.ts';
 
 const tag = ['webhooks'];
@@ -87,20 +88,27 @@ const enkel = z.object({ data: webhookSchema, meta: accountMetaSchema });
 const enkelMetGeheim = z.object({ data: metGeheim, meta: accountMetaSchema });
 const fouten = (extra: number[] = []) => ({ ...foutBeschrijvingen([403, ...extra]) });
 
+const webhookIdempotencyHeaders = z.object({
+  'Idempotency-Key': idempotencyHeaders.shape['Idempotency-Key'].describe('1 tot 255 zichtbare ASCII-tekens. Dezelfde sleutel en body binnen 24 uur geven het eerste antwoord terug (met hetzelfde geheim, header `Idempotent-Replayed: true`) in plaats van een tweede webhook; een andere body met dezelfde sleutel: 409.'),
+});
+
 const maak = inzichtProcedure
   .meta({
     openapi: {
-      method: 'POST', path: '/webhooks', protect: true, tags: tag, summary: 'Webhook registreren', responseHeaders: rateLimitHeaders,
+      method: 'POST', path: '/webhooks', protect: true, tags: tag, summary: 'Webhook registreren', requestHeaders: webhookIdempotencyHeaders, responseHeaders: rateLimitHeaders,
       description: `Registreert een https-URL voor gebeurtenissen van het account (REST en MCP). Gratis; hoogstens ${MAX_ENDPOINTS} per account. Het geheim \`whsec_...\` staat alleen in dit antwoord.`,
-      errorResponses: { 400: 'Ongeldige URL (alleen https, geen privé- of lokale adressen, geen inloggegevens) of onbekend eventtype.', ...fouten(), 409: `Al ${MAX_ENDPOINTS} webhooks.` },
+      errorResponses: { 400: 'Ongeldige URL (alleen https, geen privé- of lokale adressen, geen inloggegevens), onbekend eventtype of ongeldige Idempotency-Key.', ...fouten(), 409: `Al ${MAX_ENDPOINTS} webhooks, of de Idempotency-Key is al gebruikt voor een ander verzoek of het eerste verzoek loopt nog.` },
     },
   })
   .input(z.strictObject({ url: z.string().max(2048).describe('https-URL van de ontvanger.'), events: eventsSchema, omschrijving: z.string().max(200).nullable().optional() }))
   .output(enkelMetGeheim)
-  .mutation(async ({ ctx, input }) => {
-    const r = await maakEndpoint(ctx.services.db, { accountId: ctx.principal.accountId, ...input, now: ctx.services.now(), ...doel(ctx) }).catch(vertaal);
-    return { data: { ...naarWebhook(r.endpoint), geheim: r.geheim }, meta: accountMeta() };
-  });
+  .mutation(({ ctx, input }) =>
+    idempotentGemaakt(ctx, 'webhooks', input, async (vastleggen) => {
+      const antwoord = (r: { endpoint: EndpointRij; geheim: string }) => ({ data: { ...naarWebhook(r.endpoint), geheim: r.geheim }, meta: accountMeta() });
+      const r = await maakEndpoint(ctx.services.db, { accountId: ctx.principal.accountId, ...input, now: ctx.services.now(), ...doel(ctx) }, vastleggen && ((tx, r) => vastleggen(tx, antwoord(r)))).catch(vertaal);
+      return antwoord(r);
+    }),
+  );
 
 const lijst = inzichtProcedure
   .meta({ openapi: { method: 'GET', path: '/webhooks', protect: true, tags: tag, summary: 'Webhooks van het account', description: 'Alle webhooks van het account, met hun status en eventuele uitschakelreden; nooit het geheim.', responseHeaders: rateLimitHeaders, errorResponses: fouten() } })

@@ -1,5 +1,6 @@
 /** An endpoint of another account is treated exactly like one that does not exist (null), so ids leak nothing. */
 import { randomBytes } from 'node:crypto';
+import type { Prisma } from '../../generated/prisma/client.ts';
 import { sqlRijen, TX_OPTS, UUID_RE, type Db } from '../../db/client.ts';
 import { controleerDoel, OngeldigDoel, type Resolver } from './doeladres.ts';
 import { GEBEURTENIS_TYPES, meldNieuweAfleveringen, nieuweBerichtId, tijdstempel, type GebeurtenisType } from './gebeurtenissen.ts';
@@ -65,10 +66,11 @@ function controleerEvents(events: string[]): GebeurtenisType[] {
   return [...new Set(events)] as GebeurtenisType[];
 }
 
-/** The only time the secret is shown. */
+/** The only time the secret is shown. `binnen`: more work in the create's transaction (the answer stored for an Idempotency-Key). */
 export async function maakEndpoint(
   db: Db,
   a: { accountId: string; url: string; events: string[]; omschrijving?: string | null; now: Date } & DoelOpties,
+  binnen?: (tx: Prisma.TransactionClient, r: { endpoint: EndpointRij; geheim: string }) => Promise<void>,
 ): Promise<{ endpoint: EndpointRij; geheim: string }> {
   const events = controleerEvents(a.events);
   await controleerUrl(a.url, a);
@@ -78,10 +80,12 @@ export async function maakEndpoint(
     await tx.$queryRawUnsafe('SELECT 1 FROM account WHERE id = $1::uuid FOR UPDATE', a.accountId);
     const n = await tx.webhookEndpoint.count({ where: { accountId: a.accountId } });
     if (n >= MAX_ENDPOINTS) throw new WebhookFout('te_veel', `Dit account heeft al ${MAX_ENDPOINTS} webhooks; verwijder er eerst een.`);
-    return tx.webhookEndpoint.create({
+    const endpoint = await tx.webhookEndpoint.create({
       data: { accountId: a.accountId, url: a.url, events, omschrijving: a.omschrijving ?? null, geheim, aangemaaktOp: a.now },
       select,
     });
+    await binnen?.(tx, { endpoint, geheim });
+    return endpoint;
   }, TX_OPTS);
   return { endpoint, geheim };
 }
