@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { kopieTekst, kopieVeld } from '../../src/domain/register/import/kopie.ts';
-import { TabelDeel, type BatchItem } from '../../src/domain/register/import/schrijver.ts';
+import { planStatements, TabelDeel, type BatchItem } from '../../src/domain/register/import/schrijver.ts';
 
 const item = (sleutel: string, bouwjaar = 1900): BatchItem => ({ tabel: 'pand', rij: { id: sleutel, bouwjaar, bron: 't' }, masker: 0b10011, sleutel, regel: 1 });
 const deel = (...items: BatchItem[]) => {
@@ -58,5 +58,24 @@ describe('COPY text', () => {
     expect(kopieTekst({ kolommen: plan.kolommen, typen: [...plan.typen] }, [it, it])).toBe(
       `${['x\\ty', '12', '0.30000000000000004', '2024-02-29', '{"a\\\\"b","c\\\\\\\\d"}', '{"s":"a\\\\tb"}', '\\N'].join('\t')}\n`.repeat(2),
     );
+  });
+});
+
+describe('planStatements: a key repeated in one batch', () => {
+  const rij = (sleutel: string, masker: number, bouwjaar: number, regel: number): BatchItem => ({ tabel: 'pand', rij: { id: sleutel, bouwjaar, bron: 't' }, masker, sleutel, regel });
+  const volgorde = (items: BatchItem[]) => planStatements(items).flatMap((st) => st.items.map((i) => `${i.sleutel}${i.regel}`));
+
+  it('its later row is written after its earlier one, also with another column set', () => {
+    const uit = volgorde([rij('x', 1, 1900, 1), rij('k', 2, 1900, 2), rij('k', 1, 2000, 3)]);
+    expect(uit.indexOf('k3')).toBeGreaterThan(uit.indexOf('k2'));
+  });
+
+  it('one statement per generation and column set; a row equal to the previous one of its key is left out', () => {
+    const plan = planStatements([rij('a', 1, 1900, 1), rij('b', 1, 1900, 2), rij('a', 1, 1900, 3), rij('a', 1, 1950, 4), rij('b', 2, 1900, 5)]);
+    expect(plan.map((st) => [st.masker, st.items.map((i) => i.regel)])).toEqual([
+      [1, [1, 2]],
+      [1, [4]],
+      [2, [5]],
+    ]);
   });
 });

@@ -64,41 +64,37 @@ export function zelfdeRij(a: NormaalRij, b: NormaalRij): boolean {
   return true;
 }
 
-/** PostgreSQL refuses to update one row twice in one INSERT: one statement per generation of a repeated key. */
+/**
+ * PostgreSQL refuses to update one row twice in one INSERT: one statement per generation of a repeated key
+ * (its n-th differing row), the generations in order, each split by column set. A key's later row so always
+ * lands after its earlier one, also when the two have different column sets.
+ */
 export function planStatements(items: readonly BatchItem[], sorteer = true, sleutelsUniek = false): { masker: number; items: BatchItem[] }[] {
-  const perMasker = new Map<number, BatchItem[]>();
+  const generaties: Map<number, BatchItem[]>[] = [new Map()];
+  const eerste = new Map<string, BatchItem>();
+  let herhaald: Map<string, { gen: number; laatste: BatchItem }> | null = null;
   for (const it of items) {
-    let l = perMasker.get(it.masker);
-    if (!l) perMasker.set(it.masker, (l = []));
-    l.push(it);
+    let gen = 0;
+    if (!sleutelsUniek) {
+      const e = eerste.get(it.sleutel);
+      if (e === undefined) eerste.set(it.sleutel, it);
+      else {
+        herhaald ??= new Map();
+        let h = herhaald.get(it.sleutel);
+        if (!h) herhaald.set(it.sleutel, (h = { gen: 0, laatste: e }));
+        if (h.laatste.masker === it.masker && zelfdeRij(h.laatste.rij, it.rij)) continue;
+        gen = ++h.gen;
+        h.laatste = it;
+      }
+    }
+    const perMasker = (generaties[gen] ??= new Map());
+    const l = perMasker.get(it.masker);
+    if (l) l.push(it);
+    else perMasker.set(it.masker, [it]);
   }
   const uit: { masker: number; items: BatchItem[] }[] = [];
-  for (const [masker, lijst] of perMasker) {
-    if (sleutelsUniek) {
-      if (sorteer) lijst.sort((a, b) => (a.sleutel < b.sleutel ? -1 : a.sleutel > b.sleutel ? 1 : 0));
-      uit.push({ masker, items: lijst });
-      continue;
-    }
-    const generaties: BatchItem[][] = [[]];
-    const eerste = new Map<string, BatchItem>();
-    let herhaald: Map<string, { gen: number; rij: NormaalRij }> | null = null;
-    for (const it of lijst) {
-      const e = eerste.get(it.sleutel);
-      if (e === undefined) {
-        generaties[0].push(it);
-        eerste.set(it.sleutel, it);
-        continue;
-      }
-      herhaald ??= new Map();
-      let h = herhaald.get(it.sleutel);
-      if (!h) herhaald.set(it.sleutel, (h = { gen: 0, rij: e.rij }));
-      if (zelfdeRij(h.rij, it.rij)) continue;
-      h.gen++;
-      h.rij = it.rij;
-      (generaties[h.gen] ??= []).push(it);
-    }
-    for (const g of generaties) {
-      if (!g.length) continue;
+  for (const perMasker of generaties) {
+    for (const [masker, g] of perMasker) {
       if (sorteer) g.sort((a, b) => (a.sleutel < b.sleutel ? -1 : a.sleutel > b.sleutel ? 1 : 0));
       uit.push({ masker, items: g });
     }
