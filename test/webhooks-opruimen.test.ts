@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/env.ts';
 import { maakAccount } from '../src/domain/billing/tegoed.ts';
@@ -119,6 +120,28 @@ describe(`webhook retention (${dialect})`, () => {
     expect(loadConfig({}).WEBHOOK_RETENTION_DAYS).toBe(30);
     expect(loadConfig({ WEBHOOK_RETENTION_DAYS: '90' }).WEBHOOK_RETENTION_DAYS).toBe(90);
     expect(() => loadConfig({ WEBHOOK_RETENTION_DAYS: '0' })).toThrow(/WEBHOOK_RETENTION_DAYS/);
+  });
+
+  it.runIf(dialect === 'postgres')('never waits on a delivery another transaction holds (an endpoint being deleted): it is left for a later round', async () => {
+    const { id: a } = await maakAccount(db.prisma, { naam: 'bewaren-slot', credits: 1 });
+    const aan = await endpoint(a);
+    await gebeurtenis(a, 'msg_slot_1', 40, [[aan, 'afgeleverd']]);
+    await gebeurtenis(a, 'msg_slot_2', 40, [[aan, 'afgeleverd']]);
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query('BEGIN');
+      await c.query("SELECT 1 FROM webhook_aflevering WHERE event_id = 'msg_slot_1' FOR UPDATE");
+      const ronde = new WebhookOpruimer(db.prisma, 30).ronde(nu);
+      const klaar = await Promise.race([ronde.then(() => 'klaar'), new Promise((r) => setTimeout(() => r('wacht'), 5_000))]);
+      expect(klaar).toBe('klaar');
+      expect(await over(a)).toEqual(['msg_slot_1:afgeleverd']);
+      await c.query('COMMIT');
+      await new WebhookOpruimer(db.prisma, 30).ronde(nu);
+      expect(await over(a)).toEqual([]);
+    } finally {
+      await c.end();
+    }
   });
 
   it.runIf(dialect === 'postgres')('reads index ranges: the accounts by the events index, the deliveries by their event', async () => {

@@ -16,9 +16,12 @@ export const WEBHOOK_OPRUIM_SQL = {
                WHERE g.account_id = $1::uuid AND g.aangemaakt_op < $2::timestamptz
                  AND NOT EXISTS (SELECT 1 FROM webhook_aflevering l JOIN webhook w ON w.id = l.endpoint_id WHERE l.event_id = g.id AND ${NOG_TE_DOEN})
                ORDER BY g.aangemaakt_op LIMIT $4`,
-  // By each delivery's own state, rechecked after a lock wait (a claim or resend that came first keeps it).
-  afleveringen: `DELETE FROM webhook_aflevering l USING webhook w
-                 WHERE l.event_id = ANY ($1::text[]) AND w.id = l.endpoint_id AND NOT ${NOG_TE_DOEN.replace('$3', '$2')}`,
+  // By each delivery's own state; a row another transaction holds (a claim, a resend, an endpoint's delete) is
+  // skipped until a later round, so the clean-up never waits on a lock and cannot deadlock with them.
+  afleveringen: `DELETE FROM webhook_aflevering d WHERE d.id = ANY (ARRAY(
+                   SELECT l.id FROM webhook_aflevering l JOIN webhook w ON w.id = l.endpoint_id
+                   WHERE l.event_id = ANY ($1::text[]) AND NOT ${NOG_TE_DOEN.replace('$3', '$2')}
+                   FOR UPDATE OF l SKIP LOCKED))`,
   // An event only once none is left, so its foreign key's cascade has nothing to take.
   gebeurtenissen: `DELETE FROM webhook_gebeurtenis g
                    WHERE g.id = ANY ($1::text[]) AND NOT EXISTS (SELECT 1 FROM webhook_aflevering l WHERE l.event_id = g.id)`,
