@@ -1,7 +1,7 @@
 /** Webhook retention (docs/webhooks.md): events and their deliveries go WEBHOOK_RETENTION_DAYS after the event. */
 import { sqlRijen, type Db } from '../../db/client.ts';
 
-/** Rows per DELETE, and statements per round (every five minutes): up to 500,000 events, a national day (8.6 M) in 18 rounds. */
+/** Events per batch (three statements), and batches per round (every five minutes): up to 500,000 events, a national day (8.6 M) in 18 rounds. */
 export const OPRUIM_PARTIJ = 5_000;
 const MAX_PARTIJEN = 100;
 
