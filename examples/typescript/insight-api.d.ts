@@ -415,7 +415,7 @@ export interface components {
                 test?: true;
                 /**
                  * @description Versie van het waarderingsmodel.
-                 * @example vergelijkingsmodel-3.1
+                 * @example vergelijkingsmodel-3.2
                  */
                 model_versie?: string;
                 /** @description Datum (Y-m-d) van de nieuwste verkoop in het model. */

@@ -3,7 +3,7 @@ import { runBacktest } from '../../src/domain/valuation/backtest/index.ts';
 import { DEFAULT_CORE_OPTIONS, fitCore } from '../../src/domain/valuation/core.ts';
 import { dayNumber } from '../../src/domain/valuation/dates.ts';
 import { fitGbdt, predictGbdt } from '../../src/domain/valuation/gbdt.ts';
-import type { Matrix } from '../../src/domain/valuation/gbdt.ts';
+import type { GbdtParams, Matrix } from '../../src/domain/valuation/gbdt.ts';
 import { buildModel } from '../../src/domain/valuation/index.ts';
 import type { SaleRecord, Waardering } from '../../src/domain/valuation/index.ts';
 import { fitStage, locationScratch, locationStat } from '../../src/domain/valuation/learner.ts';
@@ -73,6 +73,78 @@ describe('gradient-boosted trees', () => {
     const row = Float64Array.from([0.5, NaN, 0.2]);
     expect(predictGbdt(a, row)).toBe(predictGbdt(b, row));
     expect(Number.isFinite(predictGbdt(a, row))).toBe(true);
+  });
+
+  it('unconstrained, fit exactly as before the monotone constraints existed', () => {
+    const train = data(2000, 4, 0.1);
+    for (let i = 0; i < train.m.rows; i += 9) train.m.x[i * 3] = NaN;
+    const sum = (params: Partial<GbdtParams>) => {
+      const model = fitGbdt(train.m, train.y, { maxTrees: 60, huberQuantile: 0.9, ...params });
+      let s = 0;
+      for (let i = 0; i < train.m.rows; i++) s += predictGbdt(model, train.m.x, i * 3);
+      return s;
+    };
+    // The sum the code before the constraints gave, to the bit.
+    expect(sum({})).toBe(237.25369494924726);
+    expect(sum({ monotone: [0, 0, 0] })).toBe(237.25369494924726);
+  });
+
+  it('with monotone constraints is monotone in those features, missing values included', () => {
+    // sin(2a) + 0.5ab falls and rises in a and in b: the constraints have to bind.
+    const train = data(4000, 21, 0.3);
+    for (let i = 0; i < train.m.rows; i += 10) train.m.x[i * 3] = NaN;
+    const valid = data(1000, 22, 0.3);
+    const free = fitGbdt(train.m, train.y, {}, valid.m, valid.y);
+    const model = fitGbdt(train.m, train.y, { monotone: [1, -1] }, valid.m, valid.y);
+    expect(model.monotone).toEqual([1, -1]);
+    const rnd = randomSource(23);
+    let vrij = 0;
+    for (let k = 0; k < 50; k++) {
+      const row = Float64Array.from([rnd.u() * 4 - 2, rnd.u() * 2 - 1, rnd.u()]);
+      for (const [f, dir, from, to] of [[0, 1, -2.5, 2.5], [1, -1, -1.2, 1.2]]) {
+        const at = Float64Array.from(row);
+        let prev = dir * -Infinity;
+        let prevFree = prev;
+        for (let v = from; v <= to; v += 0.01) {
+          at[f] = v;
+          const y = predictGbdt(model, at);
+          expect(dir * (y - prev)).toBeGreaterThanOrEqual(0);
+          prev = y;
+          const yFree = predictGbdt(free, at);
+          if (dir * (yFree - prevFree) < 0) vrij++;
+          prevFree = yFree;
+        }
+      }
+      row[0] = NaN;
+      expect(Number.isFinite(predictGbdt(model, row))).toBe(true);
+    }
+    expect(vrij).toBeGreaterThan(100);
+  });
+
+  it('with a monotone constraint still fits a monotone signal', () => {
+    const rising = (n: number, seed: number, noise: number) => {
+      const d = data(n, seed, 0);
+      const rnd = randomSource(seed + 100);
+      for (let i = 0; i < n; i++) {
+        const a = d.m.x[i * 3];
+        const b = d.m.x[i * 3 + 1];
+        d.f[i] = a + 0.3 * a * a * a + (b > 0.3 ? 0.8 : -0.2) + 0.5 * (a + 2) * b;
+        d.y[i] = d.f[i] + noise * rnd.normal();
+      }
+      return d;
+    };
+    const train = rising(6000, 31, 0.3);
+    const valid = rising(1500, 32, 0.3);
+    const test = rising(2000, 33, 0);
+    const model = fitGbdt(train.m, train.y, { monotone: [1] }, valid.m, valid.y);
+    let se = 0;
+    let sv = 0;
+    const mean = test.f.reduce((s, v) => s + v, 0) / test.f.length;
+    for (let i = 0; i < test.m.rows; i++) {
+      se += (predictGbdt(model, test.m.x, i * 3) - test.f[i]) ** 2;
+      sv += (test.f[i] - mean) ** 2;
+    }
+    expect(se / sv).toBeLessThan(0.02);
   });
 });
 

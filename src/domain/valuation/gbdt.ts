@@ -9,7 +9,8 @@
  * form bin 0 and always go left, so a split "x <= t" sends NaN left too. Rows are subsampled per
  * tree with a fixed hash (deterministic: the same data give the same model). With a validation set
  * the ensemble stops when the validation mean absolute error has not improved for `patience` trees
- * and keeps the best prefix.
+ * and keeps the best prefix. Monotone constraints (XGBoost's basic method): a split on a constrained
+ * feature keeps its children's values in order and bounds their subtrees by the midpoint; NaN-or-not is free.
  */
 
 import { kthSmallest } from './weights.ts';
@@ -34,6 +35,8 @@ export interface GbdtParams {
    * (0.9 as in Friedman's M-regression); 1 = squared loss.
    */
   huberQuantile: number;
+  /** Per feature +1 (prediction non-decreasing in it), -1 (non-increasing) or 0 (free; so is any past the end). */
+  monotone: readonly number[];
 }
 
 /**
@@ -51,14 +54,16 @@ export const DEFAULT_GBDT: GbdtParams = {
   subsample: 0.7,
   patience: 60,
   huberQuantile: 1,
+  monotone: [],
 };
 
 /** A fitted ensemble: trees stored as flat arrays (node 0 is the root of each tree). */
 export interface Gbdt {
   features: number;
   base: number;
-  /** The loss it was fitted with (GbdtParams.huberQuantile). */
+  /** The loss and the monotone constraints it was fitted with (GbdtParams). */
   huberQuantile: number;
+  monotone: readonly number[];
   /** Per tree: split feature (-1 = leaf), threshold, children, leaf value. */
   trees: { feature: Int16Array; threshold: Float64Array; left: Int32Array; right: Int32Array; value: Float64Array }[];
 }
@@ -127,7 +132,8 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
   const p = { ...DEFAULT_GBDT, ...params };
   const n = train.rows;
   const F = train.features;
-  if (n === 0) return { features: F, base: 0, huberQuantile: p.huberQuantile, trees: [] };
+  const mono = Int8Array.from({ length: F }, (_, f) => Math.sign(p.monotone[f] ?? 0));
+  if (n === 0) return { features: F, base: 0, huberQuantile: p.huberQuantile, monotone: p.monotone, trees: [] };
   const edges = Array.from({ length: F }, (_, f) => binEdges(train, f, Math.min(255, p.bins)));
   const nb = edges.map((e) => e.length + 2);
   const maxBins = Math.max(...nb);
@@ -174,7 +180,7 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
       histN[o + b] = histN[a + b] - histN[m + b];
     }
   };
-  const model: Gbdt = { features: F, base, huberQuantile: p.huberQuantile, trees: [] };
+  const model: Gbdt = { features: F, base, huberQuantile: p.huberQuantile, monotone: p.monotone, trees: [] };
   let best = Infinity;
   let bestTrees = 0;
 
@@ -198,8 +204,8 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
     const right: number[] = [];
     const value: number[] = [];
     const splits = (cnt: number, depth: number) => depth < p.depth && cnt >= 2 * p.minLeaf;
-    /** Grow the node of rows[start..end) whose histogram is in `slot`. */
-    const grow = (start: number, end: number, depth: number, slot: number): number => {
+    /** Grow the node of rows[start..end) whose histogram is in `slot`, its value bounded by [lo, hi]. */
+    const grow = (start: number, end: number, depth: number, slot: number, lo: number, hi: number): number => {
       const id = feature.length;
       feature.push(-1);
       threshold.push(0);
@@ -208,7 +214,14 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
       let G = 0;
       for (let k = start; k < end; k++) G += resid[rows[k]];
       const cnt = end - start;
-      value.push((p.learningRate * G) / (cnt + p.lambda));
+      const bounded = lo > -Infinity || hi < Infinity;
+      const clamp = (w: number) => (w < lo ? lo : w > hi ? hi : w);
+      const score = (g: number, c: number): number => {
+        const w = g / (c + p.lambda);
+        const v = clamp(w);
+        return v === w ? (g * g) / (c + p.lambda) : 2 * g * v - (c + p.lambda) * v * v;
+      };
+      value.push(bounded ? p.learningRate * clamp(G / (cnt + p.lambda)) : (p.learningRate * G) / (cnt + p.lambda));
       const leaf = (): number => {
         const v = value[id];
         for (let k = start; k < end; k++) pred[rows[k]] += v;
@@ -216,12 +229,15 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
       };
       if (!splits(cnt, depth)) return leaf();
       const o = slot * H;
-      const parent = (G * G) / (cnt + p.lambda);
+      const parent = score(G, cnt);
       let bestGain = 1e-12;
       let bf = -1;
       let bb = -1;
+      let gL = 0;
       for (let f = 0; f < F; f++) {
         const h = o + f * maxBins;
+        const dir = mono[f];
+        const free = !bounded && dir === 0;
         let gl = 0;
         let nl = 0;
         for (let b = 0; b < nb[f] - 1; b++) {
@@ -231,11 +247,17 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
           const nr = cnt - nl;
           if (nr < p.minLeaf) break;
           const gr = G - gl;
-          const gain = (gl * gl) / (nl + p.lambda) + (gr * gr) / (nr + p.lambda) - parent;
+          if (dir !== 0 && b > 0) {
+            const wl = clamp(gl / (nl + p.lambda));
+            const wr = clamp(gr / (nr + p.lambda));
+            if (dir > 0 ? wl > wr : wl < wr) continue;
+          }
+          const gain = free ? (gl * gl) / (nl + p.lambda) + (gr * gr) / (nr + p.lambda) - parent : score(gl, nl) + score(gr, nr) - parent;
           if (gain > bestGain) {
             bestGain = gain;
             bf = f;
             bb = b;
+            gL = gl;
           }
         }
       }
@@ -266,14 +288,22 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
         if (growL || growR) histogram(rs, i, end);
         if (growL) subtract(ls, slot, rs);
       }
-      const l = grow(start, i, depth + 1, ls);
+      let lb = [lo, hi];
+      let rb = lb;
+      const dir = mono[bf];
+      if (dir !== 0 && bb > 0) {
+        const mid = (clamp(gL / (nl + p.lambda)) + clamp((G - gL) / (nr + p.lambda))) / 2;
+        lb = dir > 0 ? [lo, mid] : [mid, hi];
+        rb = dir > 0 ? [mid, hi] : [lo, mid];
+      }
+      const l = grow(start, i, depth + 1, ls, lb[0], lb[1]);
       left[id] = l;
-      const r = grow(i, end, depth + 1, rs);
+      const r = grow(i, end, depth + 1, rs, rb[0], rb[1]);
       right[id] = r;
       return id;
     };
     if (splits(m, 0)) histogram(0, 0, m);
-    grow(0, m, 0, 0);
+    grow(0, m, 0, 0, -Infinity, Infinity);
     const tree = {
       feature: Int16Array.from(feature),
       threshold: Float64Array.from(threshold),
@@ -282,7 +312,7 @@ export function fitGbdt(train: Matrix, y: Float64Array, params: Partial<GbdtPara
       value: Float64Array.from(value),
     };
     model.trees.push(tree);
-    const one = { features: F, base: 0, huberQuantile: p.huberQuantile, trees: [tree] };
+    const one = { ...model, base: 0, trees: [tree] };
     for (let i = 0; i < n; i++) if (!seen[i]) pred[i] += predictGbdt(one, train.x, i * F);
     if (valid && vPred && yValid) {
       let err = 0;

@@ -266,11 +266,19 @@ const HUBER_CANDIDATES = [1, 0.9, 0.7, 0.5];
 /** Share of the (time-sorted) learning rows held back, the most recent, to stop the boosting. */
 const EARLY_STOP_FRACTION = 0.15;
 
+/** The second stage's correction does not fall as the subject's quality grade rises above its
+ * comparables' (their adjustment is capped). The learner alone, the backtest's reference, stays plain. */
+export function stageMonotoon(table: SalesTable): number[] {
+  const m = new Array<number>(featureCount(table)).fill(0);
+  if (table.kenmerken) m[FEATURES + KENMERKEN.length + KENMERKEN.indexOf('kwaliteit')] = 1;
+  return m;
+}
+
 /**
  * Fit the stage: the learner on `learn` (valuations of older sales), the combination weight on
  * `slice` (valuations of later sales the learner never saw).
  */
-export function fitStage(mode: StageMode, learn: StageRow[], slice: readonly StageRow[]): Stage {
+export function fitStage(mode: StageMode, learn: StageRow[], slice: readonly StageRow[], monotone: readonly number[] = []): Stage {
   if (mode === 'vergelijking') return { mode, gbdt: null, w: 0 };
   let gbdt: Gbdt | null = null;
   if (mode !== 'vergelijking+locatie' && learn.length >= 200) {
@@ -287,7 +295,7 @@ export function fitStage(mode: StageMode, learn: StageRow[], slice: readonly Sta
     let bestErr = Infinity;
     const err = new Float64Array(va.length);
     for (const huberQuantile of HUBER_CANDIDATES) {
-      const g = fitGbdt(xTr, yTr, { huberQuantile }, xVa, yVa);
+      const g = fitGbdt(xTr, yTr, { huberQuantile, monotone }, xVa, yVa);
       for (let i = 0; i < va.length; i++) err[i] = Math.abs(yVa[i] - predictGbdt(g, xVa.x, i * xVa.features));
       const e = err.sort()[va.length >> 1];
       if (e < bestErr - 1e-9) {
@@ -314,6 +322,6 @@ export function fitStage(mode: StageMode, learn: StageRow[], slice: readonly Sta
 /** Refit the learner of `stage` on `rows` (all held sales) with the tree count it earned out-of-time. */
 export function refitStage(stage: Stage, rows: readonly StageRow[]): Stage {
   if (!stage.gbdt || stage.gbdt.trees.length === 0 || rows.length < 200) return stage;
-  const gbdt = fitGbdt(matrixOf(rows), Float64Array.from(rows, (r) => target(stage.mode, r)), { maxTrees: stage.gbdt.trees.length, huberQuantile: stage.gbdt.huberQuantile });
+  const gbdt = fitGbdt(matrixOf(rows), Float64Array.from(rows, (r) => target(stage.mode, r)), { maxTrees: stage.gbdt.trees.length, huberQuantile: stage.gbdt.huberQuantile, monotone: stage.gbdt.monotone });
   return { ...stage, gbdt };
 }

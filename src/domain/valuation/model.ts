@@ -12,7 +12,7 @@ import type { KansCurve, LabelThresholds } from './confidence.ts';
 import { coreFromState, coreToState, DEFAULT_CORE_OPTIONS, fitCore, scratchFor } from './core.ts';
 import type { CoreOptions, CoreState, FittedCore } from './core.ts';
 import { dateOfDay, dayNumber, monthNumber, monthPosition } from './dates.ts';
-import { ATTRIBUTE_FEATURES, FEATURES, featureCount, fitStage, refitStage, locationScratch, locationStat, peilLevel, stageEstimate, stageFeatures, wozOffset } from './learner.ts';
+import { ATTRIBUTE_FEATURES, FEATURES, featureCount, fitStage, refitStage, locationScratch, locationStat, peilLevel, stageEstimate, stageFeatures, stageMonotoon, wozOffset } from './learner.ts';
 import type { Stage, StageMode, StageRow } from './learner.ts';
 import { predictGbdt } from './gbdt.ts';
 import { indexPoints, logIndexAt } from './price-index.ts';
@@ -23,7 +23,7 @@ import { wozBekendOp } from './woz.ts';
 import type { ModelInfo, PriceIndexPoint, SaleRecord, Subject, ValuationModel, Waardering, Weigering } from './types.ts';
 
 /** Model version reported in `meta`; bump when the method (not the data) changes. */
-export const MODEL_VERSIE = 'vergelijkingsmodel-3.1';
+export const MODEL_VERSIE = 'vergelijkingsmodel-3.2';
 
 /**
  * The out-of-time pass values at most this many older held sales (a deterministic sample beyond):
@@ -296,7 +296,7 @@ function calibrate(t: SalesTable, options: CoreOptions, opts: BuildOptions, mode
   if (sliceOk.length < minCases) return null;
   const learnRows = stageRows(inner, t, learnValued, mode, res);
   const sliceRows = stageRows(inner, t, sliceOk, mode, res);
-  const fitted = fitStage(mode, learnRows, sliceRows);
+  const fitted = fitStage(mode, learnRows, sliceRows, mode === 'leerder' ? [] : stageMonotoon(t));
   const { menging, vouwen, w } = mode === 'gecombineerd' ? fitMenging(t, fitted, learnRows, sliceRows, t.kenmerken !== null) : { menging: GEEN_MENGING, vouwen: [], w: fitted.w };
   const stage: Stage = { ...fitted, w };
   const cases: CalibrationCase[] = sliceRows.map((r) => ({ estimate: r.e, logFout: r.logPrijs - mixedEstimate(stage, menging, r, t.kenmerken !== null, t.segment[r.row]), dag: r.day }));
