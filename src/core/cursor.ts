@@ -7,7 +7,7 @@ export interface Cursor {
   id: string;
 }
 
-/** `bron` names where the caller got it. Only what a row can hold: a cursor made up by hand is a 400, never a database error. */
+/** `bron`: where the caller got it. A cursor made up by hand is a 400, never a database error. */
 export function leesCursor(c: string, bron = 'meta.volgende'): Cursor {
   const [t, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
   const d = new Date(t ?? '');

@@ -33,7 +33,6 @@ export function csvVeld(v: string | number | null | undefined): string {
   return /[",\r\n;]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** In the /trpc scope (its cookie parser), with its context. */
 export function registerVerbruikExport(scope: FastifyInstance, webContext: (req: FastifyRequest, reply: FastifyReply) => Context): void {
   scope.get(VERBRUIK_CSV_PAD, async (req, reply) => {
     const lees = createCaller(webContext(req, reply)).verbruik.lijst;

@@ -108,7 +108,6 @@ export async function roteerSleutel(db: Db, opts: { accountId: string; keyId: st
         voorvoegsel: voorvoegsel(key),
         verlooptOp: oud.verlooptOp,
         maandlimietCredits: oud.maandlimietCredits,
-        // The cap counts the month on the key: the new one goes on where the old one was.
         maand: oud.maand,
         maandVerbruikt: oud.maandVerbruikt,
         limietGemeldMaand: oud.limietGemeldMaand,

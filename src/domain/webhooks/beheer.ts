@@ -174,7 +174,6 @@ export interface AfleveringRij {
   aangemaaktOp: Date;
 }
 
-/** Its time is the event's, kept in the cursor's form; the page goes by the delivery's id (time-ordered, uuid_v7). */
 export interface AfleveringCursor {
   t: Date;
   id: string;
@@ -190,7 +189,7 @@ export async function afleveringenPagina(
     `SELECT l.id, l.event_id AS "eventId", g.type, l.toestand, l.eerdere_pogingen + l.pogingen AS pogingen, l.laatste_status AS "laatsteStatus",
             l.laatste_fout AS "laatsteFout", l.volgende_poging AS "volgendePoging", g.aangemaakt_op AS "aangemaaktOp"
      FROM webhook_aflevering l JOIN webhook_gebeurtenis g ON g.id = l.event_id
-     WHERE l.endpoint_id = $1::uuid AND ($2::uuid IS NULL OR l.id < $2::uuid)
+     WHERE l.endpoint_id = $1::uuid AND ($2::uuid IS NULL OR l.id < $2::uuid) -- ids are time-ordered (uuid_v7)
      ORDER BY l.id DESC LIMIT $3`,
     a.id, a.na?.id ?? null, a.limiet + 1,
   );

@@ -16,8 +16,7 @@ export const WEBHOOK_OPRUIM_SQL = {
                WHERE g.account_id = $1::uuid AND g.aangemaakt_op < $2::timestamptz
                  AND NOT EXISTS (SELECT 1 FROM webhook_aflevering l JOIN webhook w ON w.id = l.endpoint_id WHERE l.event_id = g.id AND ${NOG_TE_DOEN})
                ORDER BY g.aangemaakt_op LIMIT $4`,
-  // By each delivery's own state; a row another transaction holds (a claim, a resend, an endpoint's delete) is
-  // skipped until a later round, so the clean-up never waits on a lock and cannot deadlock with them.
+  // By each delivery's own state; a row another transaction holds is left for a later round: never a lock wait, so no deadlock.
   afleveringen: `DELETE FROM webhook_aflevering d WHERE d.id = ANY (ARRAY(
                    SELECT l.id FROM webhook_aflevering l JOIN webhook w ON w.id = l.endpoint_id
                    WHERE l.event_id = ANY ($1::text[]) AND NOT ${NOG_TE_DOEN.replace('$3', '$2')}

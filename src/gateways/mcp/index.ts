@@ -148,7 +148,6 @@ export async function registerMcp(app: FastifyInstance, services: Services) {
     if (geweigerd) return stuurFout(reply, geweigerd.status, geweigerd.fout, kostenHeaders(ctx.uitslag.kosten));
 
     if (isToolCall(bericht)) {
-      // Without an id it is a notification, which gets no answer: run, it would be charged for an answer no one can match.
       if (typeof bericht.id !== 'string' && typeof bericht.id !== 'number') {
         return stuurFout(reply, 400, 'Ongeldige invoer: een tools/call zonder id is een melding en wordt niet uitgevoerd; geef de aanroep een id.', kostenHeaders(ctx.uitslag.kosten));
       }

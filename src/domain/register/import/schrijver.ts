@@ -64,11 +64,7 @@ export function zelfdeRij(a: NormaalRij, b: NormaalRij): boolean {
   return true;
 }
 
-/**
- * PostgreSQL refuses to update one row twice in one INSERT: one statement per generation of a repeated key
- * (its n-th differing row), the generations in order, each split by column set. A key's later row so always
- * lands after its earlier one, also when the two have different column sets.
- */
+/** One INSERT cannot update a row twice: a statement per generation of a repeated key (its n-th differing row), in order, then per column set. */
 export function planStatements(items: readonly BatchItem[], sorteer = true, sleutelsUniek = false): { masker: number; items: BatchItem[] }[] {
   const generaties: Map<number, BatchItem[]>[] = [new Map()];
   const eerste = new Map<string, BatchItem>();
