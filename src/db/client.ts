@@ -16,10 +16,10 @@ import { waarnemers } from './waarnemers.ts';
 
 export type Db = PrismaClient;
 
-/** Prisma's defaults (wait 2 s, run 5 s) turn a burst of concurrent requests into 500s; these let them queue. */
 /** What a `::uuid` cast accepts: checked first, so a malformed id is an unknown one, not a database error. */
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Prisma's defaults (wait 2 s, run 5 s) turn a burst of concurrent requests into 500s; these let them queue. */
 export const TX_OPTS = { maxWait: 15_000, timeout: 15_000 } as const;
 
 /** PostgreSQL: the pg pool behind a PrismaClient (for sqlRijen and onQuery) and its replicas. */

@@ -41,7 +41,6 @@ export async function waardeerOp(db: Db, opts: { accountId: string; credits: num
   }, TX_OPTS);
 }
 
-
 /** Read together per statement: every answer to a key reports the balance, refusals from memory included. */
 const saldoRijen = rijenPerId<{ credits: number }>(`SELECT k.id, a.credits FROM jsonb_array_elements_text($1::jsonb) AS k(id)
    CROSS JOIN LATERAL (SELECT credits FROM account WHERE id = k.id::uuid OFFSET 0) a`, 256);
