@@ -1,12 +1,8 @@
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Db } from '../../db/client.ts';
+import type { Cursor } from '../../core/cursor.ts';
 import { beginVanPagina, DIEPE_PAGINA, grenzen, maandBegin } from './periode.ts';
 import { datumAmsterdam } from '../begrippen.ts';
-
-export interface VerbruikCursor {
-  t: Date;
-  id: string;
-}
 
 export interface VerbruikRegel {
   id: string;
@@ -51,19 +47,19 @@ async function regels(db: Db, accountId: string, where: Prisma.UsageRecordWhereI
 }
 
 /** The `lte` bounds the index scan: the OR alone is a filter over every newer row, so each page read all before it. */
-function naCursor(na: VerbruikCursor): Prisma.UsageRecordWhereInput {
+function naCursor(na: Cursor): Prisma.UsageRecordWhereInput {
   return { AND: [{ aangemaaktOp: { lte: na.t } }, { OR: [{ aangemaaktOp: { lt: na.t } }, { aangemaaktOp: na.t, id: { lt: na.id } }] }] };
 }
 
 /** A page and the cursor of the next (null at the end), from `limiet + 1` rows read. */
-async function pagina(db: Db, accountId: string, where: Prisma.UsageRecordWhereInput, skip: number, limiet: number): Promise<{ regels: VerbruikRegel[]; volgende: VerbruikCursor | null }> {
+async function pagina(db: Db, accountId: string, where: Prisma.UsageRecordWhereInput, skip: number, limiet: number): Promise<{ regels: VerbruikRegel[]; volgende: Cursor | null }> {
   const rows = await regels(db, accountId, where, skip, limiet + 1);
   const deel = rows.slice(0, limiet);
   const laatste = deel[deel.length - 1];
   return { regels: deel, volgende: rows.length > limiet && laatste ? { t: laatste.aangemaaktOp, id: laatste.id } : null };
 }
 
-export async function verbruikPagina(db: Db, accountId: string, limiet: number, na: VerbruikCursor | null): Promise<{ regels: VerbruikRegel[]; volgende: VerbruikCursor | null }> {
+export async function verbruikPagina(db: Db, accountId: string, limiet: number, na: Cursor | null): Promise<{ regels: VerbruikRegel[]; volgende: Cursor | null }> {
   return pagina(db, accountId, na ? naCursor(na) : {}, 0, limiet);
 }
 
@@ -72,9 +68,9 @@ export async function verbruikGefilterd(
   db: Db,
   accountId: string,
   filter: VerbruikFilter,
-  plek: { pagina: number } | { na: VerbruikCursor | null },
+  plek: { pagina: number } | { na: Cursor | null },
   perPagina: number,
-): Promise<{ totaal: number; regels: VerbruikRegel[]; volgende: VerbruikCursor | null }> {
+): Promise<{ totaal: number; regels: VerbruikRegel[]; volgende: Cursor | null }> {
   const g = await grenzen(db, filter.van, filter.tot);
   const where: Prisma.UsageRecordWhereInput = {
     accountId,

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { sqlRijen, TX_OPTS, UUID_RE, type Db } from '../../db/client.ts';
+import type { Cursor } from '../../core/cursor.ts';
 import { controleerDoel, OngeldigDoel, type Resolver } from './doeladres.ts';
 import { GEBEURTENIS_TYPES, meldNieuweAfleveringen, nieuweBerichtId, tijdstempel, type GebeurtenisType } from './gebeurtenissen.ts';
 
@@ -174,15 +175,10 @@ export interface AfleveringRij {
   aangemaaktOp: Date;
 }
 
-export interface AfleveringCursor {
-  t: Date;
-  id: string;
-}
-
 export async function afleveringenPagina(
   db: Db,
-  a: { accountId: string; id: string; limiet: number; na: AfleveringCursor | null },
-): Promise<{ regels: AfleveringRij[]; volgende: AfleveringCursor | null } | null> {
+  a: { accountId: string; id: string; limiet: number; na: Cursor | null },
+): Promise<{ regels: AfleveringRij[]; volgende: Cursor | null } | null> {
   const endpoint = await haalEndpoint(db, a.accountId, a.id);
   if (!endpoint) return null;
   const rows = await db.$queryRawUnsafe<(Omit<AfleveringRij, 'aangemaaktOp'> & { aangemaaktOp: Date })[]>(
