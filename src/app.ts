@@ -1,6 +1,7 @@
 /** The whole HTTP service without listening (tests use app.inject()). Every answer outside a procedure is still a Dutch `{"fout"}`. */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from './config/env.ts';
 import type { Services } from './core/context.ts';
 import { foutVoorStatus } from './core/errors.ts';
 import { isDatabaseOnbereikbaar, meldOnbereikbaar, stopStoringsProbe } from './core/database-storing.ts';
@@ -23,6 +24,11 @@ export interface BuildAppOptions {
   services: Services;
 }
 
+/** A number is the count of proxy hops trusted, as Fastify reads it (its types leave the number out). */
+function vertrouwdeProxy(p: Config['TRUST_PROXY']): boolean | string[] | ((adres: string, hop: number) => boolean) {
+  return typeof p === 'number' ? (_adres, hop) => hop < p : p;
+}
+
 export async function buildApp({ services }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: services.log as unknown as FastifyBaseLogger,
@@ -30,6 +36,8 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
     // No pino child per request: it would run the redaction over its bindings every time; the mixin adds reqId.
     childLoggerFactory: (logger) => logger,
     bodyLimit: services.config.BODY_LIMIT,
+    // Behind a reverse proxy the client's address comes from X-Forwarded-For (the login limits count per address).
+    trustProxy: vertrouwdeProxy(services.config.TRUST_PROXY),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();

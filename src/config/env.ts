@@ -2,9 +2,27 @@
  * The one place that reads process.env. Parsed and validated once; every other module receives
  * the typed `Config` object. Each variable is described in docs/configuratie.md; `.env.example` mirrors this schema.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const PROXY_NAMEN = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** Fastify's `trustProxy`: false, true, a number of hops, or addresses and CIDR ranges (proxy-addr's names too). */
+const proxy = z.string().transform((v, ctx): boolean | number | string[] => {
+  const s = v.trim();
+  if (s === 'false' || s === '0') return false;
+  if (s === 'true') return true;
+  if (/^[1-9]$/.test(s)) return Number(s);
+  const delen = s.split(',').map((d) => d.trim());
+  const fout = delen.find((d) => {
+    const [adres, bits, rest] = d.split('/');
+    return !PROXY_NAMEN.has(d) && (!isIP(adres ?? '') || rest !== undefined || (bits !== undefined && !/^\d{1,3}$/.test(bits)));
+  });
+  if (fout !== undefined) ctx.addIssue({ code: 'custom', message: `'${fout}' is geen adres, CIDR-bereik of aantal proxy's (1-9)` });
+  return delen;
+});
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -26,6 +44,7 @@ export const configSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PUBLIC_BASE_URL: z.string().default(''),
+  TRUST_PROXY: proxy.default(false),
   BODY_LIMIT: z.coerce.number().int().min(1024).default(64 * 1024),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   RATE_LIMIT_REST_PER_MIN: z.coerce.number().int().min(1).default(60),

@@ -4,6 +4,7 @@ import { dialect } from '../support/db.ts';
 import { adresBody, maakVolledigAdres } from '../support/register.ts';
 import { controleerWachtwoord, hashWachtwoord } from '../../src/domain/gebruikers/wachtwoord.ts';
 import { SESSIE_DUUR_MS, maakGebruiker } from '../../src/domain/gebruikers/gebruikers.ts';
+import { loadConfig } from '../../src/config/env.ts';
 import { aanmelden, expectWeigering, gebruiker, trpc, WACHTWOORD } from './trpc-hulp.ts';
 
 describe(`web-app sessions over /trpc (${dialect})`, () => {
@@ -165,5 +166,36 @@ describe(`web-app sessions over /trpc (${dialect})`, () => {
     await expect(maakGebruiker(t.db.prisma, { accountId: g.accountId, email: g.email.toUpperCase(), wachtwoord: WACHTWOORD })).rejects.toThrow(/al een gebruiker/);
     await expect(maakGebruiker(t.db.prisma, { accountId: g.accountId, email: 'kort@voorbeeld.nl', wachtwoord: 'kort' })).rejects.toThrow(/minstens 12/);
     await expect(maakGebruiker(t.db.prisma, { accountId: '00000000-0000-4000-8000-000000000000', email: 'x@voorbeeld.nl', wachtwoord: WACHTWOORD })).rejects.toThrow(/bestaat niet/);
+  });
+});
+
+describe(`web-app logins behind a reverse proxy (${dialect})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ TRUST_PROXY: '10.9.0.0/16' });
+  });
+  afterAll(async () => t?.close());
+
+  const viaProxy = (klant: string, proxy = '10.9.9.9') => ({ ip: proxy, headers: { 'x-forwarded-for': klant } });
+
+  it('TRUST_PROXY: the login limit counts the client from X-Forwarded-For, so one attacker cannot lock everyone out', async () => {
+    const statussen: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      statussen.push((await trpc(t, 'mutation', 'sessie.aanmelden', { email: `aanvaller-${i}@voorbeeld.nl`, wachtwoord: 'fout-fout-fout' }, viaProxy('203.0.113.7'))).status);
+    }
+    expect(statussen[29]).toBe(429);
+    const g = await gebruiker(t);
+    expect((await trpc(t, 'mutation', 'sessie.aanmelden', { email: g.email, wachtwoord: WACHTWOORD }, viaProxy('203.0.113.7'))).status).toBe(429);
+    expect((await trpc(t, 'mutation', 'sessie.aanmelden', { email: g.email, wachtwoord: WACHTWOORD }, viaProxy('198.51.100.20'))).status).toBe(200);
+    // A header from an address outside the trusted range is not believed: that is the sender itself.
+    const buiten = await trpc(t, 'mutation', 'sessie.aanmelden', { email: g.email, wachtwoord: WACHTWOORD }, viaProxy('198.51.100.21', '203.0.113.7'));
+    expect(buiten.status).toBe(429);
+  });
+
+  it('a TRUST_PROXY that is not an address, range or hop count stops the start with a Dutch message', () => {
+    expect(() => loadConfig({}, { TRUST_PROXY: '10.0.0.0/8, proxy.example' })).toThrow(/TRUST_PROXY: 'proxy.example' is geen adres/);
+    expect(loadConfig({}, { TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadConfig({}, { TRUST_PROXY: 'loopback, 10.0.0.1' }).TRUST_PROXY).toEqual(['loopback', '10.0.0.1']);
+    expect(loadConfig({}).TRUST_PROXY).toBe(false);
   });
 });
