@@ -14,11 +14,25 @@ export const VERBORGEN = '[verborgen]';
 const SLEUTEL_IN_TEKST = new RegExp(`${KEY_PREFIX}(?:test_)?[0-9A-Za-z]*`, 'g');
 const GEHEIME_PARAMETER = /([?&;](?:key|api[_-]?key|apikey|sleutel|token|access[_-]?token|auth|authorization|password|wachtwoord|secret)=)[^&;#]*/gi;
 
-export function verbergSleutels(tekst: string): string {
-  return tekst.replace(SLEUTEL_IN_TEKST, VERBORGEN).replace(GEHEIME_PARAMETER, `$1${VERBORGEN}`);
+const GEHEIME_VELDEN = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'key', 'sleutel', 'password', 'wachtwoord', 'token'];
+
+/** tRPC's GET input (`?input=<JSON>`, also batched): hidden whole when it names a secret field, or cannot be read. */
+const TRPC_INVOER = /([?&;]input=)([^&;#]*)/gi;
+const GEHEIM_VELD = new RegExp(`"(?:${GEHEIME_VELDEN.join('|')}|secret)"\\s*:`, 'i');
+
+function invoerZonderGeheim(heel: string, naam: string, waarde: string): string {
+  let json: string;
+  try {
+    json = decodeURIComponent(waarde.replace(/\+/g, ' '));
+  } catch {
+    return `${naam}${VERBORGEN}`;
+  }
+  return GEHEIM_VELD.test(json) ? `${naam}${VERBORGEN}` : heel;
 }
 
-const GEHEIME_VELDEN = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'key', 'sleutel', 'password', 'wachtwoord', 'token'];
+export function verbergSleutels(tekst: string): string {
+  return tekst.replace(SLEUTEL_IN_TEKST, VERBORGEN).replace(GEHEIME_PARAMETER, `$1${VERBORGEN}`).replace(TRPC_INVOER, invoerZonderGeheim);
+}
 
 interface LogVerzoek {
   method?: string;

@@ -86,6 +86,19 @@ describe(`no key in the log (${dialect})`, () => {
     expect(log).not.toContain(test.slice('pct_test_'.length));
   });
 
+  it('a web-app password sent as tRPC GET input (single or batched) is hidden; other inputs stay readable', async () => {
+    const geheim = 'ZeerGeheim-123';
+    const invoer = (v: unknown) => encodeURIComponent(JSON.stringify(v));
+    await t.app.inject({ method: 'GET', url: `/trpc/sessie.aanmelden?input=${invoer({ email: 'a@b.nl', wachtwoord: geheim })}` });
+    await t.app.inject({ method: 'GET', url: `/trpc/sessie.aanmelden?batch=1&input=${invoer({ 0: { email: 'a@b.nl', wachtwoord: geheim } })}` });
+    await t.app.inject({ method: 'GET', url: `/trpc/sessie.aanmelden?input=%E0%A4%A${geheim}` });
+    await t.app.inject({ method: 'GET', url: `/trpc/verbruik.lijst?input=${invoer({ van: '2026-01-01', sleutel_id: 'x' })}` });
+    const log = regels.join('');
+    expect(log).not.toContain(geheim);
+    expect(log).toContain('/trpc/sessie.aanmelden?batch=1&input=[verborgen]');
+    expect(log).toContain(`/trpc/verbruik.lijst?input=${invoer({ van: '2026-01-01', sleutel_id: 'x' })}`);
+  });
+
   it('the access line of an answered request is written without the censor: the censoring logger never sees it', async () => {
     // Fastify hands handlers a logger derived from ours; the access line must still find the logger made for it
     // (the censor rewrote every request and reply object it was given: 28 % of the bytes a lookup allocated).
