@@ -7,7 +7,7 @@ import { foutVoorStatus } from './core/errors.ts';
 import { isDatabaseOnbereikbaar, meldOnbereikbaar, stopStoringsProbe } from './core/database-storing.ts';
 import { installJsonParser } from './gateways/json-body.ts';
 import { installVerzoek } from './gateways/verzoek.ts';
-import { httpParserFout } from './gateways/http-parser-fouten.ts';
+import { httpParserFout, onbekendeVerwachting } from './gateways/http-parser-fouten.ts';
 import { registerRest } from './gateways/rest.ts';
 import { registerDocs } from './gateways/docs.ts';
 import { registerMcp } from './gateways/mcp/index.ts';
@@ -29,6 +29,16 @@ function vertrouwdeProxy(p: Config['TRUST_PROXY']): boolean | string[] | ((adres
   return typeof p === 'number' ? (_adres, hop) => hop < p : p;
 }
 
+/** RFC 9112 §3.2.2: a request target in absolute form (`GET http://host/api/v1/...`) is served as its path. */
+export function zonderOorsprong(url: string): string {
+  if (url.startsWith('/')) return url;
+  try {
+    const u = new URL(url);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return `${u.pathname}${u.search}`;
+  } catch {}
+  return url;
+}
+
 export async function buildApp({ services }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: services.log as unknown as FastifyBaseLogger,
@@ -36,6 +46,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
     // No pino child per request: it would run the redaction over its bindings every time; the mixin adds reqId.
     childLoggerFactory: (logger) => logger,
     bodyLimit: services.config.BODY_LIMIT,
+    rewriteUrl: (req) => zonderOorsprong(req.url ?? '/'),
     // Behind a reverse proxy the client's address comes from X-Forwarded-For (the login limits count per address).
     trustProxy: vertrouwdeProxy(services.config.TRUST_PROXY),
     genReqId: (req) => {
@@ -51,6 +62,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
     clientErrorHandler: httpParserFout,
   });
 
+  app.server.on('checkExpectation', onbekendeVerwachting);
   volgVerzoekInLog(app);
   installJsonParser(app);
 

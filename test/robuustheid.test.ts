@@ -168,6 +168,21 @@ describe(`the HTTP edge on a real socket (${dialect})`, () => {
     expect(r.antwoord).toMatch(/^HTTP\/1\.1 408 /);
   });
 
+  it('an absolute-form request target (RFC 9112 §3.2.2) is served as its path', async () => {
+    const { key } = await t.klant(10);
+    const r = await rauw(`GET http://127.0.0.1:${poort}/api/v1/whoami HTTP/1.1\r\nHost: 127.0.0.1:${poort}\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    expect(r.antwoord).toMatch(/^HTTP\/1\.1 200 /);
+    expect(r.antwoord.toLowerCase()).toContain('insight-saldo-credits: 10');
+    const onbekend = await rauw(`GET http://127.0.0.1:${poort}/api/v1/bestaat-niet HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(body(onbekend.antwoord).fout).toContain('GET /api/v1/bestaat-niet');
+  });
+
+  it("an Expect other than 100-continue: 417 with a Dutch {fout}", async () => {
+    const r = await rauw('POST /api/v1/inzicht/adres HTTP/1.1\r\nHost: x\r\nExpect: iets-anders\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    expect(r.antwoord).toMatch(/^HTTP\/1\.1 417 /);
+    expect(body(r.antwoord).fout).toMatch(/Expect: 100-continue/);
+  });
+
   it.each([
     ['both Transfer-Encoding and Content-Length', 'POST /api/v1/inzicht/woz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n0\r\n\r\n', 400, /niet beide/],
     ['a malformed request line', 'GET /healthz HTTP/9.Z\r\n\r\n', 400, /ongeldig/],

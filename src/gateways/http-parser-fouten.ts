@@ -2,7 +2,7 @@
  * Errors Node's HTTP server raises before Fastify sees a request, answered like every other error
  * (`{"fout"}`) instead of Fastify's `{"error","message"}`; then the connection closes.
  */
-import http from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 
@@ -32,4 +32,11 @@ export function httpParserFout(this: { log: FastifyBaseLogger }, err: NodeJS.Err
     );
   }
   socket.destroy();
+}
+
+/** An `Expect` other than 100-continue (Node answers 417 with an empty body unless someone listens). */
+export function onbekendeVerwachting(_req: IncomingMessage, res: ServerResponse): void {
+  const body = JSON.stringify({ fout: "Deze server ondersteunt alleen 'Expect: 100-continue'; stuur het verzoek zonder deze Expect-header." });
+  res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close', 'X-Content-Type-Options': 'nosniff' });
+  res.end(body);
 }
