@@ -125,6 +125,20 @@ describe(`compressed answers over real HTTP (${dialect})`, () => {
     }
   });
 
+  it('the docs script honours q-values (q=0 refuses an encoding) and keeps the Vary it already had', async () => {
+    const pad = `${base}/docs/js/scalar.js`;
+    const origineel = expectHeel(await verzoek(pad, { headers: { 'accept-encoding': 'identity' } }), 'identity');
+    const geweigerd = await verzoek(pad, { headers: { 'accept-encoding': 'identity, br;q=0, gzip;q=0' } });
+    expect(geweigerd.headers['content-encoding']).toBeUndefined();
+    expect(geweigerd.bytes.toString('utf8')).toBe(origineel);
+    const gzip = await verzoek(pad, { headers: { 'accept-encoding': 'br;q=0, gzip', origin: 'https://voorbeeld.nl' } });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(expectHeel(gzip, 'gzip')).toBe(origineel);
+    const voorkeur = await verzoek(pad, { headers: { 'accept-encoding': 'gzip;q=1, br;q=0.5' } });
+    expect(voorkeur.headers['content-encoding']).toBe('gzip');
+    expect(String(gzip.headers.vary).split(/,\s*/)).toEqual(['Origin', 'Accept-Encoding']);
+  });
+
   it('an MCP answer above the threshold (tools/list) arrives whole in every encoding', async () => {
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
     const lijst = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });

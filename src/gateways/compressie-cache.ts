@@ -3,7 +3,10 @@
  * @fastify/compress, which leaves an answer that already has a Content-Encoding alone.
  */
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyInstance } from 'fastify';
+
+const ENCODINGS = ['br', 'gzip'] as const;
 
 export function gecomprimeerdeBestanden(app: FastifyInstance, paden: string[]): void {
   const cache = new Map<string, { br?: Buffer; gzip?: Buffer }>();
@@ -11,9 +14,10 @@ export function gecomprimeerdeBestanden(app: FastifyInstance, paden: string[]): 
     const { pad } = req.verzoek;
     if (!paden.includes(pad) || reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
     reply.header('Cache-Control', 'public, max-age=86400');
-    reply.header('Vary', 'Accept-Encoding');
-    const accept = String(req.headers['accept-encoding'] ?? '');
-    const encoding = /\bbr\b/.test(accept) ? 'br' : /\bgzip\b/.test(accept) ? 'gzip' : null;
+    const vary = reply.getHeader('Vary');
+    reply.header('Vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
+    // q-values as the compress plugin reads them: `br;q=0` refuses brotli.
+    const encoding = negotiate(String(req.headers['accept-encoding'] ?? ''), [...ENCODINGS]) as (typeof ENCODINGS)[number] | null;
     if (!encoding) return payload;
     let c = cache.get(pad);
     if (!c) cache.set(pad, (c = {}));
