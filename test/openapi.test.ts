@@ -125,6 +125,27 @@ describe(`OpenAPI document and /docs (${dialect})`, () => {
     }
   });
 
+  it('every operation documents 503 (with Retry-After); every one that takes input documents 400 and answers an unknown field with it', async () => {
+    const { key } = await t.klant(100);
+    for (const { pad, methode, op } of operaties()) {
+      const label = `${methode} ${pad}`;
+      expect(Object.keys(op.responses), label).toContain('503');
+      expect(op.responses['503'].headers?.['Retry-After'], label).toBeDefined();
+      if (label === 'get /whoami') {
+        expect(Object.keys(op.responses), label).not.toContain('400');
+        continue;
+      }
+      expect(Object.keys(op.responses), label).toContain('400');
+      const url = `/api/v1${pad.replace(/\{[^}]+\}/g, '0190a000-0000-7000-8000-000000000000')}`;
+      const headers = { authorization: `Bearer ${key}` };
+      const res = ['get', 'delete'].includes(methode)
+        ? await t.app.inject({ method: methode.toUpperCase() as 'GET', url: `${url}?onbekend=1`, headers })
+        : await t.app.inject({ method: methode.toUpperCase() as 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, payload: '{"onbekend":1}' });
+      expect(res.statusCode, `${label}: ${res.body}`).toBe(400);
+      expect(res.json().fout, label).toMatch(/^Ongeldige invoer: (.+: )?[a-z]/);
+    }
+  });
+
   it("error descriptions are the operation's own (Dutch), not the generator's shared English defaults", () => {
     const engels = /Authorization not provided|Insufficient access|Invalid input data|Internal server error|Not found/;
     for (const { pad, methode, op } of operaties()) {

@@ -761,6 +761,23 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
         };
     };
     verbruik: {
@@ -878,6 +895,23 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1117,6 +1151,23 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
         };
     };
     "inzicht-adres": {
@@ -1313,6 +1364,23 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1533,6 +1601,23 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
         };
     };
     "inzicht-energielabel": {
@@ -1741,6 +1826,23 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
         };
     };
     "inzicht-woningtype": {
@@ -1937,6 +2039,23 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2159,6 +2278,23 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
         };
     };
     "webhooks-lijst": {
@@ -2190,6 +2326,21 @@ export interface operations {
                         data: components["schemas"]["Webhook"][];
                         meta: components["schemas"]["AccountMeta"];
                     };
+                };
+            };
+            /** @description Ongeldige invoer. */
+            400: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
                 };
             };
             /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
@@ -2261,6 +2412,23 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2457,6 +2625,23 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
         };
     };
     "webhooks-haal": {
@@ -2491,6 +2676,21 @@ export interface operations {
                         data: components["schemas"]["Webhook"];
                         meta: components["schemas"]["AccountMeta"];
                     };
+                };
+            };
+            /** @description Ongeldige invoer. */
+            400: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
                 };
             };
             /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
@@ -2577,6 +2777,23 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2629,6 +2846,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description Ongeldige invoer. */
+            400: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
             /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
             401: {
                 headers: {
@@ -2713,6 +2945,23 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2885,6 +3134,23 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
         };
     };
     "webhooks-test": {
@@ -2922,6 +3188,21 @@ export interface operations {
                         };
                         meta: components["schemas"]["AccountMeta"];
                     };
+                };
+            };
+            /** @description Ongeldige invoer. */
+            400: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
                 };
             };
             /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
@@ -3034,6 +3315,23 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3082,6 +3380,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description Ongeldige invoer. */
+            400: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
             /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
             401: {
                 headers: {
@@ -3192,6 +3505,23 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3360,6 +3690,23 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
         };
     };
     "webhooks-opnieuw": {
@@ -3395,6 +3742,21 @@ export interface operations {
                         data: components["schemas"]["WebhookAflevering"];
                         meta: components["schemas"]["AccountMeta"];
                     };
+                };
+            };
+            /** @description Ongeldige invoer. */
+            400: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
                 };
             };
             /** @description Ongeldige of ontbrekende sleutel (`WWW-Authenticate: Bearer`). */
@@ -3507,6 +3869,23 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            503: {
+                headers: {
+                    /** @description Seconden tot een nieuwe poging zinvol is. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */

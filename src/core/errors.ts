@@ -167,8 +167,8 @@ function ontvangenType(input: unknown): string {
 /** Custom messages in schemas win. */
 export function zodNaarFout(error: z.ZodError): string {
   const delen = error.issues.slice(0, 5).map((issue) => {
-    const veld = issue.path.length ? issue.path.join('.') : 'body';
-    return `${veld}: ${issueTekst(issue)}`;
+    // The input as a whole is a body or a query string: no name then.
+    return issue.path.length ? `${issue.path.join('.')}: ${issueTekst(issue)}` : issueTekst(issue);
   });
   return `Ongeldige invoer: ${delen.join('; ')}.`;
 }

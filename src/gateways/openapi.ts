@@ -1,12 +1,14 @@
 /** The OpenAPI 3.1 document from the router, every error response the contract's `Fout` schema. */
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { z } from 'zod';
 import type { Config } from '../config/env.ts';
 import { appRouter } from '../procedures/router.ts';
 import type { Meta } from '../core/trpc.ts';
 import { foutSoortVoorStatus } from '../core/errors.ts';
 import { werkOpenApiAf } from './openapi-afwerking.ts';
 
-const STANDAARD_STATUSSEN = [401, 429, 500];
+/** Every operation: the database can be unreachable (503); one that takes input checks it (400). */
+const STANDAARD_STATUSSEN = [401, 429, 500, 503];
 
 function foutHeaders(status: number): Record<string, unknown> | undefined {
   const h = foutSoortVoorStatus(status)?.headers;
@@ -44,13 +46,14 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
   }
   doc.components.schemas.Fout = FOUT_SCHEMA;
   // trpc-to-openapi shares one error response per status across operations (first description wins).
-  for (const proc of Object.values(appRouter._def.procedures) as { _def: { meta?: Meta } }[]) {
+  for (const proc of Object.values(appRouter._def.procedures) as { _def: { meta?: Meta; inputs: unknown[] } }[]) {
     const o = proc._def.meta?.openapi;
     if (!o) continue;
     const op = (doc.paths?.[o.path] as Record<string, { responses?: Record<string, unknown> }> | undefined)?.[o.method.toLowerCase()];
     if (!op?.responses) continue;
     const eigen = (o.errorResponses ?? {}) as Record<number, string>;
-    const statussen = [...new Set([...STANDAARD_STATUSSEN, ...Object.keys(eigen).map(Number)])].sort((a, b) => a - b);
+    const invoer = proc._def.inputs.some((i) => !(i instanceof z.ZodVoid)) ? [400] : [];
+    const statussen = [...new Set([...STANDAARD_STATUSSEN, ...invoer, ...Object.keys(eigen).map(Number)])].sort((a, b) => a - b);
     for (const status of Object.keys(op.responses)) if (Number(status) >= 400) delete op.responses[status];
     const ok = op.responses['200'] as { description?: string } | undefined;
     if (ok?.description === 'Successful response') ok.description = 'Gelukt.';
