@@ -37,6 +37,7 @@ describe(`MCP arguments validated like REST (${dialect})`, () => {
     expect(tekst).not.toMatch(/Input validation error|Invalid arguments|Expected/);
     expect(r.structuredContent).toMatchObject({ status: 400, fout: expect.stringMatching(fout) });
     expect(JSON.parse(tekst)).toEqual(r.structuredContent);
+    expect(r._meta).toEqual({ gefactureerd_cent: 0, saldo_credits: 10 });
     expect(await leesSaldo(t.db.prisma, accountId)).toBe(10);
     await c.close();
   });
@@ -46,6 +47,39 @@ describe(`MCP arguments validated like REST (${dialect})`, () => {
     const { key } = await t.klant(10);
     const c = await client(key);
     await expect(c.callTool({ name: 'bestaat_niet', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Onbekende tool 'bestaat_niet'/) });
+    await c.close();
+  });
+
+  it('an unknown tool or arguments that are no object: the balance header, and counted as a protocol message', async () => {
+    const { key } = await t.klant(10);
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+    for (const params of [{ name: 'bestaat_niet', arguments: {} }, { name: 'woz', arguments: ['7800SD', 3] }]) {
+      const res = await fetch(`${base}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) });
+      expect((await res.json()).error.code).toBe(-32602);
+      expect(res.headers.get('insight-saldo-credits')).toBe('10');
+      expect(res.headers.get('ratelimit-policy')).toMatch(/^"mcp:protocol"/);
+    }
+  });
+});
+
+describe(`MCP: refused arguments count against the tool-call limit (${dialect})`, () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await createTestApp({ RATE_LIMIT_MCP_TOOLS_PER_MIN: '2' });
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => t?.close());
+
+  it('two calls with an unknown argument spend the limit of 2: the third call gets 429 before anything else', async () => {
+    const { key } = await t.klant(10);
+    const c = await mcpClient(base, key);
+    for (let i = 0; i < 2; i++) {
+      const r = await c.callTool({ name: 'woz', arguments: { postcode: '7800SD', huisnummer: '3', stad: 'x' } });
+      expect(r.structuredContent).toMatchObject({ status: 400 });
+    }
+    const r = await c.callTool({ name: 'woz', arguments: { postcode: '7800SD', huisnummer: '3' } });
+    expect(r.structuredContent).toMatchObject({ status: 429 });
     await c.close();
   });
 });

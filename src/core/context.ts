@@ -46,13 +46,18 @@ export interface Uitslag {
   kosten?: Kosten;
 }
 
+export interface OngeldigeInvoer {
+  soort: 'ongeldige_json' | 'ongeldige_invoer';
+  fout: string;
+}
+
 export interface ContextInput {
   services: Services;
   kanaal: Kanaal;
   authorization?: string;
   idempotencyKey?: string;
-  /** Invalid JSON body's Dutch message, answered only after auth and rate limits. */
-  ongeldigeJson?: string;
+  /** Input the gateway refused before the procedure (a body that is no JSON, an unknown MCP argument), answered only after auth and rate limits. */
+  ongeldigeInvoer?: OngeldigeInvoer;
   /** MCP: authenticated once per HTTP request, not per message. */
   principal?: Principal;
   requestId?: string;
@@ -64,7 +69,7 @@ export interface ContextInput {
 export interface Context extends Required<Pick<ContextInput, 'services' | 'kanaal' | 'requestId' | 'setHeader' | 'uitslag'>> {
   authorization?: string;
   idempotencyKey?: string;
-  ongeldigeJson?: string;
+  ongeldigeInvoer?: OngeldigeInvoer;
   principal?: Principal;
   /** Read with the rate limit, so no request reads it twice. */
   saldo?: number;
@@ -88,7 +93,7 @@ export function createContextInner(input: ContextInput): Context {
     kanaal: input.kanaal,
     authorization: input.authorization,
     idempotencyKey: input.idempotencyKey,
-    ongeldigeJson: input.ongeldigeJson,
+    ongeldigeInvoer: input.ongeldigeInvoer,
     principal: input.principal,
     requestId: input.requestId ?? randomUUID(),
     setHeader: input.setHeader ?? (() => {}),

@@ -131,14 +131,14 @@ export async function mcpToegang(ctx: Context, toolCall: boolean): Promise<void>
 }
 
 /** Decisions section 3, step 4: after auth and rate limits. */
-const metGeldigeJson = t.middleware(({ ctx, next }) => {
-  if (ctx.ongeldigeJson) throw new InsightFout('ongeldige_json', ctx.ongeldigeJson);
+const metGeldigeInvoer = t.middleware(({ ctx, next }) => {
+  if (ctx.ongeldigeInvoer) throw new InsightFout(ctx.ongeldigeInvoer.soort, ctx.ongeldigeInvoer.fout);
   return next();
 });
 
 export const accountProcedure = sleutelProcedure
   .use(async ({ ctx, meta, next }) => next({ ctx: { saldo: await pasLimietToe(ctx, ctx.principal, emmersVoor(ctx, meta)) } }))
-  .use(metGeldigeJson);
+  .use(metGeldigeInvoer);
 
 /** A principal already in the context comes from the MCP gate, which ran these same checks. */
 export const inzichtProcedure = publicProcedure
@@ -155,4 +155,4 @@ export const inzichtProcedure = publicProcedure
       return r;
     });
   })
-  .use(metGeldigeJson);
+  .use(metGeldigeInvoer);

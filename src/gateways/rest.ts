@@ -72,17 +72,19 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
     await scope.register(fastifyTRPCOpenApiPlugin, {
       router: appRouter,
       basePath: '/',
-      createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) =>
-        createContextInner({
+      createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) => {
+        const geenJson = ongeldigeBodyFout(req.body);
+        return createContextInner({
           services,
           kanaal: 'rest',
           authorization: req.headers.authorization,
           idempotencyKey: typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined,
-          ongeldigeJson: ongeldigeBodyFout(req.body),
+          ongeldigeInvoer: geenJson === undefined ? undefined : { soort: 'ongeldige_json', fout: geenJson },
           requestId: String(req.id),
           uitslag: req.verzoek.uitslag,
           setHeader: (k, v) => void res.header(k, v),
-        }),
+        });
+      },
       getProcedure: (_method: string, _path: string, req: FastifyRequest) => req.verzoek.route,
       responseMeta: ({ ctx }: { ctx?: Context }) => ({ headers: kostenHeaders(ctx?.uitslag.kosten) }),
       errorResponse: ({ error, ctx, req }: { error: unknown; ctx?: Context; req: FastifyRequest }) => {

@@ -59,11 +59,13 @@ function toolFout(status: number, fout: string, meta: Record<string, unknown>): 
 }
 
 async function roepAan(ctx: Context, req: FastifyRequest, tool: McpTool, args: Record<string, unknown>): Promise<ToolAntwoord> {
+  // Refused by the procedure after the rate limit, as REST refuses an unknown field: counted, with cost and balance.
   const onbekend = Object.keys(args).filter((k) => !Object.hasOwn(tool.inputShape, k));
-  if (onbekend.length) return toolFout(400, `Ongeldige invoer: onbekend argument ${onbekend.map((k) => `'${k}'`).join(', ')}.`, {});
+  if (onbekend.length) ctx.ongeldigeInvoer = { soort: 'ongeldige_invoer', fout: `Ongeldige invoer: onbekend argument ${onbekend.map((k) => `'${k}'`).join(', ')}.` };
+  const bekend = onbekend.length ? Object.fromEntries(Object.entries(args).filter(([k]) => !onbekend.includes(k))) : args;
   ctx.uitslag.kosten = undefined;
   try {
-    const antwoord = (await tool.call(createCaller(ctx), args)) as Record<string, unknown>;
+    const antwoord = (await tool.call(createCaller(ctx), bekend)) as Record<string, unknown>;
     return { content: [{ type: 'text' as const, text: JSON.stringify(antwoord) }], structuredContent: antwoord, _meta: { ...(ctx.uitslag.kosten ?? {}) } };
   } catch (err) {
     const f = naarFout(err);
@@ -90,11 +92,22 @@ function transportFout(req: FastifyRequest, body: unknown): { status: number; fo
   return undefined;
 }
 
+function toolVan(bericht: ToolCall): McpTool | undefined {
+  return MCP_TOOLS.find((t) => t.name === bericht.params?.name);
+}
+
+/** A call of a known tool with an object of arguments; any other tools/call counts as a protocol message. */
+function isUitvoerbaar(bericht: unknown): bericht is ToolCall {
+  if (!isToolCall(bericht) || !toolVan(bericht)) return false;
+  const args = bericht.params?.arguments ?? {};
+  return typeof args === 'object' && args !== null && !Array.isArray(args);
+}
+
 async function beantwoordToolCall(ctx: Context, req: FastifyRequest, reply: FastifyReply, bericht: ToolCall) {
   const antwoord = (inhoud: Record<string, unknown>) =>
     reply.code(200).headers(kostenHeaders(ctx.uitslag.kosten)).type('application/json').send({ jsonrpc: '2.0', id: bericht.id, ...inhoud });
   const { name, arguments: args = {} } = bericht.params ?? {};
-  const tool = MCP_TOOLS.find((t) => t.name === name);
+  const tool = toolVan(bericht);
   if (!tool) {
     const message = `Onbekende tool '${String(name)}'; beschikbaar: ${MCP_TOOLS.map((t) => t.name).join(', ')}.`;
     return antwoord({ error: { code: ErrorCode.InvalidParams, message } });
@@ -140,7 +153,7 @@ export async function registerMcp(app: FastifyInstance, services: Services) {
     };
     const bericht = req.body;
     try {
-      await mcpToegang(ctx, isToolCall(bericht));
+      await mcpToegang(ctx, isUitvoerbaar(bericht));
     } catch (err) {
       return fout(err);
     }
