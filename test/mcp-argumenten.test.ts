@@ -38,6 +38,7 @@ describe(`MCP arguments validated like REST (${dialect})`, () => {
     expect(r.structuredContent).toMatchObject({ status: 400, fout: expect.stringMatching(fout) });
     expect(JSON.parse(tekst)).toEqual(r.structuredContent);
     expect(r._meta).toEqual({ gefactureerd_cent: 0, saldo_credits: 10 });
+    expect(tekst, 'the flat argument names, not the REST body paths').not.toMatch(/adres\./);
     expect(await leesSaldo(t.db.prisma, accountId)).toBe(10);
     await c.close();
   });
@@ -55,7 +56,7 @@ describe(`MCP arguments validated like REST (${dialect})`, () => {
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
     for (const params of [{ name: 'bestaat_niet', arguments: {} }, { name: 'woz', arguments: ['7800SD', 3] }]) {
       const res = await fetch(`${base}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) });
-      expect((await res.json()).error.code).toBe(-32602);
+      expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32602);
       expect(res.headers.get('insight-saldo-credits')).toBe('10');
       expect(res.headers.get('ratelimit-policy')).toMatch(/^"mcp:protocol"/);
     }

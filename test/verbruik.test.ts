@@ -52,6 +52,7 @@ describe(`GET /api/v1/verbruik (${dialect})`, () => {
       const res = await t.app.inject({ method: 'GET', url: `/api/v1/verbruik?${q}`, headers: { authorization: `Bearer ${key}` } });
       expect(res.statusCode, q).toBe(400);
       expect(Object.keys(res.json())).toEqual(['fout']);
+      expect(res.json().fout, 'each field named once').not.toMatch(/(\w+): \1:/);
     }
   });
 });

@@ -167,8 +167,10 @@ function ontvangenType(input: unknown): string {
 /** Custom messages in schemas win. */
 export function zodNaarFout(error: z.ZodError): string {
   const delen = error.issues.slice(0, 5).map((issue) => {
-    // The input as a whole is a body or a query string: no name then.
-    return issue.path.length ? `${issue.path.join('.')}: ${issueTekst(issue)}` : issueTekst(issue);
+    // The input as a whole is a body or a query string: no name then; a message naming its field keeps its own.
+    const tekst = issueTekst(issue);
+    const veld = issue.path.join('.');
+    return veld === '' || tekst.startsWith(`${veld}:`) ? tekst : `${veld}: ${tekst}`;
   });
   return `Ongeldige invoer: ${delen.join('; ')}.`;
 }
