@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { Geometry } from 'geojson';
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
-import { datumKolom, datumUtc, geldigePostcode, schoneToevoeging, toevoegingSleutel } from '../../begrippen.ts';
+import { citeer, datumKolom, datumUtc, geldigePostcode, leesDatumIso, schoneToevoeging, toevoegingSleutel } from '../../begrippen.ts';
 
 export interface ParseOk<T extends string, R> {
   ok: true;
@@ -302,7 +302,7 @@ export function leesHuisnummer(v: string | null): number | null {
   return n >= 1 ? n : null;
 }
 
-export { datumKolom, datumUtc, geldigePostcode, schoneToevoeging, toevoegingSleutel };
+export { citeer, datumKolom, datumUtc, geldigePostcode, leesDatumIso, schoneToevoeging, toevoegingSleutel };
 
 /** Our own CSV formats keep letter and addition out of the huisnummer column. */
 export const HUISNUMMER_ZONDER_TOEVOEGING = ' (alleen cijfers; letter of toevoeging in kolom toevoeging)';
@@ -310,9 +310,9 @@ export const HUISNUMMER_ZONDER_TOEVOEGING = ' (alleen cijfers; letter of toevoeg
 /** Postcode and huisnummer of a data row, or why the row is refused; `hint` follows an invalid huisnummer. */
 export function leesPostcodeHuisnummer(pcRuw: string | null, hnRuw: string | null, hint = ''): { postcode: string; huisnummer: number } | string {
   const postcode = geldigePostcode(pcRuw);
-  if (!postcode) return pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt';
+  if (!postcode) return pcRuw ? `ongeldige postcode ${citeer(pcRuw)}` : 'postcode ontbreekt';
   const huisnummer = leesHuisnummer(hnRuw);
-  if (huisnummer === null) return hnRuw ? `ongeldig huisnummer "${hnRuw}"${hint}` : 'huisnummer ontbreekt';
+  if (huisnummer === null) return hnRuw ? `ongeldig huisnummer ${citeer(hnRuw)}${hint}` : 'huisnummer ontbreekt';
   return { postcode, huisnummer };
 }
 
@@ -320,12 +320,6 @@ export function leesDatumCompact(v: string | null): Date | null {
   if (!v) return null;
   let m = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
   if (!m) m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
-  return m ? datumUtc(+m[1], +m[2], +m[3]) : null;
-}
-
-export function leesDatumIso(v: string | null): Date | null {
-  if (!v) return null;
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
   return m ? datumUtc(+m[1], +m[2], +m[3]) : null;
 }
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import proj4 from 'proj4';
 import type { Geometry, Position } from 'geojson';
-import { type InvloedObjectRij, type ParseFout, type ParseOk, controleerTekstbestand } from './gedeeld.ts';
+import { type InvloedObjectRij, type ParseFout, type ParseOk, citeer, controleerTekstbestand } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
 import { leidAdresInvloedenAf } from '../import/invloeden-na.ts';
 
@@ -299,7 +299,7 @@ export function featureNaarRij(f: unknown, opts: { bron?: string; omzetter?: Omz
   const typeRuw = props.type;
   if (typeof typeRuw !== 'string' || !typeRuw.trim()) throw new Error('properties.type ontbreekt (bijv. natura2000 of hoogspanning)');
   const type = typeRuw.trim().toLowerCase();
-  if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(type)) throw new Error(`ongeldig type "${typeRuw}" (kleine letters, cijfers, - en _)`);
+  if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(type)) throw new Error(`ongeldig type ${citeer(typeRuw)} (kleine letters, cijfers, - en _)`);
   const g = feat.geometry;
   if (!g || typeof g !== 'object') throw new Error('geometrie ontbreekt');
   const gType = String(g.type);

@@ -1,0 +1,63 @@
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { ImportFout, MAX_REDEN_TEKENS, voerImportUit } from '../../src/domain/register/import/runner.ts';
+import { dialect, useTestDatabase } from '../support/db.ts';
+import { schrijf, tijdelijkeMap } from '../support/hulp.ts';
+
+const WOZ_KOP = 'postcode;huisnummer;toevoeging;peildatum;waarde';
+const VERKOPEN_KOP = 'postcode;huisnummer;toevoeging;transactiedatum;koopsom';
+
+/** A corrupt field of any length gives a short reason, and the run record stays small and storable. */
+describe(`import: long and odd fields (${dialect})`, { timeout: 120_000 }, () => {
+  const db = useTestDatabase();
+  const tmp = tijdelijkeMap('insight-lang-');
+  afterAll(() => tmp.weg());
+  const lang = (teken: string) => teken.repeat(200_000);
+  const perRegel = (redenen: { regel: number; reden: string }[]) => Object.fromEntries(redenen.map((r) => [r.regel, r.reden]));
+
+  it('every refusal quotes a raw value shortened with an ellipsis; a NUL does not reach the run record', async () => {
+    const woz = schrijf(`${tmp.pad}/woz.csv`, [
+      WOZ_KOP,
+      `${lang('X')};1;;2024-01-01;300000`,
+      `1234AB;${lang('7')};;2024-01-01;300000`,
+      `1234AB;1;;${lang('2')};300000`,
+      `1234AB;1;;2024-01-01;${lang('9')}`,
+      '12\u0000AB;1;;2024-01-01;300000',
+    ].join('\n'));
+    const s = await voerImportUit(db, 'woz', woz);
+    const r = perRegel(s.redenen);
+    expect(r[2]).toBe(`ongeldige postcode "${'X'.repeat(59)}…"`);
+    expect(r[3]).toMatch(/^ongeldig huisnummer "7{59}…" \(alleen cijfers/);
+    expect(r[4]).toBe(`ongeldige peildatum "${'2'.repeat(59)}…" (verwacht jjjj-mm-dd)`);
+    expect(r[5]).toBe(`ongeldige waarde "${'9'.repeat(59)}…" (geheel aantal euro's, alleen cijfers)`);
+    expect(r[6]).toBe('ongeldige postcode "12\ufffdAB"');
+    const run = await db.prisma.importRun.findUniqueOrThrow({ where: { id: s.importRunId } });
+    expect(run).toMatchObject({ gelezen: 5, afgewezen: 5, klaarOp: expect.any(Date) });
+    expect(JSON.stringify(run.samenvatting).length).toBeLessThan(5_000);
+
+    const verkopen = schrijf(`${tmp.pad}/verkopen.csv`, [VERKOPEN_KOP, `1234AB;1;;2024-01-01;${lang('8')}`, `1234AB;1;;${lang('t')};300000`].join('\n'));
+    const v = perRegel((await voerImportUit(db, 'verkopen', verkopen)).redenen);
+    expect(v[2]).toBe(`ongeldige koopsom "${'8'.repeat(59)}…" (geheel aantal euro's, alleen cijfers)`);
+    expect(v[3]).toBe(`ongeldige transactiedatum "${'t'.repeat(59)}…" (verwacht jjjj-mm-dd)`);
+  });
+
+  it('a summary the database refuses is stored without its reasons; refused again, a Dutch error says rows were written', async () => {
+    const woz = schrijf(`${tmp.pad}/woz-kort.csv`, [WOZ_KOP, 'XXXX;1;;2024-01-01;300000', '1234AB;1;;2024-01-01;300000'].join('\n'));
+    const weigering = new Error('Database error. Code: `54000`. Message: `total size of jsonb array elements exceeds the maximum`');
+    const update = vi.spyOn(db.prisma.importRun, 'update');
+    try {
+      update.mockRejectedValueOnce(weigering);
+      const s = await voerImportUit(db, 'woz', woz);
+      const run = await db.prisma.importRun.findUniqueOrThrow({ where: { id: s.importRunId } });
+      expect(run).toMatchObject({ gelezen: 2, afgewezen: 2, klaarOp: expect.any(Date) });
+      expect(run.samenvatting).toMatchObject({ redenen: [], redenenWeggelaten: 2, samenvattingFout: expect.stringMatching(/databasefout 54000/) });
+
+      update.mockRejectedValueOnce(weigering).mockRejectedValueOnce(weigering);
+      const fout = await voerImportUit(db, 'woz', woz).catch((e: unknown) => e);
+      expect(fout).toBeInstanceOf(ImportFout);
+      expect((fout as Error).message).toMatch(/^De import heeft rijen geschreven \(0 ingevoegd, 0 bijgewerkt, 2 afgewezen\), maar import_run [0-9a-f-]{36} kon niet worden bijgewerkt \(databasefout 54000\)\.$/);
+    } finally {
+      update.mockRestore();
+    }
+    expect(MAX_REDEN_TEKENS).toBeLessThanOrEqual(500);
+  });
+});
