@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ImportFout, MAX_REDEN_TEKENS, voerImportUit } from '../../src/domain/register/import/runner.ts';
+import { MAX_REGEL_TEKENS } from '../../src/domain/register/parsers/gedeeld.ts';
 import { dialect, useTestDatabase } from '../support/db.ts';
-import { schrijf, tijdelijkeMap } from '../support/hulp.ts';
+import { CSV_FULL, schrijf, tijdelijkeMap } from '../support/hulp.ts';
 
 const WOZ_KOP = 'postcode;huisnummer;toevoeging;peildatum;waarde';
 const VERKOPEN_KOP = 'postcode;huisnummer;toevoeging;transactiedatum;koopsom';
@@ -38,6 +40,21 @@ describe(`import: long and odd fields (${dialect})`, { timeout: 120_000 }, () =>
     const v = perRegel((await voerImportUit(db, 'verkopen', verkopen)).redenen);
     expect(v[2]).toBe(`ongeldige koopsom "${'8'.repeat(59)}…" (geheel aantal euro's, alleen cijfers)`);
     expect(v[3]).toBe(`ongeldige transactiedatum "${'t'.repeat(59)}…" (verwacht jjjj-mm-dd)`);
+  });
+
+  it(`a line over 1,000,000 characters (MAX_REGEL_TEKENS) is refused by its number, and the next line is read`, async () => {
+    const woz = schrijf(`${tmp.pad}/woz-lang.csv`, [WOZ_KOP, `1234AB;1;;2024-01-01;${'9'.repeat(MAX_REGEL_TEKENS + 10)}`, 'XXXX;1;;2024-01-01;300000', ''].join('\n'));
+    const s = await voerImportUit(db, 'woz', woz);
+    expect(perRegel(s.redenen)).toEqual({ 2: 'regel langer dan 1.000.000 tekens', 3: 'ongeldige postcode "XXXX"' });
+    expect(s.gelezen).toBe(2);
+  });
+
+  it('the BAG CSV reader refuses such a line the same way', async () => {
+    const [kop, ...rijen] = readFileSync(CSV_FULL, 'utf8').trimEnd().split('\n');
+    const bag = schrijf(`${tmp.pad}/bag.csv`, [kop, `${'x'.repeat(MAX_REGEL_TEKENS + 10)};1`, ...rijen, ''].join('\n'));
+    const s = await voerImportUit(db, 'bag-csv', bag);
+    expect(s.redenen[0]).toEqual({ regel: 2, reden: 'regel langer dan 1.000.000 tekens' });
+    expect(s.tabellen.adres?.ingevoegd).toBeGreaterThan(0);
   });
 
   it('a summary the database refuses is stored without its reasons; refused again, a Dutch error says rows were written', async () => {

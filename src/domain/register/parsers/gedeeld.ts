@@ -94,6 +94,8 @@ export type CsvScheiding = ';' | ',' | 'auto';
 export type CsvItem = { soort: 'rij'; velden: string[]; regel: number } | { soort: 'fout'; regel: number; reden: string };
 
 const KOP_MAX_BYTES = 64 * 1024;
+/** A longer line is refused without being held (docs/import-formaten.md). */
+export const MAX_REGEL_TEKENS = 1_000_000;
 
 export function controleerTekstbestand(kop: Buffer, verwacht: string): void {
   if (kop.length >= 4 && kop[0] === 0x50 && kop[1] === 0x4b && kop[2] === 0x03 && kop[3] === 0x04) {
@@ -210,9 +212,20 @@ async function* leesCsvVan(
   let regels = 0;
   let eerste = true;
   let overdracht: string | null = null;
+  let overslaan = false;
   buiten: for (;;) {
     const r = await stukken.next();
-    let tekst = rest + (r.done ? decoder.decode() : decoder.decode(r.value, { stream: true }));
+    let nieuw = r.done ? decoder.decode() : decoder.decode(r.value, { stream: true });
+    if (overslaan) {
+      const nl = nieuw.indexOf('\n');
+      if (nl < 0) {
+        if (r.done) return;
+        continue;
+      }
+      nieuw = nieuw.slice(nl + 1);
+      overslaan = false;
+    }
+    let tekst = rest + nieuw;
     if (eerste) {
       if (tekst.charCodeAt(0) === 0xfeff) tekst = tekst.slice(1);
       const eind = tekst.search(/[\r\n]/);
@@ -229,6 +242,11 @@ async function* leesCsvVan(
         if (!r.done || start >= tekst.length) break;
         nl = tekst.length;
       }
+      if (nl - start > MAX_REGEL_TEKENS) {
+        start = nl + 1;
+        yield teLang(++regels);
+        continue;
+      }
       let lijn = tekst.slice(start, nl);
       if (lijn.includes('"')) {
         overdracht = tekst.slice(start);
@@ -240,6 +258,11 @@ async function* leesCsvVan(
       if (lijn !== '') yield { soort: 'rij', velden: lijn.split(scheiding), regel: regels };
     }
     rest = tekst.slice(start);
+    if (rest.length > MAX_REGEL_TEKENS && !r.done) {
+      yield teLang(++regels);
+      rest = '';
+      overslaan = true;
+    }
     if (r.done) return;
   }
 
@@ -277,6 +300,10 @@ async function* leesCsvVan(
     yield { soort: 'rij', velden: r.record, regel: r.info.lines + verschuiving };
   }
   while (fouten.length) yield fouten.shift()!;
+}
+
+function teLang(regel: number): CsvItem {
+  return { soort: 'fout', regel, reden: `regel langer dan ${MAX_REGEL_TEKENS.toLocaleString('nl-NL')} tekens` };
 }
 
 export function kolomIndex(kop: readonly string[]): Map<string, number> {
