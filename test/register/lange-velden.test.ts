@@ -40,6 +40,11 @@ describe(`import: long and odd fields (${dialect})`, { timeout: 120_000 }, () =>
     const v = perRegel((await voerImportUit(db, 'verkopen', verkopen)).redenen);
     expect(v[2]).toBe(`ongeldige koopsom "${'8'.repeat(59)}…" (geheel aantal euro's, alleen cijfers)`);
     expect(v[3]).toBe(`ongeldige transactiedatum "${'t'.repeat(59)}…" (verwacht jjjj-mm-dd)`);
+
+    const geometrie = { type: lang('G'), coordinates: [5, 52] };
+    const geo = schrijf(`${tmp.pad}/invloeden.geojson`, JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { type: 'natura2000' }, geometry: geometrie }] }));
+    const g = await voerImportUit(db, 'invloeden', geo);
+    expect(g.redenen[0]?.reden).toBe(`feature 1: geometrie "${'G'.repeat(59)}…" past niet bij type natura2000 (verwacht Polygon of MultiPolygon)`);
   });
 
   it(`a line over 1,000,000 characters (MAX_REGEL_TEKENS) is refused by its number, and the next line is read`, async () => {
