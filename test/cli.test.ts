@@ -31,6 +31,15 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
     const r = await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, ...args], { env });
     return JSON.parse(r.stdout.trim().split('\n').pop()!);
   };
+  /** Run with --json; it must fail, and its stderr is {"fout": ...}. */
+  const fout = async (...args: string[]) => {
+    const r = await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, ...args, '--json'], { env }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(r.code, args.join(' ')).not.toBe(0);
+    return JSON.parse(r.stderr.trim()).fout as string;
+  };
   async function metDb<T>(fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
     const db = await openDatabase({ databaseUrl: pg?.url ?? '', dataDir });
     try {
@@ -103,14 +112,6 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
 
     expect(await insight('account', 'correct', acc.account_id, '--credits', '-30', '--reason', 'dubbel opgewaardeerd', '--json'))
       .toEqual({ account_id: acc.account_id, correctie: -30, reden: 'dubbel opgewaardeerd', credits: 70 });
-    const fout = async (...args: string[]) => {
-      const r = await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, ...args, '--json'], { env }).then(
-        () => ({ code: 0, stderr: '' }),
-        (e: { code: number; stderr: string }) => e,
-      );
-      expect(r.code, args.join(' ')).not.toBe(0);
-      return JSON.parse(r.stderr.trim()).fout as string;
-    };
     expect(await fout('account', 'correct', acc.account_id, '--credits', '-71', '--reason', 'te veel')).toMatch(/negatief/);
     expect(await fout('account', 'correct', acc.account_id, '--credits', '-5')).toMatch(/--reason/);
     expect(await fout('account', 'topup', 'geen-uuid', '--credits', '5')).toMatch(/uuid/);
@@ -118,6 +119,27 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
       expect(await grootboekSom(db.prisma, acc.account_id)).toBe(70);
       const c = await db.prisma.ledgerEntry.findMany({ where: { accountId: acc.account_id, soort: 'correctie' } });
       expect(c).toMatchObject([{ credits: -30, omschrijving: 'dubbel opgewaardeerd' }]);
+    });
+  });
+
+  it('credits stay within the integer column, an unknown account and a date that does not exist are refused in Dutch', async () => {
+    const acc = await insight('account', 'create', '--name', 'Vol BV', '--credits', '2147483000', '--json');
+    const boven = /^1000 credits erbij zou het saldo \(2147483000 credits\) boven het maximum van 2\.147\.483\.647 credits brengen$/;
+    expect(await fout('account', 'topup', acc.account_id, '--credits', '1000')).toMatch(boven);
+    expect(await fout('account', 'correct', acc.account_id, '--credits', '1000', '--reason', 'x')).toMatch(boven);
+    expect(await insight('account', 'topup', acc.account_id, '--credits', '647', '--json')).toEqual({ account_id: acc.account_id, credits: 2_147_483_647 });
+    expect(await fout('account', 'create', '--name', 'x', '--credits', '9999999999')).toBe("optie '--credits <n>' met waarde '9999999999' is ongeldig: hoogstens 2.147.483.647");
+    expect(await fout('account', 'topup', acc.account_id, '--credits', '2147483648')).toMatch(/hoogstens 2\.147\.483\.647$/);
+    const nul = '00000000-0000-0000-0000-000000000000';
+    expect(await fout('key', 'create', nul, '--name', 'a')).toBe(`Account ${nul} bestaat niet.`);
+    const tekst = await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, 'key', 'create', nul, '--name', 'a'], { env }).catch((e: { stderr: string }) => e);
+    expect(tekst.stderr).toBe(`Fout: Account ${nul} bestaat niet.\n`);
+    expect(await fout('key', 'create', acc.account_id, '--name', 'a', '--expires', '2027-02-30')).toBe(
+      "optie '--expires <datum>' met waarde '2027-02-30' is ongeldig: verwacht een bestaande datum als JJJJ-MM-DD",
+    );
+    await metDb(async (db) => {
+      expect(await grootboekSom(db.prisma, acc.account_id)).toBe(2_147_483_647);
+      expect(await db.prisma.apiKey.count({ where: { accountId: acc.account_id } })).toBe(0);
     });
   });
 

@@ -1,11 +1,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { UUID_RE } from '../db/client.ts';
+import { leesDatumIso } from '../domain/begrippen.ts';
 
-export function geheelGetal(min: number) {
+export function geheelGetal(min: number, max: number) {
   return (v: string): number => {
     if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < min) {
       throw new InvalidArgumentError(`verwacht een geheel getal >= ${min}`);
     }
+    if (Number(v) > max) throw new InvalidArgumentError(`hoogstens ${max.toLocaleString('nl-NL')}`);
     return Number(v);
   };
 }
@@ -18,8 +20,8 @@ export function heelGetalNietNul(v: string): number {
 }
 
 export function datum(v: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`))) {
-    throw new InvalidArgumentError('verwacht een datum als JJJJ-MM-DD');
+  if (!leesDatumIso(v)) {
+    throw new InvalidArgumentError('verwacht een bestaande datum als JJJJ-MM-DD');
   }
   return v;
 }

@@ -51,7 +51,7 @@ export const configSchema = z.object({
   RATE_LIMIT_INVLOEDEN_PER_MIN: z.coerce.number().int().min(1).default(30),
   RATE_LIMIT_MCP_TOOLS_PER_MIN: z.coerce.number().int().min(1).default(30),
   RATE_LIMIT_MCP_PROTOCOL_PER_MIN: z.coerce.number().int().min(1).default(300),
-  DEMO_CREDITS: z.coerce.number().int().min(0).default(10_000),
+  DEMO_CREDITS: z.coerce.number().int().min(0).max(2_147_483_647).default(10_000),
   // Unset: on for the embedded database only, so a first start on an empty PostgreSQL gives away no credits.
   DEMO_SEED: bool.optional(),
   DEMO_PLAATS: bool.default(true),

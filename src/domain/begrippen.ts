@@ -77,3 +77,22 @@ export function datumUtc(j: number, m: number, d: number): Date | null {
   const t = new Date(Date.UTC(j, m - 1, d));
   return t.getUTCFullYear() === j && t.getUTCMonth() === m - 1 && t.getUTCDate() === d ? t : null;
 }
+
+/** `jjjj-mm-dd` that exists (no 30 February), or null. */
+export function leesDatumIso(v: string | null): Date | null {
+  if (!v) return null;
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  return m ? datumUtc(+m[1], +m[2], +m[3]) : null;
+}
+
+/** At most `max` characters, the last an ellipsis; control characters as U+FFFD (jsonb refuses a NUL). */
+export function afgekort(s: string, max: number): string {
+  const kort = s.length > max ? `${s.slice(0, max - 1).replace(/[\ud800-\udbff]$/, '')}…` : s;
+  return kort.replace(/\p{Cc}/gu, '\ufffd');
+}
+
+/** A raw value in a message, a string quoted: one long field must not make a long message. */
+export function citeer(v: unknown): string {
+  if (typeof v === 'string') return `"${afgekort(v, 60)}"`;
+  return afgekort(typeof v === 'object' && v !== null ? (JSON.stringify(v) ?? String(v)) : String(v), 60);
+}

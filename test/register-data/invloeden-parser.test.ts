@@ -57,7 +57,7 @@ describe('parseInvloeden (GeoJSON FeatureCollection, streamed)', () => {
     ];
     const rows = await verzamel(parseInvloeden(stroomVan(regels.join('\n'), 10)));
     expect(rows.map((r) => (r.ok ? `ok ${r.rij.type}` : `${r.regel}: ${r.reden}`))).toEqual([
-      '2: feature 1: geometrie LineString past niet bij type natura2000 (verwacht Polygon of MultiPolygon)',
+      '2: feature 1: geometrie "LineString" past niet bij type natura2000 (verwacht Polygon of MultiPolygon)',
       '3: feature 2: properties.type ontbreekt (bijv. natura2000 of hoogspanning)',
       'ok geluid',
       '5: feature 4: ring 0 is niet gesloten (eerste en laatste positie verschillen)',

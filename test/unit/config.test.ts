@@ -13,6 +13,11 @@ describe('DEMO_SEED default (safe on PostgreSQL)', () => {
   it('refuses a value that is not a boolean', () => {
     expect(() => loadConfig({ DEMO_SEED: 'ja' })).toThrow(/DEMO_SEED/);
   });
+
+  it('DEMO_CREDITS fits the balance column (at most 2,147,483,647)', () => {
+    expect(loadConfig({ DEMO_CREDITS: '2147483647' }).DEMO_CREDITS).toBe(2_147_483_647);
+    expect(() => loadConfig({ DEMO_CREDITS: '9999999999' })).toThrow(/DEMO_CREDITS/);
+  });
 });
 
 describe('DATABASE_REPLICA_URL', () => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Database } from '../../db/client.ts';
 import { loadConfig } from '../../config/env.ts';
-import { maakAccount, waardeerOp, zetDrempel } from '../../domain/billing/tegoed.ts';
+import { MAX_CREDITS, maakAccount, waardeerOp, zetDrempel } from '../../domain/billing/tegoed.ts';
 import { boekCorrectie, lijstAccounts } from '../../domain/billing/correctie.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { geheelGetal, heelGetalNietNul, opAccount } from '../args.ts';
@@ -14,7 +14,7 @@ export function registerAccountCommands(program: Command) {
     .command('create')
     .description('Maak een account met een beginsaldo')
     .requiredOption('--name <naam>', 'naam van het account')
-    .option('--credits <n>', 'beginsaldo in credits', geheelGetal(0), 0)
+    .option('--credits <n>', 'beginsaldo in credits', geheelGetal(0, MAX_CREDITS), 0)
     .option('--json', 'uitvoer als JSON')
     .action(async (opts: { name: string; credits: number; json?: boolean }) => {
       const acc = await withDatabase(loadConfig(), (db) => maakAccount(db.prisma, { naam: opts.name, credits: opts.credits }));
@@ -60,7 +60,7 @@ function metCredits(
   doe: (db: Database, accountId: string, credits: number) => Promise<{ json: unknown; tekst: string }>,
 ) {
   opAccount(account, naam, beschrijving)
-    .requiredOption('--credits <n>', uitleg, geheelGetal(minimum))
+    .requiredOption('--credits <n>', uitleg, geheelGetal(minimum, MAX_CREDITS))
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, opts: { credits: number; json?: boolean }) => {
       const { json, tekst } = await withDatabase(loadConfig(), (db) => doe(db, accountId, opts.credits));

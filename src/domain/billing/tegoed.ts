@@ -5,6 +5,16 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import { beginVanPagina, DIEPE_PAGINA, grenzen } from './periode.ts';
 
 export const EENHEID_CENT = 5;
+/** The balance column is a PostgreSQL integer. */
+export const MAX_CREDITS = 2_147_483_647;
+const MAX_TEKST = MAX_CREDITS.toLocaleString('nl-NL');
+
+export class SaldoFout extends RangeError {}
+
+/** Refused when the balance would go above MAX_CREDITS; the balance stays as it was. */
+export function bovenMaximum(erbij: number, saldo: number): SaldoFout {
+  return new SaldoFout(`${erbij} credits erbij zou het saldo (${saldo} credits) boven het maximum van ${MAX_TEKST} credits brengen`);
+}
 
 export interface Saldo {
   credits: number;
@@ -18,7 +28,7 @@ export function saldoVan(credits: number): Saldo {
 
 export async function maakAccount(db: Db, opts: { naam: string; credits?: number }): Promise<{ id: string; credits: number }> {
   const credits = opts.credits ?? 0;
-  if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError('credits moet een geheel getal >= 0 zijn');
+  if (!Number.isSafeInteger(credits) || credits < 0 || credits > MAX_CREDITS) throw new SaldoFout(`credits moet een geheel getal van 0 tot en met ${MAX_TEKST} zijn`);
   return db.$transaction(async (tx) => {
     const acc = await tx.account.create({ data: { naam: opts.naam, credits }, select: { id: true, credits: true } });
     if (credits > 0) {
@@ -29,11 +39,18 @@ export async function maakAccount(db: Db, opts: { naam: string; credits?: number
 }
 
 export async function waardeerOp(db: Db, opts: { accountId: string; credits: number; omschrijving?: string }): Promise<number> {
-  if (!Number.isSafeInteger(opts.credits) || opts.credits <= 0) throw new RangeError('credits moet een positief geheel getal zijn');
+  if (!Number.isSafeInteger(opts.credits) || opts.credits <= 0 || opts.credits > MAX_CREDITS) {
+    throw new SaldoFout(`credits moet een geheel getal van 1 tot en met ${MAX_TEKST} zijn`);
+  }
+  if (!UUID_RE.test(opts.accountId)) throw new SaldoFout(`Account ${opts.accountId} bestaat niet`);
   return db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<{ credits: number }[]>`
-      UPDATE account SET credits = credits + ${opts.credits} WHERE id = ${opts.accountId}::uuid RETURNING credits`;
-    if (rows.length === 0) throw new RangeError(`Account ${opts.accountId} bestaat niet`);
+      UPDATE account SET credits = credits + ${opts.credits}
+      WHERE id = ${opts.accountId}::uuid AND credits::bigint + ${opts.credits} <= ${MAX_CREDITS} RETURNING credits`;
+    if (rows.length === 0) {
+      const acc = await tx.account.findUnique({ where: { id: opts.accountId }, select: { credits: true } });
+      throw acc ? bovenMaximum(opts.credits, acc.credits) : new SaldoFout(`Account ${opts.accountId} bestaat niet`);
+    }
     await tx.ledgerEntry.create({
       data: { accountId: opts.accountId, credits: opts.credits, soort: 'opwaardering', omschrijving: opts.omschrijving ?? 'Opwaardering' },
     });

@@ -60,10 +60,12 @@ export async function maakSleutel(
   if (verlooptOp.getTime() > now.getTime() + MAX_LOOPTIJD_DAGEN * DAG_MS) {
     throw new SleutelFout('ongeldige_vervaldatum', 'Een sleutel is hoogstens 2 jaar geldig.');
   }
+  if (!UUID_RE.test(opts.accountId)) throw new SleutelFout('onbekend', `Account ${opts.accountId} bestaat niet.`);
   const key = genereerSleutel(modus);
   return db.$transaction(async (tx) => {
     // Serialised per account so two concurrent creates cannot both pass the limit.
-    await tx.$queryRaw`SELECT id FROM account WHERE id = ${opts.accountId}::uuid FOR UPDATE`;
+    const account = await tx.$queryRaw<unknown[]>`SELECT id FROM account WHERE id = ${opts.accountId}::uuid FOR UPDATE`;
+    if (account.length === 0) throw new SleutelFout('onbekend', `Account ${opts.accountId} bestaat niet.`);
     if (familie === 'inzicht') {
       const test = { voorvoegsel: { startsWith: TEST_PREFIX } };
       const geldig = await tx.apiKey.count({ where: { accountId: opts.accountId, familie, ...geldigFilter(now), ...(modus === 'test' ? test : { NOT: test }) } });

@@ -5,7 +5,7 @@ import { eersteRegel, leesCsvRecords } from './csv.ts';
 import { geldigLonLat, geldigRd, rdNaarLonLat } from './geo.ts';
 import { invloedenNaBag } from './invloeden-na.ts';
 import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
-import { geldigePostcode } from '../../begrippen.ts';
+import { citeer, geldigePostcode } from '../../begrippen.ts';
 
 const VERWACHT =
   "een NLExtract-adresbestand bagadres-full.csv (';'-gescheiden, kopregel openbareruimte;huisnummer;huisletter;huisnummertoevoeging;postcode;woonplaats;gemeente;provincie;nummeraanduiding;verblijfsobjectgebruiksdoel;...;x;y;lon;lat), los of gezipt";
@@ -187,19 +187,19 @@ function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[
   const i = st.idx;
   const id = veld(v, i.id);
   if (!id || !NUMMERAANDUIDING.test(id)) {
-    uit.push(fout(id ? `ongeldige nummeraanduiding "${id}" (16 cijfers verwacht)` : 'nummeraanduiding ontbreekt'));
+    uit.push(fout(id ? `ongeldige nummeraanduiding ${citeer(id)} (16 cijfers verwacht)` : 'nummeraanduiding ontbreekt'));
     return;
   }
   const pcRuw = veld(v, i.postcode);
   const postcode = geldigePostcode(pcRuw);
   if (!postcode) {
-    uit.push(fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt'));
+    uit.push(fout(pcRuw ? `ongeldige postcode ${citeer(pcRuw)}` : 'postcode ontbreekt'));
     return;
   }
   const hnRuw = veld(v, i.huisnummer);
   const huisnummer = hnRuw && /^\d{1,5}$/.test(hnRuw) ? Number(hnRuw) : 0;
   if (huisnummer < 1) {
-    uit.push(fout(hnRuw ? `ongeldig huisnummer "${hnRuw}"` : 'huisnummer ontbreekt'));
+    uit.push(fout(hnRuw ? `ongeldig huisnummer ${citeer(hnRuw)}` : 'huisnummer ontbreekt'));
     return;
   }
   const straat = veld(v, i.straat);
@@ -211,7 +211,7 @@ function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[
   const otRuw = veld(v, i.object_type);
   const objectType = otRuw ? OBJECT_TYPE[otRuw.toLowerCase()] : undefined;
   if (!objectType) {
-    uit.push(fout(otRuw ? `onbekend objecttype "${otRuw}" (VBO, LIG of STA verwacht)` : 'objecttype ontbreekt'));
+    uit.push(fout(otRuw ? `onbekend objecttype ${citeer(otRuw)} (VBO, LIG of STA verwacht)` : 'objecttype ontbreekt'));
     return;
   }
   const oppervlakte = geheel(veld(v, i.oppervlakte));
@@ -221,15 +221,15 @@ function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[
   let lon = getal(veld(v, i.lon));
   let lat = getal(veld(v, i.lat));
   if (oppervlakte === undefined) {
-    uit.push(fout(`ongeldige oppervlakte "${veld(v, i.oppervlakte)}"`));
+    uit.push(fout(`ongeldige oppervlakte ${citeer(veld(v, i.oppervlakte))}`));
     return;
   }
   if (bouwjaar === undefined) {
-    uit.push(fout(`ongeldig bouwjaar "${veld(v, i.bouwjaar)}"`));
+    uit.push(fout(`ongeldig bouwjaar ${citeer(veld(v, i.bouwjaar))}`));
     return;
   }
   if (x === undefined || y === undefined || lon === undefined || lat === undefined) {
-    uit.push(fout(`ongeldige coördinaat (x "${veld(v, i.x)}", y "${veld(v, i.y)}", lon "${veld(v, i.lon)}", lat "${veld(v, i.lat)}")`));
+    uit.push(fout(`ongeldige coördinaat (x ${citeer(veld(v, i.x))}, y ${citeer(veld(v, i.y))}, lon ${citeer(veld(v, i.lon))}, lat ${citeer(veld(v, i.lat))})`));
     return;
   }
   if ((x === null) !== (y === null) || (lon === null) !== (lat === null)) {
@@ -247,7 +247,7 @@ function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[
   }
   const pandId = veld(v, i.pand_id);
   if (pandId && !NUMMERAANDUIDING.test(pandId)) {
-    uit.push(fout(`ongeldig pand-id "${pandId}" (16 cijfers verwacht)`));
+    uit.push(fout(`ongeldig pand-id ${citeer(pandId)} (16 cijfers verwacht)`));
     return;
   }
   let gebruiksdoelen: string[] | null;

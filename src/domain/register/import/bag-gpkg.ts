@@ -7,7 +7,7 @@ import { beschrijfKop, type Bron } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesGpkgGeometrie } from './geo.ts';
 import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
-import { geldigePostcode } from '../../begrippen.ts';
+import { citeer, geldigePostcode } from '../../begrippen.ts';
 
 const VERWACHT = 'PDOK bag-light.gpkg (GeoPackage met de lagen pand, verblijfsobject, ligplaats en standplaats)';
 
@@ -184,13 +184,13 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           const regel = Number(r.rid);
           const id = tekst(r.identificatie);
           if (!id || !ID.test(id)) {
-            yield { ok: false, regel, reden: `pand (rij ${regel}): ongeldige identificatie "${id ?? ''}"` };
+            yield { ok: false, regel, reden: `pand (rij ${regel}): ongeldige identificatie ${citeer(id ?? '')}` };
             continue;
           }
           if (dubbel.has(id) && dubbel.get(id) !== regel) continue;
           const status = tekst(r.status);
           if (status && NIET_ACTUEEL.has(status.toLowerCase())) {
-            ctx.overgeslagen(`status "${status}"`);
+            ctx.overgeslagen(`status ${citeer(status)}`);
             continue;
           }
           const g = leesGpkgGeometrie(r.geom as Uint8Array | null);
@@ -229,24 +229,24 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
         if (dubbel.has(objectId) && dubbel.get(objectId) !== regel) continue; // the same verblijfsobject in another pand
         const status = tekst(r.status);
         if (status && NIET_ACTUEEL.has(status.toLowerCase())) {
-          ctx.overgeslagen(`status "${status}"`);
+          ctx.overgeslagen(`status ${citeer(status)}`);
           continue;
         }
         const nad = tekst(r.nad);
         if (!nad || !ID.test(nad)) {
-          yield fout(nad ? `ongeldige nummeraanduiding "${nad}"` : 'hoofdadres (nummeraanduiding) ontbreekt');
+          yield fout(nad ? `ongeldige nummeraanduiding ${citeer(nad)}` : 'hoofdadres (nummeraanduiding) ontbreekt');
           continue;
         }
         const pcRuw = tekst(r.postcode);
         const postcode = geldigePostcode(pcRuw);
         if (!postcode) {
-          yield fout(pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt');
+          yield fout(pcRuw ? `ongeldige postcode ${citeer(pcRuw)}` : 'postcode ontbreekt');
           continue;
         }
         const hnRuw = tekst(r.huisnummer);
         const huisnummer = hnRuw && /^\d{1,5}$/.test(hnRuw) ? Number(hnRuw) : 0;
         if (huisnummer < 1) {
-          yield fout(hnRuw ? `ongeldig huisnummer "${hnRuw}"` : 'huisnummer ontbreekt');
+          yield fout(hnRuw ? `ongeldig huisnummer ${citeer(hnRuw)}` : 'huisnummer ontbreekt');
           continue;
         }
         const straat = tekst(r.straat);
@@ -274,7 +274,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           const o = tekst(r.oppervlakte);
           opp = o && /^\d{1,9}$/.test(o) ? Number(o) : null;
           if (o && opp === null) {
-            yield fout(`ongeldige oppervlakte "${o}"`);
+            yield fout(`ongeldige oppervlakte ${citeer(o)}`);
             continue;
           }
         }

@@ -14,7 +14,7 @@ import { beschrijfKop, bestanden, kopVanEerste, lijstItems, type Bron, type Bron
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesPosList } from './geo.ts';
 import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
-import { normaliseerPostcode, POSTCODE_RE } from '../../begrippen.ts';
+import { citeer, normaliseerPostcode, POSTCODE_RE } from '../../begrippen.ts';
 
 const VERWACHT =
   'een LVBAG 2.0-extract (BAG 2.0 Extract, standlevering): een zip of map met XML-bestanden als 9999NUM08012021-000001.xml, ...VBO..., ...PND..., ...OPR..., ...WPL..., ...LIG..., ...STA... (bij het landelijke extract zips in een zip)';
@@ -299,7 +299,7 @@ async function parseXml(
       } else if (naam === 'pos' && !overslaanTekst) {
         const pts = leesPosList(waarde, dim);
         if (pts?.length === 1) obj.punt = pts[0];
-        else obj.fout ??= `ongeldige coördinaat "${waarde.slice(0, 40)}"`;
+        else obj.fout ??= `ongeldige coördinaat ${citeer(waarde)}`;
       } else if (naam === 'posList' && !overslaanTekst && poly) {
         const ring = leesPosList(waarde, dim);
         if (!ring || ring.length < 4) obj.fout ??= 'ongeldige geometrie (posList)';
@@ -377,7 +377,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
     }
     const status = o.velden.status ?? null;
     if (status && NIET_ACTUEEL.has(status.toLowerCase())) {
-      ctx.overgeslagen(`status "${status}"`);
+      ctx.overgeslagen(`status ${citeer(status)}`);
       return;
     }
     const begin = o.begin ?? '';
@@ -394,8 +394,8 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
         const huisnummer = hn && /^\d{1,5}$/.test(hn) && Number(hn) >= 1 ? Number(hn) : null;
         const pc = o.velden.postcode ? normaliseerPostcode(o.velden.postcode) : null;
         let fout: string | null = null;
-        if (huisnummer === null) fout = hn ? `ongeldig huisnummer "${hn}"` : 'huisnummer ontbreekt';
-        else if (pc !== null && !POSTCODE_RE.test(pc)) fout = `ongeldige postcode "${o.velden.postcode}"`;
+        if (huisnummer === null) fout = hn ? `ongeldig huisnummer ${citeer(hn)}` : 'huisnummer ontbreekt';
+        else if (pc !== null && !POSTCODE_RE.test(pc)) fout = `ongeldige postcode ${citeer(o.velden.postcode)}`;
         else if (!o.opr) fout = 'openbare ruimte (ligtAan) ontbreekt';
         staging.st.num.run(o.id, pc, huisnummer, o.velden.huisletter ?? null, o.velden.huisnummertoevoeging ?? null, o.opr, o.wpl, fout, begin, o.vk);
         break;
@@ -430,7 +430,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           const v = o.velden.oppervlakte;
           opp = v && /^\d{1,9}$/.test(v) ? Number(v) : null;
           if (v && opp === null) {
-            weiger(o, `VBO ${o.id}: ongeldige oppervlakte "${v}"`);
+            weiger(o, `VBO ${o.id}: ongeldige oppervlakte ${citeer(v)}`);
             return;
           }
         } else if (o.polygonen.length) {

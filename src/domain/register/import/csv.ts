@@ -4,6 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import { parse as parseSync } from 'csv-parse/sync';
+import { MAX_REGEL_TEKENS } from '../parsers/gedeeld.ts';
 
 export type CsvItem = { velden: string[]; regel: number; fout?: undefined } | { fout: string; regel: number; velden?: undefined };
 
@@ -21,7 +22,9 @@ export async function* leesCsvRecords(input: Readable, scheiding: string): Async
   let regel = 0;
   let eerste = true;
   let open: { regels: string[]; regel: number; quotes: number } | null = null;
+  let overslaan = false;
   const uit: CsvItem[] = [];
+  const teLang = () => uit.push({ fout: `regel langer dan ${MAX_REGEL_TEKENS.toLocaleString('nl-NL')} tekens`, regel: ++regel });
 
   const quoted = (tekst: string, nr: number) => {
     try {
@@ -63,12 +66,22 @@ export async function* leesCsvRecords(input: Readable, scheiding: string): Async
     for (;;) {
       const nl = tekst.indexOf('\n', start);
       if (nl < 0) break;
+      if (nl - start > MAX_REGEL_TEKENS) {
+        start = nl + 1;
+        teLang();
+        continue;
+      }
       let lijn = tekst.slice(start, nl);
       start = nl + 1;
       if (lijn.charCodeAt(lijn.length - 1) === 13) lijn = lijn.slice(0, -1);
       regelIn(lijn, ++regel);
     }
     rest = tekst.slice(start);
+    if (rest.length > MAX_REGEL_TEKENS && !klaar) {
+      teLang();
+      rest = '';
+      overslaan = true;
+    }
     if (klaar) {
       if (rest !== '') regelIn(rest.charCodeAt(rest.length - 1) === 13 ? rest.slice(0, -1) : rest, ++regel);
       rest = '';
@@ -83,6 +96,12 @@ export async function* leesCsvRecords(input: Readable, scheiding: string): Async
 
   for await (const chunk of input) {
     let tekst = typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
+    if (overslaan) {
+      const nl = tekst.indexOf('\n');
+      if (nl < 0) continue;
+      tekst = tekst.slice(nl + 1);
+      overslaan = false;
+    }
     if (eerste) {
       if (tekst.charCodeAt(0) === 0xfeff) tekst = tekst.slice(1);
       eerste = false;

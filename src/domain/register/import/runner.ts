@@ -1,6 +1,7 @@
 /** One import run; the parser is pulled record by record and pauses while a batch waits, so memory stays flat. */
 import path from 'node:path';
 import type { Database } from '../../../db/client.ts';
+import { afgekort } from '../../begrippen.ts';
 import { openBron, sha256Van, type Bron } from './bron.ts';
 import { type IndexUitstel, stelIndexenUit } from './indexen.ts';
 import { BatchSchrijver, type UpsertTelling } from './schrijver.ts';
@@ -19,6 +20,9 @@ export interface ImportOpties {
   /** Its header is not read again. */
   gecontroleerd?: Bron | null;
 }
+
+/** Behind `citeer` in the parsers: no stored reason is longer. */
+export const MAX_REDEN_TEKENS = 500;
 
 export class ImportFout extends Error {
   constructor(bericht: string) {
@@ -95,7 +99,7 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
   };
   const weiger = (regel: number, reden: string) => {
     s.afgewezen++;
-    if (s.redenen.length < maxRedenen) s.redenen.push({ regel, reden });
+    if (s.redenen.length < maxRedenen) s.redenen.push({ regel, reden: afgekort(reden, MAX_REDEN_TEKENS) });
     else s.redenenWeggelaten++;
   };
   const telOp = (tabel: TabelNaam, c: UpsertTelling) => {
@@ -195,7 +199,7 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
     await schrijver.afbreken().catch(() => {});
     await bouwIndexen().catch(() => {}); // else left for the next import or start (uitgestelde_index)
     s.duurSeconden = (Date.now() - t0) / 1000;
-    await legRunVast(db, run.id, s, (await hash.catch(() => null)) ?? '', { fout: e instanceof Error ? e.message : String(e) }).catch(() => {});
+    await legRunVast(db, run.id, s, (await hash.catch(() => null)) ?? '', { fout: afgekort(e instanceof Error ? e.message : String(e), MAX_REDEN_TEKENS) }).catch(() => {});
     throw e;
   }
   voortgang.stop();
@@ -208,19 +212,34 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
   return s;
 }
 
-function legRunVast(db: Database, id: string, s: ImportSamenvatting, sha256: string, extra: Record<string, unknown>, klaarOp?: Date) {
-  return db.prisma.importRun.update({
-    where: { id },
-    data: {
-      gelezen: s.gelezen,
-      ingevoegd: s.ingevoegd,
-      bijgewerkt: s.bijgewerkt,
-      afgewezen: s.afgewezen,
-      sha256,
-      samenvatting: JSON.parse(JSON.stringify({ ...s, ...extra })),
-      ...(klaarOp ? { klaarOp } : {}),
-    },
-  });
+/** Refused whole, the summary is stored again without its reasons; refused again, the error says what was written. */
+async function legRunVast(db: Database, id: string, s: ImportSamenvatting, sha256: string, extra: Record<string, unknown>, klaarOp?: Date) {
+  const leg = (samenvatting: object) =>
+    db.prisma.importRun.update({
+      where: { id },
+      data: {
+        gelezen: s.gelezen,
+        ingevoegd: s.ingevoegd,
+        bijgewerkt: s.bijgewerkt,
+        afgewezen: s.afgewezen,
+        sha256,
+        samenvatting: JSON.parse(JSON.stringify(samenvatting)),
+        ...(klaarOp ? { klaarOp } : {}),
+      },
+    });
+  try {
+    await leg({ ...s, ...extra });
+  } catch (e) {
+    const code = /Code: `(\w+)`/.exec(e instanceof Error ? e.message : '')?.[1];
+    const waarom = `de samenvatting kon niet worden vastgelegd (databasefout${code ? ` ${code}` : ''}); de redenen staan niet in import_run`;
+    try {
+      await leg({ ...s, redenen: [], redenenWeggelaten: s.redenen.length + s.redenenWeggelaten, ...extra, samenvattingFout: waarom });
+    } catch {
+      throw new ImportFout(
+        `De import heeft rijen geschreven (${s.ingevoegd} ingevoegd, ${s.bijgewerkt} bijgewerkt, ${s.afgewezen} afgewezen), maar import_run ${id} kon niet worden bijgewerkt (databasefout${code ? ` ${code}` : ''}).`,
+      );
+    }
+  }
 }
 
 export function samenvattingTekst(s: ImportSamenvatting): string {

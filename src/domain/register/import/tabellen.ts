@@ -3,6 +3,8 @@
  * value a single row could have caught. test/register/tabellen.test.ts keeps this in step with the schema.
  */
 
+import { citeer } from '../../begrippen.ts';
+
 export type KolomType = 'text' | 'int' | 'float' | 'date' | 'json' | 'text[]';
 
 export interface KolomDef {
@@ -176,11 +178,6 @@ export type Normalisatie = { ok: true; rij: NormaalRij; masker: number; sleutel:
 const INT_MIN = -2_147_483_648;
 const INT_MAX = 2_147_483_647;
 
-function toon(v: unknown): string {
-  const s = typeof v === 'string' ? `"${v}"` : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
-}
-
 function geldigeDatum(j: number, m: number, d: number): boolean {
   const t = new Date(Date.UTC(j, m - 1, d));
   return t.getUTCFullYear() === j && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
@@ -203,19 +200,19 @@ function ongeldig(reden: string): typeof ONGELDIG {
 function zetWaarde(c: KolomDef, v: unknown): unknown {
   switch (c.type) {
     case 'text':
-      if (typeof v !== 'string') return ongeldig(`kolom ${c.naam}: tekst verwacht, kreeg ${toon(v)}`);
+      if (typeof v !== 'string') return ongeldig(`kolom ${c.naam}: tekst verwacht, kreeg ${citeer(v)}`);
       if (heeftNul(v)) return ongeldig(`kolom ${c.naam}: tekst bevat een NUL-teken`);
       return v;
     case 'int': {
       if (typeof v === 'number' && Number.isInteger(v) && v >= INT_MIN && v <= INT_MAX) return v;
       const n = typeof v === 'string' && /^\s*-?\d{1,10}\s*$/.test(v) ? Number(v) : Number.NaN;
-      if (!Number.isInteger(n) || n < INT_MIN || n > INT_MAX) return ongeldig(`kolom ${c.naam}: geheel getal verwacht, kreeg ${toon(v)}`);
+      if (!Number.isInteger(n) || n < INT_MIN || n > INT_MAX) return ongeldig(`kolom ${c.naam}: geheel getal verwacht, kreeg ${citeer(v)}`);
       return n;
     }
     case 'float': {
       if (typeof v === 'number' && Number.isFinite(v)) return v;
       const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
-      if (!Number.isFinite(n)) return ongeldig(`kolom ${c.naam}: getal verwacht, kreeg ${toon(v)}`);
+      if (!Number.isFinite(n)) return ongeldig(`kolom ${c.naam}: getal verwacht, kreeg ${citeer(v)}`);
       return n;
     }
     case 'date': {
@@ -227,14 +224,14 @@ function zetWaarde(c: KolomDef, v: unknown): unknown {
         const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
         if (m && geldigeDatum(+m[1], +m[2], +m[3])) return v;
       }
-      return ongeldig(`kolom ${c.naam}: datum (jjjj-mm-dd) verwacht, kreeg ${toon(v)}`);
+      return ongeldig(`kolom ${c.naam}: datum (jjjj-mm-dd) verwacht, kreeg ${citeer(v)}`);
     }
     case 'json':
-      if (typeof v !== 'object' || v === null || v instanceof Date) return ongeldig(`kolom ${c.naam}: JSON-object verwacht, kreeg ${toon(v)}`);
+      if (typeof v !== 'object' || v === null || v instanceof Date) return ongeldig(`kolom ${c.naam}: JSON-object verwacht, kreeg ${citeer(v)}`);
       return v;
     case 'text[]':
       if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || heeftNul(x))) {
-        return ongeldig(`kolom ${c.naam}: lijst van teksten verwacht, kreeg ${toon(v)}`);
+        return ongeldig(`kolom ${c.naam}: lijst van teksten verwacht, kreeg ${citeer(v)}`);
       }
       return v;
   }

@@ -8,6 +8,7 @@ import {
   type EnergielabelRij,
   type ParseFout,
   type ParseOkMetAdres,
+  citeer,
   kolomIndex,
   leesCsv,
   leesDatumCompact,
@@ -135,25 +136,25 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
     const regRuw = veld(v, c.registratie);
     const registratiedatum = leesDatumCompact(regRuw);
     if (!registratiedatum) {
-      yield fout(regRuw ? `ongeldige registratiedatum "${regRuw}" (verwacht jjjjmmdd)` : 'registratiedatum ontbreekt');
+      yield fout(regRuw ? `ongeldige registratiedatum ${citeer(regRuw)} (verwacht jjjjmmdd)` : 'registratiedatum ontbreekt');
       continue;
     }
     const klasseRuw = veld(v, c.klasse);
     const label = klasseRuw ? klasseRuw.replace(/\s+/g, '').toUpperCase() : null;
     if (!label || !KLASSE.test(label)) {
-      yield fout(klasseRuw ? `onbekende energieklasse "${klasseRuw}"` : 'energieklasse ontbreekt');
+      yield fout(klasseRuw ? `onbekende energieklasse ${citeer(klasseRuw)}` : 'energieklasse ontbreekt');
       continue;
     }
     const gtRuw = veld(v, c.geldigTot);
     const geldigTot = leesDatumCompact(gtRuw);
     if (gtRuw && !geldigTot) {
-      yield fout(`ongeldige datum Meting_geldig_tot "${gtRuw}" (verwacht jjjjmmdd)`);
+      yield fout(`ongeldige datum Meting_geldig_tot ${citeer(gtRuw)} (verwacht jjjjmmdd)`);
       continue;
     }
     const idxRuw = veld(v, c.index);
     const energieIndex = leesGetal(idxRuw);
     if (idxRuw && energieIndex === null) {
-      yield fout(`ongeldige energie-index "${idxRuw}"`);
+      yield fout(`ongeldige energie-index ${citeer(idxRuw)}`);
       continue;
     }
     let huisletter: string | null;

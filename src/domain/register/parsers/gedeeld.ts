@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { Geometry } from 'geojson';
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
-import { datumKolom, datumUtc, geldigePostcode, schoneToevoeging, toevoegingSleutel } from '../../begrippen.ts';
+import { citeer, datumKolom, datumUtc, geldigePostcode, leesDatumIso, schoneToevoeging, toevoegingSleutel } from '../../begrippen.ts';
 
 export interface ParseOk<T extends string, R> {
   ok: true;
@@ -94,6 +94,8 @@ export type CsvScheiding = ';' | ',' | 'auto';
 export type CsvItem = { soort: 'rij'; velden: string[]; regel: number } | { soort: 'fout'; regel: number; reden: string };
 
 const KOP_MAX_BYTES = 64 * 1024;
+/** A longer line is refused without being held (docs/import-formaten.md). */
+export const MAX_REGEL_TEKENS = 1_000_000;
 
 export function controleerTekstbestand(kop: Buffer, verwacht: string): void {
   if (kop.length >= 4 && kop[0] === 0x50 && kop[1] === 0x4b && kop[2] === 0x03 && kop[3] === 0x04) {
@@ -210,9 +212,20 @@ async function* leesCsvVan(
   let regels = 0;
   let eerste = true;
   let overdracht: string | null = null;
+  let overslaan = false;
   buiten: for (;;) {
     const r = await stukken.next();
-    let tekst = rest + (r.done ? decoder.decode() : decoder.decode(r.value, { stream: true }));
+    let nieuw = r.done ? decoder.decode() : decoder.decode(r.value, { stream: true });
+    if (overslaan) {
+      const nl = nieuw.indexOf('\n');
+      if (nl < 0) {
+        if (r.done) return;
+        continue;
+      }
+      nieuw = nieuw.slice(nl + 1);
+      overslaan = false;
+    }
+    let tekst = rest + nieuw;
     if (eerste) {
       if (tekst.charCodeAt(0) === 0xfeff) tekst = tekst.slice(1);
       const eind = tekst.search(/[\r\n]/);
@@ -229,6 +242,11 @@ async function* leesCsvVan(
         if (!r.done || start >= tekst.length) break;
         nl = tekst.length;
       }
+      if (nl - start > MAX_REGEL_TEKENS) {
+        start = nl + 1;
+        yield teLang(++regels);
+        continue;
+      }
       let lijn = tekst.slice(start, nl);
       if (lijn.includes('"')) {
         overdracht = tekst.slice(start);
@@ -240,6 +258,11 @@ async function* leesCsvVan(
       if (lijn !== '') yield { soort: 'rij', velden: lijn.split(scheiding), regel: regels };
     }
     rest = tekst.slice(start);
+    if (rest.length > MAX_REGEL_TEKENS && !r.done) {
+      yield teLang(++regels);
+      rest = '';
+      overslaan = true;
+    }
     if (r.done) return;
   }
 
@@ -279,6 +302,10 @@ async function* leesCsvVan(
   while (fouten.length) yield fouten.shift()!;
 }
 
+function teLang(regel: number): CsvItem {
+  return { soort: 'fout', regel, reden: `regel langer dan ${MAX_REGEL_TEKENS.toLocaleString('nl-NL')} tekens` };
+}
+
 export function kolomIndex(kop: readonly string[]): Map<string, number> {
   const m = new Map<string, number>();
   kop.forEach((naam, i) => {
@@ -302,7 +329,7 @@ export function leesHuisnummer(v: string | null): number | null {
   return n >= 1 ? n : null;
 }
 
-export { datumKolom, datumUtc, geldigePostcode, schoneToevoeging, toevoegingSleutel };
+export { citeer, datumKolom, datumUtc, geldigePostcode, leesDatumIso, schoneToevoeging, toevoegingSleutel };
 
 /** Our own CSV formats keep letter and addition out of the huisnummer column. */
 export const HUISNUMMER_ZONDER_TOEVOEGING = ' (alleen cijfers; letter of toevoeging in kolom toevoeging)';
@@ -310,9 +337,9 @@ export const HUISNUMMER_ZONDER_TOEVOEGING = ' (alleen cijfers; letter of toevoeg
 /** Postcode and huisnummer of a data row, or why the row is refused; `hint` follows an invalid huisnummer. */
 export function leesPostcodeHuisnummer(pcRuw: string | null, hnRuw: string | null, hint = ''): { postcode: string; huisnummer: number } | string {
   const postcode = geldigePostcode(pcRuw);
-  if (!postcode) return pcRuw ? `ongeldige postcode "${pcRuw}"` : 'postcode ontbreekt';
+  if (!postcode) return pcRuw ? `ongeldige postcode ${citeer(pcRuw)}` : 'postcode ontbreekt';
   const huisnummer = leesHuisnummer(hnRuw);
-  if (huisnummer === null) return hnRuw ? `ongeldig huisnummer "${hnRuw}"${hint}` : 'huisnummer ontbreekt';
+  if (huisnummer === null) return hnRuw ? `ongeldig huisnummer ${citeer(hnRuw)}${hint}` : 'huisnummer ontbreekt';
   return { postcode, huisnummer };
 }
 
@@ -320,12 +347,6 @@ export function leesDatumCompact(v: string | null): Date | null {
   if (!v) return null;
   let m = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
   if (!m) m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
-  return m ? datumUtc(+m[1], +m[2], +m[3]) : null;
-}
-
-export function leesDatumIso(v: string | null): Date | null {
-  if (!v) return null;
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
   return m ? datumUtc(+m[1], +m[2], +m[3]) : null;
 }
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import proj4 from 'proj4';
 import type { Geometry, Position } from 'geojson';
-import { type InvloedObjectRij, type ParseFout, type ParseOk, controleerTekstbestand } from './gedeeld.ts';
+import { type InvloedObjectRij, type ParseFout, type ParseOk, citeer, controleerTekstbestand } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
 import { leidAdresInvloedenAf } from '../import/invloeden-na.ts';
 
@@ -208,7 +208,7 @@ class FeatureScanner {
       }
       this.typeGezien = String(waarde);
       if (this.typeGezien !== 'FeatureCollection') {
-        throw new Error(`Dit is een GeoJSON "${this.typeGezien}", geen FeatureCollection; verwacht ${VERWACHT}.`);
+        throw new Error(`Dit is een GeoJSON ${citeer(this.typeGezien)}, geen FeatureCollection; verwacht ${VERWACHT}.`);
       }
     }
     return tekst;
@@ -239,11 +239,11 @@ function zetPosities(c: unknown, diepte: number, om: Omzetter, pad: string): unk
   if (!Array.isArray(c)) throw new Error(`coördinaten ${pad} zijn geen lijst`);
   if (diepte === 0) {
     if (c.length < 2 || typeof c[0] !== 'number' || typeof c[1] !== 'number' || !Number.isFinite(c[0]) || !Number.isFinite(c[1])) {
-      throw new Error(`ongeldige positie ${JSON.stringify(c).slice(0, 60)}`);
+      throw new Error(`ongeldige positie ${citeer(c)}`);
     }
     const [lon, lat] = om([c[0], c[1]]);
     if (Math.abs(lon) > 180 || Math.abs(lat) > 90) {
-      throw new Error(`positie ${JSON.stringify(c).slice(0, 60)} is geen WGS84 lon/lat (RD-coördinaten? geef dan "crs" EPSG:28992 op)`);
+      throw new Error(`positie ${citeer(c)} is geen WGS84 lon/lat (RD-coördinaten? geef dan "crs" EPSG:28992 op)`);
     }
     return [rond(lon), rond(lat)];
   }
@@ -299,12 +299,12 @@ export function featureNaarRij(f: unknown, opts: { bron?: string; omzetter?: Omz
   const typeRuw = props.type;
   if (typeof typeRuw !== 'string' || !typeRuw.trim()) throw new Error('properties.type ontbreekt (bijv. natura2000 of hoogspanning)');
   const type = typeRuw.trim().toLowerCase();
-  if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(type)) throw new Error(`ongeldig type "${typeRuw}" (kleine letters, cijfers, - en _)`);
+  if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(type)) throw new Error(`ongeldig type ${citeer(typeRuw)} (kleine letters, cijfers, - en _)`);
   const g = feat.geometry;
   if (!g || typeof g !== 'object') throw new Error('geometrie ontbreekt');
   const gType = String(g.type);
   const toegestaan = TOEGESTAAN[type] ?? OVERIG_TOEGESTAAN;
-  if (!toegestaan.includes(gType)) throw new Error(`geometrie ${gType} past niet bij type ${type} (verwacht ${toegestaan.join(' of ')})`);
+  if (!toegestaan.includes(gType)) throw new Error(`geometrie ${citeer(gType)} past niet bij type ${type} (verwacht ${toegestaan.join(' of ')})`);
   const om: Omzetter = opts.omzetter ?? ((p) => p);
   const geometrie = { type: gType, coordinates: zetPosities(g.coordinates, DIEPTE[gType], om, '') } as Geometry;
   controleerVorm(geometrie);

@@ -1,5 +1,5 @@
 /** CBS StatLine price index CSV (83906NED, 85773NED, 85792NED), monthly rows only (docs/import-formaten.md). */
-import { type ParseFout, type ParseOk, type PrijsindexRij, csvNaKopregel, datumUtc, kolomIndex, leesGetal, veld } from './gedeeld.ts';
+import { type ParseFout, type ParseOk, type PrijsindexRij, citeer, csvNaKopregel, datumUtc, kolomIndex, leesGetal, veld } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
 
 export type { PrijsindexRij } from './gedeeld.ts';
@@ -52,13 +52,13 @@ export async function* parsePrijsindex(input: NodeJS.ReadableStream, opts: Prijs
     }
     const m = /^(\d{4})(MM|KW|JJ)(\d{2})$/.exec(periodeRuw);
     if (!m) {
-      yield { ok: false, regel: item.regel, reden: `onbekende periode "${periodeRuw}" (verwacht jjjjMMmm)` };
+      yield { ok: false, regel: item.regel, reden: `onbekende periode ${citeer(periodeRuw)} (verwacht jjjjMMmm)` };
       continue;
     }
     if (m[2] !== 'MM') continue; // yearly and quarterly figures: not used
     const periode = datumUtc(+m[1], +m[3], 1);
     if (!periode) {
-      yield { ok: false, regel: item.regel, reden: `ongeldige maand in periode "${periodeRuw}"` };
+      yield { ok: false, regel: item.regel, reden: `ongeldige maand in periode ${citeer(periodeRuw)}` };
       continue;
     }
     let regio = 'NL';
@@ -73,7 +73,7 @@ export async function* parsePrijsindex(input: NodeJS.ReadableStream, opts: Prijs
     const idxRuw = veld(v, iIndex);
     const index = leesGetal(idxRuw);
     if (index === null || index <= 0) {
-      yield { ok: false, regel: item.regel, reden: idxRuw && idxRuw !== '.' ? `ongeldige indexwaarde "${idxRuw}"` : `geen indexwaarde voor ${periodeRuw}` };
+      yield { ok: false, regel: item.regel, reden: idxRuw && idxRuw !== '.' ? `ongeldige indexwaarde ${citeer(idxRuw)}` : `geen indexwaarde voor ${periodeRuw}` };
       continue;
     }
     yield { ok: true, tabel: 'prijsindex', rij: { tabel, regio, periode, index, bron } };

@@ -9,6 +9,7 @@ import {
   type ParseFout,
   type ParseOkMetAdres,
   type VerkoopRij,
+  citeer,
   datumKolom,
   HUISNUMMER_ZONDER_TOEVOEGING,
   csvNaKopregel,
@@ -80,7 +81,7 @@ function leesKenmerken(get: (naam: string) => string | null): Kenmerken | null |
     const ja = naam === 'aan_water' ? ({ ja: 1, nee: 0 } as Record<string, number>)[r.toLowerCase()] : undefined;
     const n = ja ?? leesGetal(r);
     if (n === null || !(n >= 0 && n <= KENMERK_MAX[naam]) || (naam === 'renovatiejaar' && n > 0 && n < 1000)) {
-      return `ongeldige ${naam} "${r}" (getal 0–${KENMERK_MAX[naam]}${naam === 'renovatiejaar' ? ', 0 = nooit' : ''})`;
+      return `ongeldige ${naam} ${citeer(r)} (getal 0–${KENMERK_MAX[naam]}${naam === 'renovatiejaar' ? ', 0 = nooit' : ''})`;
     }
     if (naam === 'renovatiejaar' && n === 0) continue;
     (uit ??= {})[naam] = n;
@@ -95,9 +96,9 @@ function leesWoz(get: (naam: string) => string | null, transactiedatum: Date): W
   if (wRuw === null && pRuw === null) return null;
   if (wRuw === null || pRuw === null) return 'woz en woz_peildatum horen samen: geef beide of geen van beide';
   const waarde = leesGeheelGetal(wRuw);
-  if (waarde === null || waarde < 1 || waarde > 1_000_000_000) return `ongeldige woz "${wRuw}" (geheel aantal euro's)`;
+  if (waarde === null || waarde < 1 || waarde > 1_000_000_000) return `ongeldige woz ${citeer(wRuw)} (geheel aantal euro's)`;
   const peildatum = leesDatumIso(pRuw);
-  if (!peildatum) return `ongeldige woz_peildatum "${pRuw}" (verwacht jjjj-mm-dd)`;
+  if (!peildatum) return `ongeldige woz_peildatum ${citeer(pRuw)} (verwacht jjjj-mm-dd)`;
   if (peildatum >= transactiedatum) return `woz_peildatum ${datumKolom(peildatum)} ligt niet vóór de transactiedatum ${datumKolom(transactiedatum)}`;
   return { waarde, peildatum: datumKolom(peildatum) };
 }
@@ -123,11 +124,11 @@ function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): Ve
   const toevoeging = schoneToevoeging(get('toevoeging'));
   const tdRuw = get('transactiedatum');
   const transactiedatum = leesDatumIso(tdRuw);
-  if (!transactiedatum) return tdRuw ? `ongeldige transactiedatum "${tdRuw}" (verwacht jjjj-mm-dd)` : 'transactiedatum ontbreekt';
+  if (!transactiedatum) return tdRuw ? `ongeldige transactiedatum ${citeer(tdRuw)} (verwacht jjjj-mm-dd)` : 'transactiedatum ontbreekt';
   const ksRuw = get('koopsom');
   const koopsomRuw = backtest ? leesGetal(ksRuw) : leesGeheelGetal(ksRuw);
   const koopsom = koopsomRuw === null ? null : Math.round(koopsomRuw);
-  if (koopsom === null || koopsom < 1) return ksRuw ? `ongeldige koopsom "${ksRuw}" (geheel aantal euro's, alleen cijfers)` : 'koopsom ontbreekt';
+  if (koopsom === null || koopsom < 1) return ksRuw ? `ongeldige koopsom ${citeer(ksRuw)} (geheel aantal euro's, alleen cijfers)` : 'koopsom ontbreekt';
   const getal = (naam: string, min: number, max: number, decimalen: boolean): number | null | string => {
     const r = get(naam);
     if (r === null) return null;
@@ -135,7 +136,7 @@ function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): Ve
     // Foreign backtest data write 0 for an unknown area.
     if (backtest && n === 0 && min > 0) return null;
     const bijv = naam === 'oppervlakte' ? 'ongeldige' : 'ongeldig';
-    return n === null || n < min || n > max ? `${bijv} ${naam} "${r}" (${decimalen ? 'getal' : 'geheel getal'} ${min}–${max})` : n;
+    return n === null || n < min || n > max ? `${bijv} ${naam} ${citeer(r)} (${decimalen ? 'getal' : 'geheel getal'} ${min}–${max})` : n;
   };
   const oppervlakte = getal('oppervlakte', 1, 100_000, backtest);
   if (typeof oppervlakte === 'string') return oppervlakte;
@@ -149,16 +150,16 @@ function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): Ve
   if (wtRuw) {
     const w = wtRuw.toLowerCase();
     woningtype = (WONINGTYPEN as readonly string[]).includes(w) ? w : (WONINGTYPE_ALIAS[w] ?? null);
-    if (!woningtype) return `onbekend woningtype "${wtRuw}" (verwacht ${WONINGTYPEN.join(', ')})`;
+    if (!woningtype) return `onbekend woningtype ${citeer(wtRuw)} (verwacht ${WONINGTYPEN.join(', ')})`;
   }
   const elRuw = get('energielabel');
   const energielabel = elRuw ? elRuw.replace(/\s+/g, '').toUpperCase() : null;
-  if (energielabel && !KLASSE.test(energielabel)) return `onbekend energielabel "${elRuw}" (A+++++ t/m G)`;
+  if (energielabel && !KLASSE.test(energielabel)) return `onbekend energielabel ${citeer(elRuw)} (A+++++ t/m G)`;
   const latRuw = get('lat');
   const lonRuw = get('lon');
   const lat = leesGetal(latRuw);
   const lon = leesGetal(lonRuw);
-  if ((latRuw && lat === null) || (lonRuw && lon === null)) return `ongeldige coördinaten lat "${latRuw ?? ''}" lon "${lonRuw ?? ''}" (decimale graden met een punt)`;
+  if ((latRuw && lat === null) || (lonRuw && lon === null)) return `ongeldige coördinaten lat ${citeer(latRuw ?? '')} lon ${citeer(lonRuw ?? '')} (decimale graden met een punt)`;
   if ((lat === null) !== (lon === null)) return 'lat en lon horen samen: geef beide of geen van beide';
   if (backtest) {
     if (lat === null || lon === null || !(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) return 'lat en lon zijn nodig voor de backtest (decimale graden)';

@@ -4,6 +4,7 @@ import {
   type ParseOkMetAdres,
   type WozRij,
   HUISNUMMER_ZONDER_TOEVOEGING,
+  citeer,
   csvNaKopregel,
   eisKolommen,
   kolomIndex,
@@ -49,13 +50,13 @@ export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = 
     const pdRuw = veld(v, k.get('peildatum'));
     const peildatum = leesDatumIso(pdRuw);
     if (!peildatum) {
-      yield fout(pdRuw ? `ongeldige peildatum "${pdRuw}" (verwacht jjjj-mm-dd)` : 'peildatum ontbreekt');
+      yield fout(pdRuw ? `ongeldige peildatum ${citeer(pdRuw)} (verwacht jjjj-mm-dd)` : 'peildatum ontbreekt');
       continue;
     }
     const wRuw = veld(v, k.get('waarde'));
     const waarde = leesGeheelGetal(wRuw);
     if (waarde === null || waarde < 1) {
-      yield fout(wRuw ? `ongeldige waarde "${wRuw}" (geheel aantal euro's, alleen cijfers)` : 'waarde ontbreekt');
+      yield fout(wRuw ? `ongeldige waarde ${citeer(wRuw)} (geheel aantal euro's, alleen cijfers)` : 'waarde ontbreekt');
       continue;
     }
     const gecombineerd = !k.has('huisletter');
