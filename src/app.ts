@@ -47,7 +47,6 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
     childLoggerFactory: (logger) => logger,
     bodyLimit: services.config.BODY_LIMIT,
     rewriteUrl: (req) => zonderOorsprong(req.url ?? '/'),
-    // Behind a reverse proxy the client's address comes from X-Forwarded-For (the login limits count per address).
     trustProxy: vertrouwdeProxy(services.config.TRUST_PROXY),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

@@ -16,7 +16,6 @@ export function gecomprimeerdeBestanden(app: FastifyInstance, paden: string[]): 
     reply.header('Cache-Control', 'public, max-age=86400');
     const vary = reply.getHeader('Vary');
     reply.header('Vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
-    // q-values as the compress plugin reads them: `br;q=0` refuses brotli.
     const encoding = negotiate(String(req.headers['accept-encoding'] ?? ''), [...ENCODINGS]) as (typeof ENCODINGS)[number] | null;
     if (!encoding) return payload;
     let c = cache.get(pad);

@@ -71,7 +71,6 @@ async function roepAan(ctx: Context, req: FastifyRequest, tool: McpTool, args: R
     const f = naarFout(err);
     if (f.status === 503) throw new Storing(f);
     if (f.intern) req.log.error({ err, tool: tool.name }, 'interne fout bij MCP-tool');
-    // The arguments are the address flattened: a refusal names them as the client sent them.
     return toolFout(f.status, f.status === 400 ? f.fout.replace(/\badres\.(?=postcode|huisnummer|toevoeging)/g, '') : f.fout, { ...(ctx.uitslag.kosten ?? {}) });
   }
 }
