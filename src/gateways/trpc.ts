@@ -38,7 +38,7 @@ export function maakWebContext(services: Services, req: FastifyRequest, reply: F
       sessieToken: req.cookies[SESSIE_COOKIE],
       csrfToken: kop(req, CSRF_HEADER),
       origin: kop(req, 'origin'),
-      host: kop(req, 'host'),
+      host: req.host || undefined,
       ip: req.ip,
       zetSessieCookie: (token, verlooptOp) => void reply.setCookie(SESSIE_COOKIE, token, { ...cookieOpties, expires: verlooptOp }),
       wisSessieCookie: () => void reply.clearCookie(SESSIE_COOKIE, cookieOpties),

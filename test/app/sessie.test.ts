@@ -192,6 +192,15 @@ describe(`web-app logins behind a reverse proxy (${dialect})`, () => {
     expect(buiten.status).toBe(429);
   });
 
+  it('TRUST_PROXY: the Origin check compares with the public host the proxy forwards (X-Forwarded-Host)', async () => {
+    const g = await gebruiker(t);
+    const publiek = { host: '127.0.0.1:3000', 'x-forwarded-host': 'insight.voorbeeld.nl', 'x-forwarded-proto': 'https', origin: 'https://insight.voorbeeld.nl' };
+    const via = (proxy: string) => ({ ip: proxy, headers: { ...publiek, 'x-forwarded-for': '198.51.100.30' } });
+    expect((await trpc(t, 'mutation', 'sessie.aanmelden', { email: g.email, wachtwoord: WACHTWOORD }, via('10.9.9.9'))).status).toBe(200);
+    // The same headers from an address that is no trusted proxy: the Host header counts, the origin is foreign.
+    expectWeigering(await trpc(t, 'mutation', 'sessie.aanmelden', { email: g.email, wachtwoord: WACHTWOORD }, via('203.0.113.9')), 403);
+  });
+
   it('a TRUST_PROXY that is not an address, range or hop count stops the start with a Dutch message', () => {
     expect(() => loadConfig({}, { TRUST_PROXY: '10.0.0.0/8, proxy.example' })).toThrow(/TRUST_PROXY: 'proxy.example' is geen adres/);
     expect(loadConfig({}, { TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
