@@ -141,6 +141,27 @@ describe(`webhooks (${dialect})`, () => {
     });
   });
 
+  describe('secret rotation with an Idempotency-Key', () => {
+    it('a retried rotation gets the first answer (the same new secret) and does not rotate again; another webhook with the same key is its own', async () => {
+      const { key } = await t.klant(10);
+      const maak = async () => (await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: auth(key), payload: { url: `${r.base}${pad()}/ok`, events: ['saldo.laag'] } })).json().data;
+      const [w, w2] = [await maak(), await maak()];
+      const roteer = (id: string, sleutel: string) => t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${id}/geheim-roteren`, headers: { ...auth(key), 'idempotency-key': sleutel }, payload: {} });
+      const eerste = await roteer(w.id, 'roteer-1');
+      expect(eerste.statusCode, eerste.body).toBe(200);
+      const tweede = await roteer(w.id, 'roteer-1');
+      expect(tweede.headers['idempotent-replayed']).toBe('true');
+      expect(tweede.json().data.geheim).toBe(eerste.json().data.geheim);
+      const rij = await t.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: w.id } });
+      expect(rij.geheim).toBe(eerste.json().data.geheim);
+      expect(rij.vorigGeheim, 'the secret in use before still signs for 24 h').toBe(w.geheim);
+      const ander = await roteer(w2.id, 'roteer-1');
+      expect(ander.statusCode).toBe(409);
+      expect((await roteer('0190a000-0000-7000-8000-000000000000', 'roteer-2')).statusCode).toBe(404);
+      expect((await roteer(w2.id, 'roteer-2')).statusCode, 'a refused rotation keeps no answer').toBe(200);
+    });
+  });
+
   describe('events and signatures', () => {
     it('a REST lookup gives exactly one inzicht.voltooid, signed, joinable with verbruik, with the Idempotency-Key', async () => {
       t.clock.now = new Date();

@@ -3349,7 +3349,10 @@ export interface operations {
     "webhooks-roteer": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 tot 255 zichtbare ASCII-tekens. Dezelfde sleutel voor dezelfde webhook binnen 24 uur geeft het eerste antwoord terug (hetzelfde nieuwe geheim, header `Idempotent-Replayed: true`) in plaats van nog eens te roteren. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Id van de webhook. */
                 id: string;
@@ -3447,6 +3450,23 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description De Idempotency-Key is al gebruikt voor een ander verzoek, of het eerste verzoek loopt nog. */
+            409: {
+                headers: {
+                    /** @description Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt. */
+                    "Retry-After"?: number;
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
+                    "Insight-Saldo-Credits"?: number;
                     /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;

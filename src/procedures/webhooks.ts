@@ -86,10 +86,15 @@ export function vertaal(e: unknown): never {
 export const doel = (ctx: Context) => ({ onveilig: ctx.services.config.WEBHOOK_ALLOW_INSECURE, resolver: ctx.services.webhookResolver });
 const enkel = z.object({ data: webhookSchema, meta: accountMetaSchema });
 const enkelMetGeheim = z.object({ data: metGeheim, meta: accountMetaSchema });
+const antwoordMetGeheim = (r: { endpoint: EndpointRij; geheim: string }) => ({ data: { ...naarWebhook(r.endpoint), geheim: r.geheim }, meta: accountMeta() });
 const fouten = (extra: number[] = []) => ({ ...foutBeschrijvingen([403, ...extra]) });
 
 const webhookIdempotencyHeaders = z.object({
   'Idempotency-Key': idempotencyHeaders.shape['Idempotency-Key'].describe('1 tot 255 zichtbare ASCII-tekens. Dezelfde sleutel en body binnen 24 uur geven het eerste antwoord terug (met hetzelfde geheim, header `Idempotent-Replayed: true`) in plaats van een tweede webhook; een andere body met dezelfde sleutel: 409.'),
+});
+
+const roteerIdempotencyHeaders = z.object({
+  'Idempotency-Key': idempotencyHeaders.shape['Idempotency-Key'].describe('1 tot 255 zichtbare ASCII-tekens. Dezelfde sleutel voor dezelfde webhook binnen 24 uur geeft het eerste antwoord terug (hetzelfde nieuwe geheim, header `Idempotent-Replayed: true`) in plaats van nog eens te roteren.'),
 });
 
 const maak = inzichtProcedure
@@ -104,9 +109,8 @@ const maak = inzichtProcedure
   .output(enkelMetGeheim)
   .mutation(({ ctx, input }) =>
     idempotentGemaakt(ctx, 'webhooks', input, async (vastleggen) => {
-      const antwoord = (r: { endpoint: EndpointRij; geheim: string }) => ({ data: { ...naarWebhook(r.endpoint), geheim: r.geheim }, meta: accountMeta() });
-      const r = await maakEndpoint(ctx.services.db, { accountId: ctx.principal.accountId, ...input, now: ctx.services.now(), ...doel(ctx) }, vastleggen && ((tx, r) => vastleggen(tx, antwoord(r)))).catch(vertaal);
-      return antwoord(r);
+      const r = await maakEndpoint(ctx.services.db, { accountId: ctx.principal.accountId, ...input, now: ctx.services.now(), ...doel(ctx) }, vastleggen && ((tx, r) => vastleggen(tx, antwoordMetGeheim(r)))).catch(vertaal);
+      return antwoordMetGeheim(r);
     }),
   );
 
@@ -171,18 +175,20 @@ const test = inzichtProcedure
 const roteer = inzichtProcedure
   .meta({
     openapi: {
-      method: 'POST', path: '/webhooks/{id}/geheim-roteren', protect: true, tags: tag, summary: 'Geheim roteren', responseHeaders: rateLimitHeaders,
+      method: 'POST', path: '/webhooks/{id}/geheim-roteren', protect: true, tags: tag, summary: 'Geheim roteren', requestHeaders: roteerIdempotencyHeaders, responseHeaders: rateLimitHeaders,
       description: 'Nieuw geheim, alleen in dit antwoord zichtbaar. 24 uur lang tekent ook het vorige geheim (twee `v1,`-handtekeningen in `webhook-signature`).',
-      errorResponses: fouten([404]),
+      errorResponses: { ...fouten([404]), 409: 'De Idempotency-Key is al gebruikt voor een ander verzoek, of het eerste verzoek loopt nog.' },
     },
   })
   .input(z.strictObject({ id: idParam }))
   .output(enkelMetGeheim)
-  .mutation(async ({ ctx, input }) => {
-    const r = await roteerGeheim(ctx.services.db, ctx.principal.accountId, input.id, ctx.services.now());
-    if (!r) throw nietGevonden();
-    return { data: { ...naarWebhook(r.endpoint), geheim: r.geheim }, meta: accountMeta() };
-  });
+  .mutation(({ ctx, input }) =>
+    idempotentGemaakt(ctx, 'webhooks:roteren', input, async (vastleggen) => {
+      const r = await roteerGeheim(ctx.services.db, ctx.principal.accountId, input.id, ctx.services.now(), vastleggen && ((tx, r) => vastleggen(tx, antwoordMetGeheim(r))));
+      if (!r) throw nietGevonden();
+      return antwoordMetGeheim(r);
+    }),
+  );
 
 const afleveringen = inzichtProcedure
   .meta({

@@ -67,11 +67,14 @@ function controleerEvents(events: string[]): GebeurtenisType[] {
   return [...new Set(events)] as GebeurtenisType[];
 }
 
-/** The only time the secret is shown. `binnen`: more work in the create's transaction (the answer stored for an Idempotency-Key). */
+/** More work in a create's or rotation's transaction: the answer stored for an Idempotency-Key. */
+export type Binnen = (tx: Prisma.TransactionClient, r: { endpoint: EndpointRij; geheim: string }) => Promise<void>;
+
+/** The only time the secret is shown. */
 export async function maakEndpoint(
   db: Db,
   a: { accountId: string; url: string; events: string[]; omschrijving?: string | null; now: Date } & DoelOpties,
-  binnen?: (tx: Prisma.TransactionClient, r: { endpoint: EndpointRij; geheim: string }) => Promise<void>,
+  binnen?: Binnen,
 ): Promise<{ endpoint: EndpointRij; geheim: string }> {
   const events = controleerEvents(a.events);
   await controleerUrl(a.url, a);
@@ -131,16 +134,19 @@ export async function verwijderEndpoint(db: Db, accountId: string, id: string): 
   return (await db.webhookEndpoint.deleteMany({ where: { id, accountId } })).count === 1;
 }
 
-export async function roteerGeheim(db: Db, accountId: string, id: string, now: Date): Promise<{ endpoint: EndpointRij; geheim: string } | null> {
+export async function roteerGeheim(db: Db, accountId: string, id: string, now: Date, binnen?: Binnen): Promise<{ endpoint: EndpointRij; geheim: string } | null> {
+  if (!UUID_RE.test(id)) return null;
   const geheim = nieuwGeheim();
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE webhook SET vorig_geheim = geheim, vorig_geheim_tot = $3::timestamptz, geheim = $4
-     WHERE id = $1::uuid AND account_id = $2::uuid RETURNING id`,
-    ...[UUID_RE.test(id) ? id : '00000000-0000-0000-0000-000000000000', accountId, new Date(now.getTime() + OVERLAP_MS), geheim],
-  );
-  if (rows.length === 0) return null;
-  const endpoint = await haalEndpoint(db, accountId, id);
-  return endpoint ? { endpoint, geheim } : null;
+  return db.$transaction(async (tx) => {
+    const n = await tx.$executeRawUnsafe(
+      `UPDATE webhook SET vorig_geheim = geheim, vorig_geheim_tot = $3::timestamptz, geheim = $4 WHERE id = $1::uuid AND account_id = $2::uuid`,
+      id, accountId, new Date(now.getTime() + OVERLAP_MS), geheim,
+    );
+    const endpoint = n === 0 ? null : await tx.webhookEndpoint.findFirst({ where: { id, accountId }, select });
+    if (!endpoint) return null;
+    await binnen?.(tx, { endpoint, geheim });
+    return { endpoint, geheim };
+  }, TX_OPTS);
 }
 
 /** Also when switched off: then it waits. */
