@@ -7,6 +7,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { startOntvanger, type Ontvangen, type Ontvanger } from './support/ontvanger.ts';
+import { roteerSleutel } from '../src/domain/keys/sleutels.ts';
 import { meldVerlopendeSleutels, startBezorger, SCHEMA_MS, type Bezorger } from '../src/domain/webhooks/bezorger.ts';
 import type { Resolver } from '../src/domain/webhooks/doeladres.ts';
 
@@ -274,6 +275,22 @@ describe(`webhooks (${dialect})`, () => {
       expect(data[0]).toMatchObject({ sleutel_voorvoegsel: key.slice(0, 12), verloopt_op: expect.stringMatching(/\+00:00$/) });
       expect(ontvangen[0].body).not.toContain(key);
       expect(w.id).toBeTruthy();
+      t.clock.now = new Date();
+    });
+  });
+
+  describe('sleutel.verloopt after a rotation', () => {
+    it('the rotated key (same expiry) does not announce the expiry again', async () => {
+      t.clock.now = new Date();
+      const acc = await t.account(10);
+      await t.key(acc.id, { verlooptOp: new Date(t.clock.now.getTime() + 10 * 24 * 3600_000) });
+      t.clock.advance(4 * 24 * 3600_000);
+      expect(await meldVerlopendeSleutels(t.db.prisma, t.clock.now)).toBe(1);
+      const oud = await t.db.prisma.apiKey.findFirstOrThrow({ where: { accountId: acc.id } });
+      await roteerSleutel(t.db.prisma, { accountId: acc.id, keyId: oud.id, now: t.clock.now });
+      expect(await meldVerlopendeSleutels(t.db.prisma, t.clock.now)).toBe(0);
+      t.clock.advance(5 * 24 * 3600_000 + 1000);
+      expect(await meldVerlopendeSleutels(t.db.prisma, t.clock.now), 'the 1-day notice is still due, once').toBe(1);
       t.clock.now = new Date();
     });
   });

@@ -113,6 +113,8 @@ export async function roteerSleutel(db: Db, opts: { accountId: string; keyId: st
         maand: oud.maand,
         maandVerbruikt: oud.maandVerbruikt,
         limietGemeldMaand: oud.limietGemeldMaand,
+        verloopMeldingOp: oud.verloopMeldingOp,
+        verloopMelding1dOp: oud.verloopMelding1dOp,
       },
       select: { id: true },
     });
