@@ -28,8 +28,21 @@ class Relais {
   constructor(doel: { host: string; port: number }) {
     this.doel = doel;
   }
+  /** A partition, not a refusal: connections are accepted and every byte dropped. */
+  zwart = false;
+  partitie(): void {
+    this.zwart = true;
+    for (const s of this.sockets) s.destroy();
+  }
   async open(): Promise<void> {
     this.server = createServer((inkomend) => {
+      if (this.zwart) {
+        this.sockets.add(inkomend);
+        inkomend.on('close', () => this.sockets.delete(inkomend));
+        inkomend.on('error', () => {});
+        inkomend.resume();
+        return;
+      }
       const uit = connect(this.doel.port, this.doel.host);
       for (const s of [inkomend, uit]) {
         this.sockets.add(s);
@@ -64,7 +77,7 @@ describe.skipIf(!testDatabaseUrl)('database outage (PostgreSQL behind a relay)',
     await relais.open();
     url.host = `127.0.0.1:${relais.port}`;
     viaRelais = await openDatabase({ databaseUrl: url.toString(), dataDir: '' });
-    const config = loadConfig({}, { LOG_LEVEL: 'info', DEMO_SEED: 'false' });
+    const config = loadConfig({}, { LOG_LEVEL: 'info', DEMO_SEED: 'false', METRICS_TOKEN: 'metrics-token-storing' });
     const log = createLogger(config, new Writable({ write: (c, _e, cb) => (regels.push(String(c)), cb()) }));
     const services: Services = { db: viaRelais.prisma, config, now: () => new Date(), log, waardemodel: maakModelHouder(viaRelais.prisma, log, { controleMs: 0 }) };
     app = await buildApp({ services });
@@ -169,4 +182,24 @@ describe.skipIf(!testDatabaseUrl)('database outage (PostgreSQL behind a relay)',
     for (let i = 0; i < 50 && (await woz()).statusCode === 503; i++) await new Promise((ok) => setTimeout(ok, 100));
     await c.close().catch(() => {});
   });
+
+  it('/metrics answers within seconds while the database is partitioned (a query held, not refused)', async () => {
+    const scrape = async () => {
+      const t0 = Date.now();
+      const r = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer metrics-token-storing' } });
+      return { status: r.statusCode, ms: Date.now() - t0, body: r.body };
+    };
+    expect((await scrape()).body).toMatch(/insight_webhook_wachtrij\{toestand="wachtend"\}/);
+    relais.partitie();
+    try {
+      for (let i = 0; i < 2; i++) {
+        const s = await scrape();
+        expect(s.status).toBe(200);
+        expect(s.ms, 'a Prometheus scrape times out after 10 s').toBeLessThan(3_000);
+      }
+    } finally {
+      relais.zwart = false;
+    }
+    for (let i = 0; i < 50 && (await woz()).statusCode === 503; i++) await new Promise((ok) => setTimeout(ok, 100));
+  }, 30_000);
 });

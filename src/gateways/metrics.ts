@@ -24,6 +24,8 @@ function gelijk(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+const WACHTRIJ_MS = 1_000;
+
 export function registerMetrics(app: FastifyInstance, services: Services) {
   const token = services.config.METRICS_TOKEN;
   if (!token) return;
@@ -71,13 +73,21 @@ export function registerMetrics(app: FastifyInstance, services: Services) {
     labelNames: ['toestand'],
     registers: [register],
     async collect() {
+      let timer: NodeJS.Timeout | undefined;
       try {
-        const rijen = await services.db.$queryRaw<{ toestand: string; n: number }[]>`
-          SELECT toestand, count(*)::int AS n FROM webhook_aflevering WHERE toestand IN ('wachtend', 'bezig') GROUP BY toestand`;
+        const rijen = await Promise.race([
+          services.db.$queryRaw<{ toestand: string; n: number }[]>`
+            SELECT toestand, count(*)::int AS n FROM webhook_aflevering WHERE toestand IN ('wachtend', 'bezig') GROUP BY toestand`,
+          new Promise<never>((_, nee) => {
+            timer = setTimeout(() => nee(new Error('wachtrij: geen antwoord')), WACHTRIJ_MS);
+          }),
+        ]);
         const n = new Map(rijen.map((r) => [r.toestand, Number(r.n)]));
         for (const toestand of ['wachtend', 'bezig']) this.set({ toestand }, n.get(toestand) ?? 0);
       } catch {
-        // Database unreachable: the outage shows in the request metrics.
+        // Database unreachable or held (a partition holds a query for DB_CONNECT_TIMEOUT_MS): the scrape goes on without it.
+      } finally {
+        clearTimeout(timer);
       }
     },
   });
