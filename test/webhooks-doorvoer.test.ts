@@ -192,4 +192,23 @@ describe('SSRF check reused briefly per URL, and connections per checked address
     kort.sluit();
     nul.sluit();
   });
+
+  it('concurrent sends to one URL share one lookup; a failed lookup is not reused', async () => {
+    let opgezocht = 0;
+    let antwoord: string[] = [];
+    const resolver: Resolver = async () => {
+      opgezocht++;
+      await new Promise((r) => setTimeout(r, 50));
+      return antwoord.map((address) => ({ address, family: 4 as const }));
+    };
+    const v = new Verbindingen({ onveilig: false, resolver, geldigMs: 60_000 });
+    const fout = await Promise.allSettled(Array.from({ length: 8 }, () => v.doel('https://ontvanger.voorbeeld.nl/hook')));
+    expect(fout.every((x) => x.status === 'rejected' && x.reason instanceof OngeldigDoel)).toBe(true);
+    expect(opgezocht).toBe(1);
+    antwoord = ['93.184.216.34'];
+    const doelen = await Promise.all(Array.from({ length: 8 }, () => v.doel('https://ontvanger.voorbeeld.nl/hook')));
+    expect(opgezocht).toBe(2);
+    expect(new Set(doelen.map((d) => d.adres.address))).toEqual(new Set(['93.184.216.34']));
+    v.sluit();
+  });
 });

@@ -37,7 +37,7 @@ const VRIJ_SOCKET_MS = 4_000;
  * (at most CONTROLE_GELDIG_MS old) yields that address: nothing connects to an unchecked address.
  */
 export class Verbindingen {
-  private readonly doelen = new Map<string, { doel: GecontroleerdDoel; tot: number }>();
+  private readonly doelen = new Map<string, { doel: Promise<GecontroleerdDoel>; tot: number }>();
   private readonly agents = new Map<string, { agent: http.Agent; gebruikt: number }>();
 
   private readonly o: { onveilig: boolean; resolver?: Resolver; geldigMs?: number };
@@ -46,13 +46,23 @@ export class Verbindingen {
     this.o = o;
   }
 
-  async doel(url: string): Promise<GecontroleerdDoel> {
+  /** A check in progress is shared by every send to that URL; a failed one is not kept. */
+  doel(url: string): Promise<GecontroleerdDoel> {
     const nu = performance.now();
     const c = this.doelen.get(url);
     if (c && c.tot > nu) return c.doel;
-    const doel = await controleerDoel(url, { onveilig: this.o.onveilig, resolver: this.o.resolver });
     if (this.doelen.size >= 1000) for (const [k, v] of this.doelen) if (v.tot <= nu) this.doelen.delete(k);
-    this.doelen.set(url, { doel, tot: nu + (this.o.geldigMs ?? CONTROLE_GELDIG_MS) });
+    const doel = controleerDoel(url, { onveilig: this.o.onveilig, resolver: this.o.resolver });
+    const item = { doel, tot: Number.POSITIVE_INFINITY };
+    this.doelen.set(url, item);
+    doel.then(
+      () => {
+        item.tot = nu + (this.o.geldigMs ?? CONTROLE_GELDIG_MS);
+      },
+      () => {
+        if (this.doelen.get(url) === item) this.doelen.delete(url);
+      },
+    );
     return doel;
   }
 
