@@ -33,9 +33,9 @@ describe(`webhook delivery under a backlog (${dialect})`, () => {
   }
 
   /** An account with one endpoint at `url`; returns a function that writes n events for it. */
-  async function endpoint(url: string): Promise<{ id: string; schrijf: (n: number) => Promise<string[]> }> {
+  async function endpoint(url: string, resolver?: Resolver): Promise<{ id: string; schrijf: (n: number) => Promise<string[]> }> {
     const acc = await t.account(0);
-    const { endpoint: e } = await maakEndpoint(t.db.prisma, { accountId: acc.id, url, events: ['inzicht.voltooid'], now: new Date(), onveilig: true });
+    const { endpoint: e } = await maakEndpoint(t.db.prisma, { accountId: acc.id, url, events: ['inzicht.voltooid'], now: new Date(), onveilig: true, resolver });
     return {
       id: e.id,
       async schrijf(n) {
@@ -164,6 +164,37 @@ describe(`webhook delivery under a backlog (${dialect})`, () => {
     expect(rijen.filter((x) => x.toestand === 'wachtend').every((x) => x.pogingen === 0)).toBe(true);
     expect(rijen.filter((x) => x.toestand === 'wachtend').length).toBeGreaterThan(0);
   });
+
+  it('a lookup slower than the timeout fails that attempt within it, so another worker never sends the row meanwhile', async () => {
+    const r = await startOntvanger();
+    const snel: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+    // Longer than the claim's lease (timeout + 5 s).
+    const traag: Resolver = async (host) => new Promise((ok) => setTimeout(() => ok(snel(host)), 6_500));
+    const e = await endpoint(`http://ontvanger.test:${new URL(r.base).port}/traag-dns/ok`, snel);
+    const b1 = bezorger({ resolver: traag, timeoutMs: 400, random: () => 0 });
+    const b2 = bezorger({ resolver: snel, timeoutMs: 400 });
+    const begin = Date.now();
+    try {
+      const [id] = await e.schrijf(1);
+      await b1.start();
+      await new Promise((ok) => setTimeout(ok, 300));
+      await b2.start();
+      let eerste = await t.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: e.id } });
+      while (eerste.pogingen === 0 && Date.now() - begin < 10_000) {
+        await new Promise((ok) => setTimeout(ok, 25));
+        eerste = await t.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: e.id } });
+      }
+      await b1.sluit(100);
+      await r.wacht('/traag-dns/ok', 1, 10_000);
+      await new Promise((ok) => setTimeout(ok, Math.max(0, begin + 7_500 - Date.now())));
+      expect(r.van('/traag-dns/ok').map((o) => o.headers['webhook-id'])).toEqual([id]);
+      expect(eerste).toMatchObject({ toestand: 'wachtend', pogingen: 1, laatsteFout: 'Niet verstuurd: de host is niet binnen 0.4 s opgezocht.' });
+      expect(await t.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: e.id } })).toMatchObject({ toestand: 'afgeleverd', pogingen: 2 });
+    } finally {
+      await Promise.all([b1.sluit(100), b2.sluit(100)]);
+      await r.sluit();
+    }
+  }, 30_000);
 });
 
 describe('SSRF check reused briefly per URL, and connections per checked address', () => {

@@ -96,13 +96,23 @@ export async function verstuur(
   b: Bericht,
   opts: { now: Date; onveilig: boolean; resolver?: Resolver; timeoutMs?: number; signal?: AbortSignal; verbindingen?: Verbindingen },
 ): Promise<Uitslag> {
-  let doel: GecontroleerdDoel;
+  const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
+  const begin = performance.now();
+  let gevonden: GecontroleerdDoel | null;
+  let wekker: NodeJS.Timeout | undefined;
   try {
-    doel = opts.verbindingen ? await opts.verbindingen.doel(b.url) : await controleerDoel(b.url, { onveilig: opts.onveilig, resolver: opts.resolver });
+    gevonden = await Promise.race([
+      opts.verbindingen ? opts.verbindingen.doel(b.url) : controleerDoel(b.url, { onveilig: opts.onveilig, resolver: opts.resolver }),
+      new Promise<null>((r) => (wekker = setTimeout(() => r(null), timeoutMs))),
+    ]);
   } catch (e) {
     if (e instanceof OngeldigDoel) return { soort: 'fout', status: null, fout: `Niet verstuurd: ${e.message}` };
     throw e;
+  } finally {
+    clearTimeout(wekker);
   }
+  if (!gevonden) return { soort: 'fout', status: null, fout: `Niet verstuurd: de host is niet binnen ${timeoutMs / 1000} s opgezocht.` };
+  const doel = gevonden;
   const tijd = opts.now;
   const headers = {
     'content-type': 'application/json',
@@ -119,7 +129,6 @@ export async function verstuur(
   };
   const mod = doel.url.protocol === 'https:' ? https : http;
   const agent = opts.verbindingen ? opts.verbindingen.agent(doel) : false;
-  const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
   return new Promise<Uitslag>((resolve) => {
     let klaar = false;
     let req: http.ClientRequest;
@@ -167,7 +176,10 @@ export async function verstuur(
       });
       req.end(b.body);
     };
-    const timer = setTimeout(() => einde({ soort: 'fout', status: null, fout: `Geen antwoord binnen ${timeoutMs / 1000} s.` }), timeoutMs);
+    const timer = setTimeout(
+      () => einde({ soort: 'fout', status: null, fout: `Geen antwoord binnen ${timeoutMs / 1000} s.` }),
+      Math.max(0, timeoutMs - (performance.now() - begin)),
+    );
     const afbreken = () => einde({ soort: 'fout', status: null, fout: 'Afgebroken bij het afsluiten van de server.' });
     opts.signal?.addEventListener('abort', afbreken);
     verzend(false);
