@@ -5,7 +5,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { startOntvanger } from './support/ontvanger.ts';
 import { Bezorger, type BezorgerOpties } from '../src/domain/webhooks/bezorger.ts';
-import { maakEndpoint } from '../src/domain/webhooks/beheer.ts';
+import { maakEndpoint, wijzigEndpoint } from '../src/domain/webhooks/beheer.ts';
 import { schrijfGebeurtenis } from '../src/domain/webhooks/gebeurtenissen.ts';
 import { OngeldigDoel, type Resolver } from '../src/domain/webhooks/doeladres.ts';
 import { Verbindingen } from '../src/domain/webhooks/verzenden.ts';
@@ -33,11 +33,12 @@ describe(`webhook delivery under a backlog (${dialect})`, () => {
   }
 
   /** An account with one endpoint at `url`; returns a function that writes n events for it. */
-  async function endpoint(url: string, resolver?: Resolver): Promise<{ id: string; schrijf: (n: number) => Promise<string[]> }> {
+  async function endpoint(url: string, resolver?: Resolver): Promise<{ id: string; accountId: string; schrijf: (n: number) => Promise<string[]> }> {
     const acc = await t.account(0);
     const { endpoint: e } = await maakEndpoint(t.db.prisma, { accountId: acc.id, url, events: ['inzicht.voltooid'], now: new Date(), onveilig: true, resolver });
     return {
       id: e.id,
+      accountId: acc.id,
       async schrijf(n) {
         const ids: string[] = [];
         for (let i = 0; i < n; i++) {
@@ -163,6 +164,53 @@ describe(`webhook delivery under a backlog (${dialect})`, () => {
     expect(new Set(rijen.filter((x) => x.toestand === 'afgeleverd').map((x) => x.event.id))).toEqual(ontvangen);
     expect(rijen.filter((x) => x.toestand === 'wachtend').every((x) => x.pogingen === 0)).toBe(true);
     expect(rijen.filter((x) => x.toestand === 'wachtend').length).toBeGreaterThan(0);
+  });
+
+  it('a 410 from a fast receiver: nothing more is sent, its claimed stock goes back unsent and goes out when switched on again', async () => {
+    let ontvangen = 0;
+    let weg = false;
+    let terug = false;
+    let naWeg = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const gone = ++ontvangen > 150 && !terug;
+        if (weg && gone) naWeg++;
+        setTimeout(() => {
+          weg ||= gone;
+          res.writeHead(gone ? 410 : 204).end();
+        }, gone ? 5 : 1);
+      });
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const b = bezorger({ maxPerEndpoint: 2, maxPerEndpointSnel: 16, maxTotaal: 64 });
+    try {
+      const e = await endpoint(`http://127.0.0.1:${(server.address() as { port: number }).port}/snel-dan-weg`);
+      const ids = await e.schrijf(400);
+      await b.start();
+      const tot = Date.now() + 30_000;
+      while (!weg || b.actief > 0 || (await t.db.prisma.webhookDelivery.count({ where: { endpointId: e.id, toestand: 'bezig' } })) > 0) {
+        if (Date.now() > tot) throw new Error('niet klaar binnen de tijd');
+        await new Promise((ok) => setTimeout(ok, 25));
+      }
+      // At most what was in flight when the first 410 came back.
+      expect(naWeg).toBeLessThanOrEqual(16);
+      expect(await t.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: e.id } })).toMatchObject({ actief: false });
+      const rijen = await t.db.prisma.webhookDelivery.findMany({ where: { endpointId: e.id }, select: { toestand: true, pogingen: true, laatsteStatus: true } });
+      const mislukt = rijen.filter((x) => x.toestand === 'mislukt');
+      expect(mislukt.length).toBe(ontvangen - 150);
+      expect(mislukt.every((x) => x.laatsteStatus === 410)).toBe(true);
+      expect(rijen.filter((x) => x.toestand === 'afgeleverd')).toHaveLength(150);
+      expect(rijen.filter((x) => x.toestand === 'wachtend' && x.pogingen === 0)).toHaveLength(ids.length - ontvangen);
+      terug = true;
+      await wijzigEndpoint(t.db.prisma, { accountId: e.accountId, id: e.id, actief: true, onveilig: true });
+      await b.leeg();
+      expect(await t.db.prisma.webhookDelivery.count({ where: { endpointId: e.id, toestand: 'afgeleverd' } })).toBe(ids.length - mislukt.length);
+    } finally {
+      await b.sluit(100);
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    }
   });
 
   it('a lookup slower than the timeout fails that attempt within it, so another worker never sends the row meanwhile', async () => {
