@@ -57,7 +57,7 @@ interface Claim {
   vorig_geheim_tot: Date | null;
 }
 
-/** `terug`: handed back at shutdown, no attempt counted. */
+/** `terug`: handed back unsent, no attempt counted. */
 interface Vastlegging {
   c: Claim;
   u: Uitslag | { soort: 'terug' };
