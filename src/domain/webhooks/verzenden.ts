@@ -46,23 +46,18 @@ export class Verbindingen {
     this.o = o;
   }
 
-  /** A check in progress is shared by every send to that URL; a failed one is not kept. */
+  /** A check still in progress is shared too (its validity counts from its start); a failed one is not kept. */
   doel(url: string): Promise<GecontroleerdDoel> {
     const nu = performance.now();
     const c = this.doelen.get(url);
     if (c && c.tot > nu) return c.doel;
     if (this.doelen.size >= 1000) for (const [k, v] of this.doelen) if (v.tot <= nu) this.doelen.delete(k);
     const doel = controleerDoel(url, { onveilig: this.o.onveilig, resolver: this.o.resolver });
-    const item = { doel, tot: Number.POSITIVE_INFINITY };
+    const item = { doel, tot: nu + (this.o.geldigMs ?? CONTROLE_GELDIG_MS) };
     this.doelen.set(url, item);
-    doel.then(
-      () => {
-        item.tot = nu + (this.o.geldigMs ?? CONTROLE_GELDIG_MS);
-      },
-      () => {
-        if (this.doelen.get(url) === item) this.doelen.delete(url);
-      },
-    );
+    doel.catch(() => {
+      if (this.doelen.get(url) === item) this.doelen.delete(url);
+    });
     return doel;
   }
 
