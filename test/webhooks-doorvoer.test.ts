@@ -5,7 +5,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { startOntvanger } from './support/ontvanger.ts';
 import { Bezorger, type BezorgerOpties } from '../src/domain/webhooks/bezorger.ts';
-import { maakEndpoint } from '../src/domain/webhooks/beheer.ts';
+import { maakEndpoint, wijzigEndpoint } from '../src/domain/webhooks/beheer.ts';
 import { schrijfGebeurtenis } from '../src/domain/webhooks/gebeurtenissen.ts';
 import { OngeldigDoel, type Resolver } from '../src/domain/webhooks/doeladres.ts';
 import { Verbindingen } from '../src/domain/webhooks/verzenden.ts';
@@ -33,11 +33,12 @@ describe(`webhook delivery under a backlog (${dialect})`, () => {
   }
 
   /** An account with one endpoint at `url`; returns a function that writes n events for it. */
-  async function endpoint(url: string): Promise<{ id: string; schrijf: (n: number) => Promise<string[]> }> {
+  async function endpoint(url: string, resolver?: Resolver): Promise<{ id: string; accountId: string; schrijf: (n: number) => Promise<string[]> }> {
     const acc = await t.account(0);
-    const { endpoint: e } = await maakEndpoint(t.db.prisma, { accountId: acc.id, url, events: ['inzicht.voltooid'], now: new Date(), onveilig: true });
+    const { endpoint: e } = await maakEndpoint(t.db.prisma, { accountId: acc.id, url, events: ['inzicht.voltooid'], now: new Date(), onveilig: true, resolver });
     return {
       id: e.id,
+      accountId: acc.id,
       async schrijf(n) {
         const ids: string[] = [];
         for (let i = 0; i < n; i++) {
@@ -164,6 +165,86 @@ describe(`webhook delivery under a backlog (${dialect})`, () => {
     expect(rijen.filter((x) => x.toestand === 'wachtend').every((x) => x.pogingen === 0)).toBe(true);
     expect(rijen.filter((x) => x.toestand === 'wachtend').length).toBeGreaterThan(0);
   });
+
+  it('a 410 from a fast receiver: nothing more is sent, its claimed stock goes back unsent and goes out when switched on again', async () => {
+    let ontvangen = 0;
+    let weg = false;
+    let terug = false;
+    let naWeg = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const gone = ++ontvangen > 150 && !terug;
+        if (weg && gone) naWeg++;
+        setTimeout(() => {
+          weg ||= gone;
+          res.writeHead(gone ? 410 : 204).end();
+        }, gone ? 5 : 1);
+      });
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const b = bezorger({ maxPerEndpoint: 2, maxPerEndpointSnel: 16, maxTotaal: 64 });
+    try {
+      const e = await endpoint(`http://127.0.0.1:${(server.address() as { port: number }).port}/snel-dan-weg`);
+      const ids = await e.schrijf(400);
+      const tel = (toestand: string) => t.db.prisma.webhookDelivery.count({ where: { endpointId: e.id, toestand } });
+      const wachtTot = async (klaar: () => Promise<boolean>) => {
+        for (const tot = Date.now() + 30_000; !(await klaar()); await new Promise((ok) => setTimeout(ok, 25))) {
+          if (Date.now() > tot) throw new Error('niet klaar binnen de tijd');
+        }
+      };
+      await b.start();
+      await wachtTot(async () => weg && b.actief === 0 && (await tel('bezig')) === 0);
+      // At most what was in flight when the first 410 came back.
+      expect(naWeg).toBeLessThanOrEqual(16);
+      expect(await t.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: e.id } })).toMatchObject({ actief: false });
+      const rijen = await t.db.prisma.webhookDelivery.findMany({ where: { endpointId: e.id }, select: { toestand: true, pogingen: true, laatsteStatus: true } });
+      const mislukt = rijen.filter((x) => x.toestand === 'mislukt');
+      expect(mislukt.length).toBe(ontvangen - 150);
+      expect(mislukt.every((x) => x.laatsteStatus === 410)).toBe(true);
+      expect(rijen.filter((x) => x.toestand === 'afgeleverd')).toHaveLength(150);
+      expect(rijen.filter((x) => x.toestand === 'wachtend' && x.pogingen === 0)).toHaveLength(ids.length - ontvangen);
+      terug = true;
+      await wijzigEndpoint(t.db.prisma, { accountId: e.accountId, id: e.id, actief: true, onveilig: true });
+      await wachtTot(async () => (await tel('wachtend')) === 0 && (await tel('bezig')) === 0);
+      expect(await tel('afgeleverd')).toBe(ids.length - mislukt.length);
+    } finally {
+      await b.sluit(100);
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    }
+  });
+
+  it('a lookup slower than the timeout fails that attempt within it, so another worker never sends the row meanwhile', async () => {
+    const r = await startOntvanger();
+    const snel: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+    // Longer than the claim's lease (timeout + 5 s).
+    const traag: Resolver = async (host) => new Promise((ok) => setTimeout(() => ok(snel(host)), 6_500));
+    const e = await endpoint(`http://ontvanger.test:${new URL(r.base).port}/traag-dns/ok`, snel);
+    const b1 = bezorger({ resolver: traag, timeoutMs: 400, random: () => 0 });
+    const b2 = bezorger({ resolver: snel, timeoutMs: 400 });
+    const begin = Date.now();
+    try {
+      const [id] = await e.schrijf(1);
+      await b1.start();
+      await new Promise((ok) => setTimeout(ok, 300));
+      await b2.start();
+      let eerste = await t.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: e.id } });
+      while (eerste.pogingen === 0 && Date.now() - begin < 10_000) {
+        await new Promise((ok) => setTimeout(ok, 25));
+        eerste = await t.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: e.id } });
+      }
+      await b1.sluit(100);
+      await r.wacht('/traag-dns/ok', 1, 10_000);
+      await new Promise((ok) => setTimeout(ok, Math.max(0, begin + 7_500 - Date.now())));
+      expect(r.van('/traag-dns/ok').map((o) => o.headers['webhook-id'])).toEqual([id]);
+      expect(eerste).toMatchObject({ toestand: 'wachtend', pogingen: 1, laatsteFout: 'Niet verstuurd: de host is niet binnen 0.4 s opgezocht.' });
+      expect(await t.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: e.id } })).toMatchObject({ toestand: 'afgeleverd', pogingen: 2 });
+    } finally {
+      await Promise.all([b1.sluit(100), b2.sluit(100)]);
+      await r.sluit();
+    }
+  }, 30_000);
 });
 
 describe('SSRF check reused briefly per URL, and connections per checked address', () => {
@@ -191,5 +272,24 @@ describe('SSRF check reused briefly per URL, and connections per checked address
     expect(nul.agent(d2)).toBe(nul.agent(d2));
     kort.sluit();
     nul.sluit();
+  });
+
+  it('concurrent sends to one URL share one lookup; a failed lookup is not reused', async () => {
+    let opgezocht = 0;
+    let antwoord: string[] = [];
+    const resolver: Resolver = async () => {
+      opgezocht++;
+      await new Promise((r) => setTimeout(r, 50));
+      return antwoord.map((address) => ({ address, family: 4 as const }));
+    };
+    const v = new Verbindingen({ onveilig: false, resolver, geldigMs: 60_000 });
+    const fout = await Promise.allSettled(Array.from({ length: 8 }, () => v.doel('https://ontvanger.voorbeeld.nl/hook')));
+    expect(fout.every((x) => x.status === 'rejected' && x.reason instanceof OngeldigDoel)).toBe(true);
+    expect(opgezocht).toBe(1);
+    antwoord = ['93.184.216.34'];
+    const doelen = await Promise.all(Array.from({ length: 8 }, () => v.doel('https://ontvanger.voorbeeld.nl/hook')));
+    expect(opgezocht).toBe(2);
+    expect(new Set(doelen.map((d) => d.adres.address))).toEqual(new Set(['93.184.216.34']));
+    v.sluit();
   });
 });

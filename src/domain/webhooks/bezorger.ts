@@ -57,7 +57,7 @@ interface Claim {
   vorig_geheim_tot: Date | null;
 }
 
-/** `terug`: handed back at shutdown, no attempt counted. */
+/** `terug`: handed back unsent, no attempt counted. */
 interface Vastlegging {
   c: Claim;
   u: Uitslag | { soort: 'terug' };
@@ -147,6 +147,8 @@ export class Bezorger {
   private readonly wachtenden: { e: string; klaar: (mag: boolean) => void }[] = [];
   private readonly wachtendPer = new Map<string, number>();
   private readonly limiet = new Map<string, number>();
+  /** Switched off by a 410 here: when its outcome was written (Infinity until then). */
+  private readonly uit = new Map<string, number>();
   private readonly wachtrij: Vastlegging[] = [];
   private schrijft = false;
   private readonly verbindingen: Verbindingen;
@@ -293,6 +295,7 @@ export class Bezorger {
       // Once per poll interval, not per claim: under a backlog that index range is mostly dead entries.
       const herstel = performance.now() - this.laatsteHerstel >= this.o.pollMs;
       if (herstel) this.laatsteHerstel = performance.now();
+      const gevraagd = performance.now();
       const rijen = await this.claimVerbinding.rijen<Claim>(
         'webhook_claim',
         // Straight off the (endpoint, toestand, volgende_poging) index in its order, so a backlog costs no sort
@@ -338,6 +341,8 @@ export class Bezorger {
       );
       const geclaimdOp = performance.now();
       for (const c of rijen) {
+        // Claimed after the 410 was written: switched on again.
+        if ((this.uit.get(c.endpoint_id) ?? Number.POSITIVE_INFINITY) < gevraagd) this.uit.delete(c.endpoint_id);
         this.geclaimdPer.set(c.endpoint_id, (this.geclaimdPer.get(c.endpoint_id) ?? 0) + 1);
         const p = this.bezorg(c, geclaimdOp)
           .catch((err) => this.o.log.error({ err, aflevering: c.id }, 'webhooks: aflevering mislukt'))
@@ -403,8 +408,8 @@ export class Bezorger {
   private async bezorg(c: Claim, geclaimdOp: number): Promise<void> {
     const mag = await this.slot(c.endpoint_id);
     // A send must start within the lease's margin, so it ends before the lease does; a row that waited
-    // longer, or is still waiting at shutdown, is handed back unsent.
-    if (!mag || performance.now() - geclaimdOp > MAX_WACHT_MS) {
+    // longer, is still waiting at shutdown, or whose endpoint a 410 switched off, is handed back unsent.
+    if (!mag || performance.now() - geclaimdOp > MAX_WACHT_MS || this.uit.has(c.endpoint_id)) {
       if (mag) this.verzonden(c.endpoint_id, null, 0);
       await this.vastleggen(c, { soort: 'terug' });
       return;
@@ -424,6 +429,7 @@ export class Bezorger {
       throw err;
     }
     const duur = performance.now() - begin;
+    if (u.soort === 'weg') this.uit.set(c.endpoint_id, Number.POSITIVE_INFINITY);
     // A failure holds its slot until its outcome is written and PAUZE_NA_FOUT_MS more, so a failing
     // receiver is not hammered with the rest of its backlog.
     if (u.soort === 'ok') this.verzonden(c.endpoint_id, u, duur);
@@ -432,6 +438,7 @@ export class Bezorger {
       await this.vastleggen(c, this.stop.signal.aborted && u.soort === 'fout' ? { soort: 'terug' } : u);
       if (u.soort !== 'ok' && !this.gestopt) await new Promise((r) => setTimeout(r, PAUZE_NA_FOUT_MS));
     } finally {
+      if (u.soort === 'weg') this.uit.set(c.endpoint_id, performance.now());
       if (u.soort !== 'ok') this.verzonden(c.endpoint_id, u, duur);
     }
   }

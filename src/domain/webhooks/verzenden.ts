@@ -37,7 +37,7 @@ const VRIJ_SOCKET_MS = 4_000;
  * (at most CONTROLE_GELDIG_MS old) yields that address: nothing connects to an unchecked address.
  */
 export class Verbindingen {
-  private readonly doelen = new Map<string, { doel: GecontroleerdDoel; tot: number }>();
+  private readonly doelen = new Map<string, { doel: Promise<GecontroleerdDoel>; tot: number }>();
   private readonly agents = new Map<string, { agent: http.Agent; gebruikt: number }>();
 
   private readonly o: { onveilig: boolean; resolver?: Resolver; geldigMs?: number };
@@ -46,13 +46,18 @@ export class Verbindingen {
     this.o = o;
   }
 
-  async doel(url: string): Promise<GecontroleerdDoel> {
+  /** A check still in progress is shared too (its validity counts from its start); a failed one is not kept. */
+  doel(url: string): Promise<GecontroleerdDoel> {
     const nu = performance.now();
     const c = this.doelen.get(url);
     if (c && c.tot > nu) return c.doel;
-    const doel = await controleerDoel(url, { onveilig: this.o.onveilig, resolver: this.o.resolver });
     if (this.doelen.size >= 1000) for (const [k, v] of this.doelen) if (v.tot <= nu) this.doelen.delete(k);
-    this.doelen.set(url, { doel, tot: nu + (this.o.geldigMs ?? CONTROLE_GELDIG_MS) });
+    const doel = controleerDoel(url, { onveilig: this.o.onveilig, resolver: this.o.resolver });
+    const item = { doel, tot: nu + (this.o.geldigMs ?? CONTROLE_GELDIG_MS) };
+    this.doelen.set(url, item);
+    doel.catch(() => {
+      if (this.doelen.get(url) === item) this.doelen.delete(url);
+    });
     return doel;
   }
 
@@ -86,13 +91,23 @@ export async function verstuur(
   b: Bericht,
   opts: { now: Date; onveilig: boolean; resolver?: Resolver; timeoutMs?: number; signal?: AbortSignal; verbindingen?: Verbindingen },
 ): Promise<Uitslag> {
-  let doel: GecontroleerdDoel;
+  const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
+  const begin = performance.now();
+  let gevonden: GecontroleerdDoel | null;
+  let wekker: NodeJS.Timeout | undefined;
   try {
-    doel = opts.verbindingen ? await opts.verbindingen.doel(b.url) : await controleerDoel(b.url, { onveilig: opts.onveilig, resolver: opts.resolver });
+    gevonden = await Promise.race([
+      opts.verbindingen ? opts.verbindingen.doel(b.url) : controleerDoel(b.url, { onveilig: opts.onveilig, resolver: opts.resolver }),
+      new Promise<null>((r) => (wekker = setTimeout(() => r(null), timeoutMs))),
+    ]);
   } catch (e) {
     if (e instanceof OngeldigDoel) return { soort: 'fout', status: null, fout: `Niet verstuurd: ${e.message}` };
     throw e;
+  } finally {
+    clearTimeout(wekker);
   }
+  if (!gevonden) return { soort: 'fout', status: null, fout: `Niet verstuurd: de host is niet binnen ${timeoutMs / 1000} s opgezocht.` };
+  const doel = gevonden;
   const tijd = opts.now;
   const headers = {
     'content-type': 'application/json',
@@ -109,7 +124,6 @@ export async function verstuur(
   };
   const mod = doel.url.protocol === 'https:' ? https : http;
   const agent = opts.verbindingen ? opts.verbindingen.agent(doel) : false;
-  const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
   return new Promise<Uitslag>((resolve) => {
     let klaar = false;
     let req: http.ClientRequest;
@@ -157,7 +171,10 @@ export async function verstuur(
       });
       req.end(b.body);
     };
-    const timer = setTimeout(() => einde({ soort: 'fout', status: null, fout: `Geen antwoord binnen ${timeoutMs / 1000} s.` }), timeoutMs);
+    const timer = setTimeout(
+      () => einde({ soort: 'fout', status: null, fout: `Geen antwoord binnen ${timeoutMs / 1000} s.` }),
+      Math.max(0, timeoutMs - (performance.now() - begin)),
+    );
     const afbreken = () => einde({ soort: 'fout', status: null, fout: 'Afgebroken bij het afsluiten van de server.' });
     opts.signal?.addEventListener('abort', afbreken);
     verzend(false);
