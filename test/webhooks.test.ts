@@ -293,6 +293,20 @@ describe(`webhooks (${dialect})`, () => {
       expect(await meldVerlopendeSleutels(t.db.prisma, t.clock.now), 'the 1-day notice is still due, once').toBe(1);
       t.clock.now = new Date();
     });
+
+    it('a key made with 3 days to live gets no 7-day notice, only the 1-day one', async () => {
+      t.clock.now = new Date();
+      const acc = await t.account(10);
+      const key = await t.key(acc.id, { verlooptOp: new Date(t.clock.now.getTime() + 3 * 24 * 3600_000) });
+      await registreer(key, `${r.base}${pad()}/ok`, ['sleutel.verloopt']);
+      expect(await meldVerlopendeSleutels(t.db.prisma, t.clock.now)).toBe(0);
+      t.clock.advance(2 * 24 * 3600_000 + 1000);
+      expect(await meldVerlopendeSleutels(t.db.prisma, t.clock.now)).toBe(1);
+      const [g] = await t.db.prisma.$queryRawUnsafe<{ payload: { data: { dagen: number; sleutel_voorvoegsel: string } } }[]>(
+        `SELECT payload FROM webhook_gebeurtenis WHERE account_id = $1::uuid AND type = 'sleutel.verloopt'`, acc.id);
+      expect(g?.payload.data).toMatchObject({ dagen: 1, sleutel_voorvoegsel: key.slice(0, 12) });
+      t.clock.now = new Date();
+    });
   });
 
   describe('delivery', () => {
