@@ -459,12 +459,13 @@ describe(`webhook URL guard (${dialect})`, () => {
     await t?.close();
   });
 
-  it('refuses non-https, private, loopback, link-local, CGNAT, metadata and mapped addresses, and credentials, each with a Dutch 400', async () => {
+  it('refuses non-https, private, loopback, link-local, CGNAT, metadata, mapped and IPv4-compatible addresses, and credentials, each with a Dutch 400', async () => {
     dns['intern.voorbeeld.nl'] = ['93.184.216.34', '10.1.2.3'];
     dns['zes.voorbeeld.nl'] = ['fd00::1'];
     const { key, accountId } = await t.klant(10);
     for (const url of [
       'http://127.0.0.1/hook', 'https://10.0.0.1/hook', 'https://[::1]/hook', 'https://[::ffff:127.0.0.1]/hook', 'https://[::ffff:7f00:1]/hook',
+      'https://[::a9fe:a9fe]/latest/meta-data', 'https://[::7f00:1]/hook', 'https://[::a00:1]/hook',
       'https://169.254.169.254/latest/meta-data', 'https://100.64.0.1/hook', 'https://192.168.1.1/', 'https://0.0.0.0/', 'https://224.0.0.1/',
       'https://[fe80::1]/', 'https://intern.voorbeeld.nl/hook', 'https://zes.voorbeeld.nl/hook', 'https://onbekend.voorbeeld.nl/hook',
       'ftp://voorbeeld.nl/hook', 'https://gebruiker:wachtwoord@93.184.216.34/hook', 'http://93.184.216.34/hook', 'geen url',

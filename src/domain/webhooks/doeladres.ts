@@ -29,7 +29,14 @@ export class OngeldigDoel extends Error {}
 
 function verbodenBereik(ip: string, onveilig: boolean): string | null {
   let a = ipaddr.parse(ip);
-  if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) a = (a as ipaddr.IPv6).toIPv4Address();
+  if (a.kind() === 'ipv6') {
+    const v6 = a as ipaddr.IPv6;
+    const [, , , , , , hoog, laag] = v6.parts;
+    // IPv4-compatible (::a.b.c.d, RFC 4291 deprecated; ipaddr.js calls it unicast) is judged by the IPv4 address it carries.
+    const compatibel = v6.parts.slice(0, 6).every((p) => p === 0) && (hoog !== 0 || laag > 1);
+    if (v6.isIPv4MappedAddress()) a = v6.toIPv4Address();
+    else if (compatibel) a = new ipaddr.IPv4([hoog >> 8, hoog & 255, laag >> 8, laag & 255]);
+  }
   const bereik = a.range();
   if (bereik === 'unicast') {
     // Cloud metadata on public-looking space.
