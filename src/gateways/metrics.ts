@@ -5,6 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import pTimeout from 'p-timeout';
 import type { Services } from '../core/context.ts';
 import { poolVan, poolWachttijden } from '../db/client.ts';
 import { registreerReplicaMetrics } from '../db/replica-metrics.ts';
@@ -73,21 +74,16 @@ export function registerMetrics(app: FastifyInstance, services: Services) {
     labelNames: ['toestand'],
     registers: [register],
     async collect() {
-      let timer: NodeJS.Timeout | undefined;
       try {
-        const rijen = await Promise.race([
+        const rijen = await pTimeout(
           services.db.$queryRaw<{ toestand: string; n: number }[]>`
             SELECT toestand, count(*)::int AS n FROM webhook_aflevering WHERE toestand IN ('wachtend', 'bezig') GROUP BY toestand`,
-          new Promise<never>((_, nee) => {
-            timer = setTimeout(() => nee(new Error('wachtrij: geen antwoord')), WACHTRIJ_MS);
-          }),
-        ]);
+          { milliseconds: WACHTRIJ_MS },
+        );
         const n = new Map(rijen.map((r) => [r.toestand, Number(r.n)]));
         for (const toestand of ['wachtend', 'bezig']) this.set({ toestand }, n.get(toestand) ?? 0);
       } catch {
         // Database unreachable or held (a partition holds a query for DB_CONNECT_TIMEOUT_MS): the scrape goes on without it.
-      } finally {
-        clearTimeout(timer);
       }
     },
   });

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import pTimeout from 'p-timeout';
 import { Webhook } from 'standardwebhooks';
 import { controleerDoel, OngeldigDoel, type GecontroleerdDoel, type Resolver } from './doeladres.ts';
 
@@ -94,17 +95,14 @@ export async function verstuur(
   const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
   const begin = performance.now();
   let gevonden: GecontroleerdDoel | null;
-  let wekker: NodeJS.Timeout | undefined;
   try {
-    gevonden = await Promise.race([
+    gevonden = await pTimeout(
       opts.verbindingen ? opts.verbindingen.doel(b.url) : controleerDoel(b.url, { onveilig: opts.onveilig, resolver: opts.resolver }),
-      new Promise<null>((r) => (wekker = setTimeout(() => r(null), timeoutMs))),
-    ]);
+      { milliseconds: timeoutMs, fallback: () => null },
+    );
   } catch (e) {
     if (e instanceof OngeldigDoel) return { soort: 'fout', status: null, fout: `Niet verstuurd: ${e.message}` };
     throw e;
-  } finally {
-    clearTimeout(wekker);
   }
   if (!gevonden) return { soort: 'fout', status: null, fout: `Niet verstuurd: de host is niet binnen ${timeoutMs / 1000} s opgezocht.` };
   const doel = gevonden;
