@@ -50,18 +50,20 @@ describe('buildModel / waardeer', () => {
 
   it('refuses with a Dutch reason when there are too few comparables, never a number', () => {
     const far = model.waardeer({ lat: 53.9, lon: 3.0, oppervlakte: 100, woningtype: 'tussenwoning' }, '2024-06-01');
-    expect(far).toEqual({ soort: 'te_weinig', reden: 'Te weinig vergelijkbare verkopen in de buurt (0, minimaal 5 nodig).', nComps: 0, nEff: 0 });
+    expect(far).toEqual({ soort: 'te_weinig', reden: 'Te weinig vergelijkbare verkopen binnen 8 km in de 60 maanden voor de peildatum (0, minimaal 5 nodig).', nComps: 0, nEff: 0 });
     // Three isolated sales 50 km from the town: still refused, and the count is in the message.
     const isolated = [0, 1, 2].map((i) => ({ ...sales[i], id: `iso${i}`, lat: 52.6 + i * 1e-4, lon: 6.2, datum: '2023-01-10' }));
     const m2 = buildModel([...sales, ...isolated], { priceIndex: FLAT_INDEX });
     const w = m2.waardeer(subjectAt(isolated[0], { woningtype: isolated[0].woningtype === 'appartement' ? 'appartement' : 'vrijstaand' }), '2024-06-01');
     expect(w.soort).toBe('te_weinig');
-    if (w.soort === 'te_weinig') expect(w.reden).toMatch(/^Te weinig vergelijkbare verkopen in de buurt \(\d, minimaal 5 nodig\)\.$/);
+    if (w.soort === 'te_weinig') expect(w.reden).toMatch(/^Te weinig vergelijkbare verkopen binnen 8 km in de 60 maanden voor de peildatum \(\d, minimaal 5 nodig\)\.$/);
   });
 
   it('refuses before any sale exists (peildatum before the data)', () => {
     const w = model.waardeer(subjectAt(sales[0]), '2019-01-01');
     expect(w.soort).toBe('te_weinig');
+    // The reason says where and when was searched: not an empty neighbourhood, but no sales before the peildatum.
+    if (w.soort === 'te_weinig') expect(w.reden).toContain('in de 60 maanden voor de peildatum (0,');
   });
 
   it('rejects a subject without living area', () => {
