@@ -166,7 +166,10 @@ function ontvangenType(input: unknown): string {
 
 /** Custom messages in schemas win. */
 export function zodNaarFout(error: z.ZodError): string {
-  const delen = error.issues.slice(0, 5).map((issue) => {
+  // A field of the wrong type is that one fault: Zod still runs its length check on what it got.
+  const verkeerdType = new Set(error.issues.filter((i) => i.code === 'invalid_type').map((i) => i.path.join('.')));
+  const issues = error.issues.filter((i) => i.code === 'invalid_type' || !verkeerdType.has(i.path.join('.')));
+  const delen = issues.slice(0, 5).map((issue) => {
     // The input as a whole is a body or a query string: no name then; a message naming its field keeps its own.
     const tekst = issueTekst(issue);
     const veld = issue.path.join('.');
@@ -179,10 +182,13 @@ function issueTekst(issue: z.core.$ZodIssue): string {
   // Our own schema messages are Dutch already; Zod's defaults start in English.
   if (issue.message && !/^(Invalid|Too |Unrecognized|Expected|Required)/.test(issue.message)) return issue.message;
   switch (issue.code) {
-    case 'invalid_type':
-      return issue.input === undefined
+    case 'invalid_type': {
+      // Zod 4 keeps the input out of its issues unless asked; its message names what it received.
+      const ontvangen = issue.input !== undefined ? ontvangenType(issue.input) : /received (\w+)$/.exec(issue.message)?.[1];
+      return ontvangen === undefined || ontvangen === 'undefined'
         ? 'verplicht veld ontbreekt'
-        : `verwacht ${typeNamen[issue.expected] ?? issue.expected}, kreeg ${ontvangenType(issue.input)}`;
+        : `verwacht ${typeNamen[issue.expected] ?? issue.expected}, kreeg ${typeNamen[ontvangen] ?? ontvangen}`;
+    }
     case 'unrecognized_keys':
       return `onbekend veld ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
     case 'too_small':

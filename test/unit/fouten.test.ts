@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
-import { FOUT_SOORTEN, foutVoorStatus, InsightFout, naarFout } from '../../src/core/errors.ts';
+import { z } from 'zod';
+import { FOUT_SOORTEN, foutVoorStatus, InsightFout, naarFout, zodNaarFout } from '../../src/core/errors.ts';
 
 /** The error table: one source for status, message and headers; one translation per error. */
 describe('error table', () => {
@@ -19,5 +20,21 @@ describe('error table', () => {
     const e = new InsightFout('conflict', 'Al gebruikt.');
     expect(naarFout(e)).toBe(naarFout(e));
     expect(naarFout(new Error('geheim'))).toMatchObject({ status: 500, fout: FOUT_SOORTEN.intern.fout, intern: true });
+  });
+});
+
+describe('schema refusals in Dutch', () => {
+  const schema = z.strictObject({ url: z.string(), events: z.array(z.string()).max(10), limiet: z.string().optional() });
+  const fout = (v: unknown) => zodNaarFout(schema.safeParse(v).error as z.ZodError);
+
+  it('a missing field is missing; a field of the wrong type says what came instead', () => {
+    expect(fout({ events: [] })).toBe('Ongeldige invoer: url: verplicht veld ontbreekt.');
+    // A repeated query parameter arrives as a list; a number is not a missing url.
+    expect(fout({ url: 'x', events: [], limiet: ['1', '2'] })).toBe('Ongeldige invoer: limiet: verwacht tekst, kreeg lijst.');
+    expect(fout({ url: 123, events: [] })).toBe('Ongeldige invoer: url: verwacht tekst, kreeg getal.');
+  });
+
+  it('a field of the wrong type is one fault, not also a length', () => {
+    expect(fout({ url: 'x', events: 'inzicht.voltooid' })).toBe('Ongeldige invoer: events: verwacht lijst, kreeg tekst.');
   });
 });
