@@ -3,8 +3,9 @@
 -- have had alone), then one UPDATE of the balance and set-wise inserts of usage, ledger, events and stored
 -- answers. A charge that would take its key past its monthly cap (api_sleutel.maandlimiet_credits, per
 -- calendar month in Europe/Amsterdam) is refused like one the balance cannot pay, with r_limiet; one an
--- identical call settled first (idempotentie_vastleggen) is not charged, with r_herhaald.
--- Items of several accounts, or any error, fall back to afrekenen_per_item.
+-- identical call settled first (idempotentie_vastleggen), or whose REST claim a retry took over, is not
+-- charged, with r_herhaald. Items of several accounts or calendar months (a batch across midnight at a
+-- month's end: each counts in its own month), or any error, fall back to afrekenen_per_item.
 CREATE OR REPLACE FUNCTION public.afrekenen_bundel(p_items jsonb)
  RETURNS TABLE(r_nr integer, r_ok boolean, r_saldo integer, r_fout text, r_webhook boolean, r_limiet boolean, r_herhaald boolean)
  LANGUAGE plpgsql
@@ -36,7 +37,8 @@ DECLARE
   i INTEGER;
 BEGIN
   -- The application batches per account; anything else is settled item by item.
-  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) e WHERE (e ->> 'account')::uuid IS DISTINCT FROM v_account) THEN
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) e WHERE (e ->> 'account')::uuid IS DISTINCT FROM v_account
+             OR to_char(((e ->> 'nu')::timestamptz) AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM') <> v_maand) THEN
     RETURN QUERY SELECT * FROM afrekenen_per_item(p_items);
     RETURN;
   END IF;
@@ -74,6 +76,12 @@ BEGIN
         v_vast := v_vast || idempotentie_vastleggen((x ->> 'sleutel')::uuid, x -> 'vastleggen', (x ->> 'status')::int, x -> 'antwoord', (x ->> 'nu')::timestamptz);
       END IF;
       v_herhaald := v_herhaald || (v_naam IS NOT NULL AND v_vast[i] IS NULL);
+      -- A REST claim past its deadline may be a retry's by now (this charge waited in the queue): then that
+      -- retry settles and this item is not charged. Locked, so a takeover waits for this transaction.
+      IF x ? 'idempotentie' THEN
+        PERFORM 1 FROM idempotentie d WHERE d.id = (x ->> 'idempotentie')::uuid AND d.toestand = 'bezig' FOR UPDATE;
+        v_herhaald[i] := NOT FOUND;
+      END IF;
     END LOOP;
     -- The keys' monthly caps, exact under the account's row lock: every charge of a key takes it.
     SELECT array_agg(s.id), array_agg(s.maandlimiet_credits), array_agg(CASE WHEN s.maand = v_maand THEN s.maand_verbruikt ELSE 0 END)

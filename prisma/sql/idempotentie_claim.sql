@@ -26,7 +26,9 @@ BEGIN
     SELECT * INTO r FROM idempotentie i WHERE i.key_id = p_key AND i.scope = p_scope AND i.sleutel = p_sleutel;
     IF NOT FOUND THEN CONTINUE; END IF;
     IF r.verloopt_op <= p_nu OR (r.toestand = 'bezig' AND r.bezig_tot <= p_nu) THEN
-      DELETE FROM idempotentie i WHERE i.id = r.id AND i.aangemaakt_op = r.aangemaakt_op;
+      -- The condition again: a charge may have settled the claim while this waited for its row lock.
+      DELETE FROM idempotentie i WHERE i.id = r.id AND i.aangemaakt_op = r.aangemaakt_op
+        AND (i.verloopt_op <= p_nu OR (i.toestand = 'bezig' AND i.bezig_tot <= p_nu));
       CONTINUE;
     END IF;
     IF r.verzoek_hash <> p_hash THEN

@@ -172,14 +172,15 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     }
     let a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: bewaar(uitkomst.antwoord) });
     for (let poging = 0; a.soort === 'herhaling'; poging++) {
-      // An identical MCP call settled while this one worked: its stored answer, not charged again.
-      const c = await claim(db, claimOpts!);
+      // An identical MCP call settled while this one worked, or a REST retry took this request's claim over
+      // while its charge waited: that call's stored answer (or a 409 while it runs), not charged again.
+      const c = await claim(db, { ...claimOpts!, kijk: true });
       if (c.soort !== 'vrij') {
         klaar = true;
         return herhaal(ctx, c);
       }
-      // No answer after all (that call was refused, or its record expired): this one settles itself.
-      if (poging === 2) throw new InsightFout('niet_beschikbaar', 'Deze opvraging kon niet worden afgerekend; er is niets in rekening gebracht. Probeer het opnieuw.', { headers: { 'Retry-After': '1' } });
+      // No answer after all (that call was refused, or its record expired): an MCP call settles itself.
+      if (poging === 2 || !mcp) throw new InsightFout('niet_beschikbaar', 'Deze opvraging kon niet worden afgerekend; er is niets in rekening gebracht. Probeer het opnieuw.', { headers: { 'Retry-After': '1' } });
       a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: bewaar(uitkomst.antwoord) });
     }
     if (a.soort !== 'ok') {
