@@ -62,6 +62,12 @@ describe(`webhooks (${dialect})`, () => {
       expect(patch.json().data).toMatchObject({ events: ['saldo.laag'], actief: false, uitschakel_reden: expect.any(String) });
       const aan = await t.app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${w.id}`, headers: auth(key), payload: { actief: 'true' } });
       expect(aan.json().data).toMatchObject({ actief: true, uitschakel_reden: null });
+      // A repeated switch (a client's retry) or an empty PATCH changes nothing and says so: 200, not 404.
+      for (const payload of [{ actief: 'true' }, {}]) {
+        const nogmaals = await t.app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${w.id}`, headers: auth(key), payload });
+        expect(nogmaals.statusCode, nogmaals.body).toBe(200);
+        expect(nogmaals.json().data).toMatchObject({ id: w.id, actief: true, events: ['saldo.laag'] });
+      }
       const weg = await t.app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${w.id}`, headers: auth(key) });
       expect(weg.statusCode).toBe(200);
       expect((await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${w.id}`, headers: auth(key) })).statusCode).toBe(404);

@@ -114,16 +114,16 @@ export async function wijzigEndpoint(
   if (a.url !== undefined) await controleerUrl(a.url, a);
   const aan = a.actief === true && !huidig.actief;
   const uit = a.actief === false && huidig.actief;
-  const r = await db.webhookEndpoint.updateMany({
-    where: { id: a.id, accountId: a.accountId },
-    data: {
-      ...(a.url !== undefined ? { url: a.url } : {}),
-      ...(events ? { events } : {}),
-      ...(a.omschrijving !== undefined ? { omschrijving: a.omschrijving } : {}),
-      ...(aan ? { actief: true, uitgeschakeldOp: null, uitschakelReden: null, falendSinds: null } : {}),
-      ...(uit ? { actief: false, uitgeschakeldOp: new Date(), uitschakelReden: 'Uitgeschakeld door het account.' } : {}),
-    },
-  });
+  const data = {
+    ...(a.url !== undefined ? { url: a.url } : {}),
+    ...(events ? { events } : {}),
+    ...(a.omschrijving !== undefined ? { omschrijving: a.omschrijving } : {}),
+    ...(aan ? { actief: true, uitgeschakeldOp: null, uitschakelReden: null, falendSinds: null } : {}),
+    ...(uit ? { actief: false, uitgeschakeldOp: new Date(), uitschakelReden: 'Uitgeschakeld door het account.' } : {}),
+  };
+  // Nothing to change (a repeated switch, a retry): the webhook as it is, not a 404 from an empty update.
+  if (Object.keys(data).length === 0) return huidig;
+  const r = await db.webhookEndpoint.updateMany({ where: { id: a.id, accountId: a.accountId }, data });
   if (r.count === 0) return null;
   if (aan) meldNieuweAfleveringen();
   return haalEndpoint(db, a.accountId, a.id);
