@@ -60,6 +60,14 @@ describe(`HTTP edge (${dialect})`, () => {
     expectFout(res, 415);
   });
 
+  it('a media type in capitals is still JSON (RFC 9110: case-insensitive), not a 415', async () => {
+    for (const type of ['Application/JSON', 'APPLICATION/JSON; charset=UTF-8']) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/inzicht/adres', headers: { 'content-type': type, authorization: `Bearer ${key}` }, payload: '{"x":1}' });
+      // Read as JSON: the body is judged (an unknown field), not its media type.
+      expect(expectFout(res, 400), type).toMatch(/onbekend veld 'x'/);
+    }
+  });
+
   it('an insight key on the management API -> 403', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/projecten', headers: { authorization: `Bearer ${key}` } });
     expectFout(res, 403);
