@@ -71,10 +71,10 @@ describe(`cost and balance on every answer (${dialect})`, () => {
     const a = await maakVolledigAdres(t.db.prisma);
     const ok = await c.callTool({ name: 'property_address', arguments: { postcode: a.postcode, huisnummer: String(a.huisnummer) } });
     expect(ok.isError).toBeFalsy();
-    expect(ok._meta).toEqual({ gefactureerd_cent: 5, saldo_credits: 9 });
+    expect(ok._meta).toEqual({ gefactureerd_cent: 5, saldo_credits: 9, verzoek_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const onbekend = await c.callTool({ name: 'property_address', arguments: { postcode: '9999ZZ', huisnummer: '1' } });
     expect(onbekend.isError).toBe(true);
-    expect(onbekend._meta).toEqual({ gefactureerd_cent: 0, saldo_credits: 9 });
+    expect(onbekend._meta).toEqual({ gefactureerd_cent: 0, saldo_credits: 9, verzoek_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const te_duur = await c.callTool({ name: 'property_value', arguments: { postcode: afgelegen.postcode, huisnummer: String(afgelegen.huisnummer) } });
     expect(te_duur.isError).toBe(true);
     expect((te_duur.structuredContent as { status: number }).status).toBe(402);

@@ -63,7 +63,7 @@ describe(`MCP outputSchema, instructions, capabilities (${dialect})`, () => {
     expect(fouten.map((r) => r.isError)).toEqual([true, true, true, true]);
     expect(fouten.map((r) => (r.structuredContent as { status: number }).status)).toEqual([400, 404, 422, 402]);
     for (const r of fouten) expect(Object.keys(r.structuredContent ?? {}).sort()).toEqual(['fout', 'status']);
-    expect(fouten[2]._meta).toEqual({ gefactureerd_cent: 90, saldo_credits: 0 });
+    expect(fouten[2]._meta).toEqual({ gefactureerd_cent: 90, saldo_credits: 0, verzoek_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     await c.close();
   });
 

@@ -184,6 +184,11 @@ describe(`webhooks (${dialect})`, () => {
       const body = verifieer(w.geheim, o);
       const [usage] = await t.db.prisma.usageRecord.findMany({ where: { accountId } });
       expect(body).toMatchObject({ type: 'inzicht.voltooid', data: { verzoek_id: usage.id, kanaal: 'rest', voorziening: 'woz', status: 200, gefactureerd_cent: 5, idempotency_key: 'bestelling-42' } });
+      // The answer names the same id, so a caller can match it with the event and GET /verbruik.
+      expect(res.headers['insight-verzoek-id']).toBe(usage.id);
+      const herhaald = await t.app.inject({ method: 'POST', url: '/api/v1/inzicht/woz', headers: { ...auth(key), 'idempotency-key': 'bestelling-42' }, payload: adresBody(a) });
+      expect(herhaald.headers['idempotent-replayed']).toBe('true');
+      expect(herhaald.headers['insight-verzoek-id'], 'a replay wrote no usage record').toBeUndefined();
       expect(body.timestamp).toMatch(/\+00:00$/);
       expect(o.body).not.toContain(key);
       expect(o.body).not.toContain('waarden');
@@ -204,7 +209,9 @@ describe(`webhooks (${dialect})`, () => {
       const [o] = await r.wacht(`${p}/ok`, 1);
       await bezorger.leeg();
       expect(r.van(`${p}/ok`)).toHaveLength(1);
-      expect(verifieer(w.geheim, o)).toMatchObject({ type: 'inzicht.voltooid', data: { kanaal: 'mcp', voorziening: 'woz', status: 200 } });
+      const verzoekId = (uit._meta as { verzoek_id?: string }).verzoek_id;
+      expect(verzoekId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(verifieer(w.geheim, o)).toMatchObject({ type: 'inzicht.voltooid', data: { verzoek_id: verzoekId, kanaal: 'mcp', voorziening: 'woz', status: 200 } });
     });
 
     it('a 404 and a 402 give inzicht.mislukt; saldo.laag fires once when the balance crosses the threshold', async () => {

@@ -687,7 +687,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -702,7 +702,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -717,7 +717,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -738,7 +738,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -753,7 +753,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -770,7 +770,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -803,7 +803,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -818,7 +818,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -833,7 +833,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -848,7 +848,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -863,7 +863,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -884,7 +884,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -899,7 +899,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -916,7 +916,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -959,8 +959,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -974,7 +976,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -989,7 +991,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1004,7 +1006,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1019,7 +1021,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1034,8 +1036,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1049,7 +1053,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1066,7 +1070,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1079,7 +1083,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1092,7 +1096,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1107,8 +1111,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1128,7 +1134,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1143,7 +1149,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1160,7 +1166,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1199,8 +1205,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1214,7 +1222,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1229,7 +1237,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1244,7 +1252,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1259,7 +1267,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1274,8 +1282,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1289,7 +1299,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1306,7 +1316,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1319,7 +1329,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1332,7 +1342,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1353,7 +1363,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1368,7 +1378,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1385,7 +1395,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1424,8 +1434,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1439,7 +1451,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1454,7 +1466,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1469,7 +1481,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1484,7 +1496,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1499,8 +1511,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1514,7 +1528,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1531,7 +1545,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1544,7 +1558,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1557,7 +1571,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1578,7 +1592,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1593,7 +1607,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1610,7 +1624,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1649,8 +1663,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1664,7 +1680,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1679,7 +1695,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1694,7 +1710,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1709,7 +1725,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1724,8 +1740,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1739,7 +1757,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1756,7 +1774,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1769,7 +1787,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1782,7 +1800,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1803,7 +1821,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1818,7 +1836,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1835,7 +1853,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1874,8 +1892,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1889,7 +1909,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1904,7 +1924,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1919,7 +1939,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1934,7 +1954,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1949,8 +1969,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1964,7 +1986,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1981,7 +2003,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -1994,7 +2016,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2007,7 +2029,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2028,7 +2050,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2043,7 +2065,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2060,7 +2082,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2101,8 +2123,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,7 +2140,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2131,7 +2155,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2146,7 +2170,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2161,7 +2185,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2176,8 +2200,10 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2191,7 +2217,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2208,7 +2234,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2221,7 +2247,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2234,7 +2260,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2255,7 +2281,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2270,7 +2296,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2287,7 +2313,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2317,7 +2343,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2335,7 +2361,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2350,7 +2376,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2365,7 +2391,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2380,7 +2406,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2401,7 +2427,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2416,7 +2442,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2433,7 +2459,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2475,7 +2501,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2493,7 +2519,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2508,7 +2534,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2523,7 +2549,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2538,7 +2564,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2555,7 +2581,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2568,7 +2594,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2581,7 +2607,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2602,7 +2628,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2617,7 +2643,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2634,7 +2660,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2667,7 +2693,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2685,7 +2711,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2700,7 +2726,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2715,7 +2741,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2730,7 +2756,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2745,7 +2771,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2766,7 +2792,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2781,7 +2807,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2798,7 +2824,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2831,7 +2857,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2853,7 +2879,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2868,7 +2894,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2883,7 +2909,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2898,7 +2924,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2913,7 +2939,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2934,7 +2960,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2949,7 +2975,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -2966,7 +2992,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3012,7 +3038,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3030,7 +3056,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3045,7 +3071,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3060,7 +3086,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3075,7 +3101,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3090,7 +3116,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3111,7 +3137,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3126,7 +3152,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3143,7 +3169,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3176,7 +3202,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3197,7 +3223,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3212,7 +3238,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3227,7 +3253,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3242,7 +3268,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3257,7 +3283,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3270,7 +3296,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3283,7 +3309,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3304,7 +3330,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3319,7 +3345,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3336,7 +3362,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3372,7 +3398,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3390,7 +3416,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3405,7 +3431,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3420,7 +3446,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3435,7 +3461,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3450,7 +3476,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3467,7 +3493,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3480,7 +3506,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3493,7 +3519,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3514,7 +3540,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3529,7 +3555,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3546,7 +3572,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3582,7 +3608,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3606,7 +3632,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3621,7 +3647,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3636,7 +3662,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3651,7 +3677,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3666,7 +3692,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3687,7 +3713,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3702,7 +3728,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3719,7 +3745,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3753,7 +3779,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3771,7 +3797,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3786,7 +3812,7 @@ export interface operations {
                     "WWW-Authenticate"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3801,7 +3827,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3816,7 +3842,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3831,7 +3857,7 @@ export interface operations {
                     Allow?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3844,7 +3870,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3857,7 +3883,7 @@ export interface operations {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3878,7 +3904,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3893,7 +3919,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
@@ -3910,7 +3936,7 @@ export interface operations {
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
                     "Insight-Saldo-Credits"?: number;
-                    /** @description Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs. */
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };

@@ -130,7 +130,7 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     if (test && !isDemoPostcode(adres.postcode)) {
       const antwoord = { fout: BUITEN_DEMO_FOUT };
       const a = await rekenAf(db, { ...basis, status: 404, credits: 0, idempotentie: bewaar(antwoord) });
-      meldKosten(ctx, 0, a.saldo ?? saldoBijClaim ?? ctx.saldo ?? (await leesSaldo(db, p.accountId)));
+      meldKosten(ctx, 0, a.saldo ?? saldoBijClaim ?? ctx.saldo ?? (await leesSaldo(db, p.accountId)), a.soort === 'ok' ? a.verzoekId : undefined);
       klaar = true;
       throw new Uitval('niet_gevonden', BUITEN_DEMO_FOUT, 0);
     }
@@ -192,7 +192,7 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
       await meldMaandlimietWeigering(db, basis);
       throw maandlimietBereikt(prijs);
     }
-    meldKosten(ctx, uitkomst.credits, a.saldo ?? saldo);
+    meldKosten(ctx, uitkomst.credits, a.saldo ?? saldo, a.verzoekId);
     klaar = true;
     return r;
   } finally {

@@ -39,6 +39,8 @@ export interface WebVerzoek {
 export interface Kosten {
   gefactureerd_cent: number;
   saldo_credits?: number;
+  /** The usage record this answer settled (`verzoek_id` in GET /verbruik and in its webhook event). */
+  verzoek_id?: string;
 }
 
 /** tRPC copies the context per middleware, so the gateway hands in this one object and reads it after the call. */

@@ -8,9 +8,10 @@ import { EENHEID_CENT, leesSaldo } from '../domain/billing/tegoed.ts';
 
 export const KOSTEN_HEADER = 'Insight-Gefactureerd-Cent';
 export const SALDO_HEADER = 'Insight-Saldo-Credits';
+export const VERZOEK_HEADER = 'Insight-Verzoek-Id';
 
-export function meldKosten(ctx: Pick<Context, 'uitslag'>, credits: number, saldo: number): void {
-  ctx.uitslag.kosten = { gefactureerd_cent: credits * EENHEID_CENT, saldo_credits: saldo };
+export function meldKosten(ctx: Pick<Context, 'uitslag'>, credits: number, saldo: number, verzoekId?: string): void {
+  ctx.uitslag.kosten = { gefactureerd_cent: credits * EENHEID_CENT, saldo_credits: saldo, ...(verzoekId ? { verzoek_id: verzoekId } : {}) };
 }
 
 /** If the procedure reported no cost (nothing was charged), report 0 and the current balance. */
@@ -27,7 +28,9 @@ export async function metKosten<R>(ctx: Context, accountId: string, verder: () =
 
 export function kostenHeaders(k: Kosten | undefined): Record<string, string> {
   if (!k) return {};
-  return k.saldo_credits === undefined
-    ? { [KOSTEN_HEADER]: String(k.gefactureerd_cent) }
-    : { [KOSTEN_HEADER]: String(k.gefactureerd_cent), [SALDO_HEADER]: String(k.saldo_credits) };
+  return {
+    [KOSTEN_HEADER]: String(k.gefactureerd_cent),
+    ...(k.saldo_credits === undefined ? {} : { [SALDO_HEADER]: String(k.saldo_credits) }),
+    ...(k.verzoek_id ? { [VERZOEK_HEADER]: k.verzoek_id } : {}),
+  };
 }

@@ -8,7 +8,7 @@ import { constants } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import compress from '@fastify/compress';
-import { KOSTEN_HEADER, SALDO_HEADER } from '../core/kosten.ts';
+import { KOSTEN_HEADER, SALDO_HEADER, VERZOEK_HEADER } from '../core/kosten.ts';
 import { gecomprimeerdeBestanden } from './compressie-cache.ts';
 
 const OPEN = {
@@ -17,7 +17,7 @@ const OPEN = {
   // PATCH and DELETE: the webhooks of /api/v1.
   methods: ['GET', 'POST', 'PATCH', 'DELETE'],
   allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'Accept', 'Mcp-Protocol-Version', 'Last-Event-ID'],
-  exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Allow', KOSTEN_HEADER, SALDO_HEADER],
+  exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Allow', KOSTEN_HEADER, SALDO_HEADER, VERZOEK_HEADER],
   maxAge: 600,
   strictPreflight: false,
 };

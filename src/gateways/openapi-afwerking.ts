@@ -4,7 +4,7 @@
  */
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import type { Config } from '../config/env.ts';
-import { KOSTEN_HEADER, SALDO_HEADER } from '../core/kosten.ts';
+import { KOSTEN_HEADER, SALDO_HEADER, VERZOEK_HEADER } from '../core/kosten.ts';
 import type { Voorbeeld } from './openapi-voorbeelden.ts';
 import voorbeelden from './openapi-voorbeelden.json' with { type: 'json' };
 import { MODEL_VERSIE } from '../domain/valuation/model.ts';
@@ -22,8 +22,11 @@ const TAGS = [
 const ANTWOORD_HEADERS = {
   [KOSTEN_HEADER]: kop('Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout).', 'integer'),
   [SALDO_HEADER]: kop('Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel.', 'integer'),
-  'X-Request-Id': kop('Het verzoek-id (het meegestuurde `X-Request-Id` of een nieuw); staat ook in de logs.'),
+  'X-Request-Id': kop('Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks.'),
 };
+
+/** On an answer that wrote a usage record: its id, to match it with GET /verbruik and the webhook event. */
+const VERZOEK_ID = kop('Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord.');
 
 const WAARDE_META = {
   model_versie: { type: 'string', description: 'Versie van het waarderingsmodel.', examples: [MODEL_VERSIE] },
@@ -68,13 +71,14 @@ export function werkOpenApiAf(doc: OpenAPIObject, config: Config): OpenAPIObject
         const geenSaldo = ['401', '405', '413', '415'].includes(status);
         r.headers = { ...(r.headers as Json | undefined), ...ANTWOORD_HEADERS };
         if (geenSaldo) delete (r.headers as Json)[SALDO_HEADER];
+        if (pad.startsWith('/inzicht/') && ['200', '404', '422'].includes(status)) (r.headers as Json)[VERZOEK_HEADER] = VERZOEK_ID;
         const vb = alle.find((v) => v.pad === pad && v.methode.toLowerCase() === methode && String(v.status) === status);
         const media = (r.content as Record<string, Json> | undefined)?.['application/json'];
         if (vb && media) media.examples = { demo: { summary: 'Demo-dataset (synthetisch)', value: vb.antwoord } };
       }
       const verzoek = alle.find((v) => v.pad === pad && v.methode.toLowerCase() === methode && v.verzoek !== undefined && v.status === 200);
       const body = ((op.requestBody as Json | undefined)?.content as Record<string, Json> | undefined)?.['application/json'];
-      if (verzoek && body) body.examples = { demo: { summary: 'Een adres uit de demo-dataset', value: verzoek.verzoek } };
+      if (verzoek && body) body.examples = { demo: { summary: pad.startsWith('/inzicht/') ? 'Een adres uit de demo-dataset' : 'Voorbeeld', value: verzoek.verzoek } };
     }
   }
   return doc;
