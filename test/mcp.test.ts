@@ -83,6 +83,9 @@ describe(`MCP /mcp (${dialect})`, () => {
     for (let i = 0; i < 6; i++) {
       const r = await c.callTool({ name: 'property_address', arguments: { postcode: a.postcode, huisnummer: '12', toevoeging: i ? String(i) : null } });
       statussen.push((r.structuredContent as { status?: number }).status ?? 200);
+      // The wait REST sends as Retry-After, machine-readable in _meta.
+      if ((r.structuredContent as { status?: number }).status === 429) expect(r._meta).toMatchObject({ opnieuw_na_seconden: expect.any(Number) });
+      else expect(r._meta).not.toHaveProperty('opnieuw_na_seconden');
     }
     expect(statussen.filter((s) => s === 429)).toHaveLength(1);
     await c.close();
