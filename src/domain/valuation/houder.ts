@@ -56,11 +56,19 @@ class OpslagLeesfout extends Error {
 /** Builds since the last successful one whose read of the stored model failed, before the next fits anyway. */
 const LEESFOUTEN_VOOR_FIT = 2;
 
-async function vintage(db: Db): Promise<string> {
-  const [r] = await db.$queryRaw<{ v: string }[]>`
-    SELECT concat_ws('|', (SELECT count(*) FROM verkoop), (SELECT max(transactiedatum) FROM verkoop),
-                          (SELECT count(*) FROM prijsindex), (SELECT max(klaar_op) FROM import_run)) AS v`;
-  return r.v;
+/** The imports whose data the model reads (gegevens.ts): sales, their WOZ values, the price index. */
+const MODEL_IMPORTS = ['verkopen', 'woz', 'prijsindex'];
+
+/**
+ * What the model was fitted on, and whether such an import is running now (started in the last 6 hours
+ * and not finished: a crashed one stops counting then). While it runs its data is half there: no refit.
+ */
+async function vintage(db: Db): Promise<{ v: string; importBezig: boolean }> {
+  const [r] = await db.$queryRaw<{ v: string; bezig: boolean }[]>`
+    SELECT concat_ws('|', (SELECT count(*) FROM verkoop), (SELECT max(transactiedatum) FROM verkoop), (SELECT count(*) FROM prijsindex),
+                          (SELECT max(klaar_op) FROM import_run WHERE soort = ANY(${MODEL_IMPORTS}))) AS v,
+           EXISTS (SELECT 1 FROM import_run WHERE klaar_op IS NULL AND soort = ANY(${MODEL_IMPORTS}) AND gestart_op > now() - interval '6 hours') AS bezig`;
+  return { v: r.v, importBezig: r.bezig };
 }
 
 /**
@@ -135,7 +143,7 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
 
   /** One part after the other, so the peak memory stays that of the larger part. */
   async function bouw(vers: boolean): Promise<Modellen> {
-    const v = await vintage(db);
+    const { v } = await vintage(db);
     const start = now();
     const modellen = {} as Modellen;
     const per = {} as Record<Deel, number>;
@@ -207,8 +215,8 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
   function controleer(): void {
     laatsteControle = now();
     vintage(db)
-      .then((v) => {
-        if (v !== huidigeVintage) void herbouw();
+      .then(({ v, importBezig }) => {
+        if (v !== huidigeVintage && !importBezig) void herbouw();
       })
       .catch((err) => log.error({ err }, 'controle op nieuwe verkopen mislukt'));
   }
