@@ -237,7 +237,7 @@ describe.skipIf(geenBrowser)(`web app /app in Chromium${geenBrowser ? ` (overges
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(geheim);
     await expect.poll(() => page.locator(`tr[data-url="${url}"]`).count()).toBe(1);
 
-    await page.getByRole('button', { name: `Test sturen naar ${url}` }).click();
+    await page.getByRole('button', { name: `Test sturen naar ${url} (browsertest)` }).click();
     await page.getByRole('status').getByText(/Testgebeurtenis klaargezet/).waitFor();
     const rij = page.locator('tr[data-type="webhook.test"]');
     await expect.poll(() => rij.getAttribute('data-toestand'), { timeout: 15_000 }).toBe('afgeleverd');
