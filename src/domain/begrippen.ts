@@ -66,6 +66,28 @@ export function datumAmsterdam(d: Date): string {
   return laatsteDatum;
 }
 
+const amsterdamTijd = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'Europe/Amsterdam',
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+/** Amsterdam's local time with its offset and milliseconds: `2026-11-27T19:13:23.581+01:00`. */
+export function isoAmsterdam(d: Date): string {
+  const p = Object.fromEntries(amsterdamTijd.formatToParts(d).map((x) => [x.type, x.value]));
+  const ms = d.getTime() - Math.floor(d.getTime() / 1000) * 1000;
+  const lokaal = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second, ms);
+  const minuten = Math.round((lokaal - d.getTime()) / 60_000);
+  const hh = String(Math.floor(Math.abs(minuten) / 60)).padStart(2, '0');
+  const mm = String(Math.abs(minuten) % 60).padStart(2, '0');
+  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}.${String(ms).padStart(3, '0')}${minuten < 0 ? '-' : '+'}${hh}:${mm}`;
+}
+
 /** A Date column is stored at 00:00 UTC. */
 export function datumKolom(d: Date): string {
   return d.toISOString().slice(0, 10);

@@ -1,8 +1,10 @@
 /** GET /app/verbruik.csv: the usage list's own procedure page by page (its session check and refusals), streamed: the browser saves it to disk. */
+// For Dutch Excel (docs/web-app.md): a UTF-8 BOM, `;` between fields, times in Amsterdam's local time with offset.
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../core/context.ts';
 import { naarFout } from '../core/errors.ts';
+import { isoAmsterdam } from '../domain/begrippen.ts';
 import { createCallerFactory } from '../core/trpc.ts';
 import { appWebRouter } from '../procedures/app/router.ts';
 import { stuurFout } from './fout-antwoord.ts';
@@ -22,6 +24,9 @@ export const VERBRUIK_CSV_KOP = [
   'sleutel_naam',
 ] as const;
 
+export const VERBRUIK_CSV_SCHEIDING = ';';
+const BOM = '\ufeff';
+
 const PAGINA = 500;
 
 const createCaller = createCallerFactory(appWebRouter);
@@ -31,6 +36,10 @@ export function csvVeld(v: string | number | null | undefined): string {
   let s = v === null || v === undefined ? '' : String(v);
   if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return /[",\r\n;]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function csvRegel(r: Record<(typeof VERBRUIK_CSV_KOP)[number], string | number | null>): string {
+  return VERBRUIK_CSV_KOP.map((k) => csvVeld(r[k])).join(VERBRUIK_CSV_SCHEIDING);
 }
 
 export function registerVerbruikExport(scope: FastifyInstance, webContext: (req: FastifyRequest, reply: FastifyReply) => Context): void {
@@ -46,9 +55,9 @@ export function registerVerbruikExport(scope: FastifyInstance, webContext: (req:
       return stuurFout(reply, f.status, f.fout, f.headers);
     }
     async function* regels(): AsyncGenerator<string> {
-      yield `${VERBRUIK_CSV_KOP.join(',')}\r\n`;
+      yield `${BOM}${VERBRUIK_CSV_KOP.join(VERBRUIK_CSV_SCHEIDING)}\r\n`;
       for (;;) {
-        yield deel.regels.map((r) => `${VERBRUIK_CSV_KOP.map((k) => csvVeld(r[k])).join(',')}\r\n`).join('');
+        yield deel.regels.map((r) => `${csvRegel({ ...r, tijdstip: isoAmsterdam(new Date(r.tijdstip)) })}\r\n`).join('');
         if (!deel.volgende) return;
         deel = await lees({ ...invoer, na: deel.volgende });
       }

@@ -187,10 +187,12 @@ describe.skipIf(geenBrowser)(`web app /app in Chromium${geenBrowser ? ` (overges
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Exporteren als CSV' }).click()]);
     const csv = readFileSync((await download.path())!, 'utf8');
-    const regels = csv.trim().split('\r\n');
-    expect(regels[0]).toBe('verzoek_id,tijdstip,kanaal,voorziening,status,credits,gefactureerd_cent,adres,sleutel_voorvoegsel,sleutel_naam');
+    expect(csv.startsWith('\ufeff')).toBe(true);
+    const regels = csv.slice(1).trim().split('\r\n');
+    expect(regels[0]).toBe('verzoek_id;tijdstip;kanaal;voorziening;status;credits;gefactureerd_cent;adres;sleutel_voorvoegsel;sleutel_naam');
     expect(regels).toHaveLength(2);
-    expect(regels[1]).toMatch(/,rest,woz,200,1,5,/);
+    expect(regels[1]).toMatch(/;rest;woz;200;1;5;/);
+    expect(regels[1].split(';')[1]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0[12]:00$/);
 
     await page.getByRole('link', { name: 'Overzicht' }).click();
     await expect.poll(() => page.locator('#credits-maand').textContent()).toBe('1 credits');
@@ -235,7 +237,7 @@ describe.skipIf(geenBrowser)(`web app /app in Chromium${geenBrowser ? ` (overges
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(geheim);
     await expect.poll(() => page.locator(`tr[data-url="${url}"]`).count()).toBe(1);
 
-    await page.getByRole('button', { name: `Test sturen naar ${url}` }).click();
+    await page.getByRole('button', { name: `Test sturen naar ${url} (browsertest)` }).click();
     await page.getByRole('status').getByText(/Testgebeurtenis klaargezet/).waitFor();
     const rij = page.locator('tr[data-type="webhook.test"]');
     await expect.poll(() => rij.getAttribute('data-toestand'), { timeout: 15_000 }).toBe('afgeleverd');

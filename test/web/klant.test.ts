@@ -98,7 +98,7 @@ describe.skipIf(geenBrowser)(`web app for a new customer in Chromium${geenBrowse
 
       await page.getByRole('link', { name: 'Overzicht' }).click();
       await page.getByRole('heading', { name: 'Overzicht', level: 1 }).waitFor();
-      await page.locator('td[data-label="Credits"]').first().waitFor();
+      await page.locator('[aria-labelledby="kop-grootboek"] td[data-label="Credits"]').first().waitFor();
       for (const r of await breedteVan()) {
         expect(r.scroll).toBeLessThanOrEqual(r.breed);
         expect(r.pagina).toBeLessThanOrEqual(375);

@@ -2,7 +2,7 @@
  * The shell: login gate, header with navigation, and a small router over /app/* (History API). After a
  * route change the page's heading takes focus, so screen readers announce the new page.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, bijVerlopenSessie, foutTekst, is401, zetCsrf } from './api.ts';
 import { Aanmelden } from './paginas/Aanmelden.tsx';
 import { Overzicht } from './paginas/Overzicht.tsx';
@@ -32,10 +32,16 @@ export function App() {
   const [gebruiker, setGebruiker] = useState<Gebruiker | null | undefined>(undefined);
   const [pad, setPad] = useState(huidigPad());
   const [melding, setMelding] = useState('');
+  const aangemeld = useRef(false);
+  aangemeld.current = !!gebruiker;
 
   useEffect(() => {
-    bijVerlopenSessie(() => {
+    // The first 401 of a session says why; the page's own reloads after it add nothing.
+    bijVerlopenSessie((tekst) => {
+      if (!aangemeld.current) return;
+      aangemeld.current = false;
       zetCsrf('');
+      setMelding(tekst);
       setGebruiker(null);
     });
     api.sessie.huidig

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { zetFocus } from './actie.ts';
 
 /**
  * A secret the server shows once (a new API key, a webhook's signing secret): read-only, selectable,
@@ -12,6 +13,8 @@ export function EenmaligGetoond(props: {
   waarde: string;
   children: ComponentChildren;
   klaar: () => void;
+  /** The id of the element that takes the focus once the panel is closed (the list heading). */
+  naSluiten: string;
   /** The closing button: "Ik heb hem bewaard" for de sleutel, "Ik heb het bewaard" for het geheim. */
   bewaardTekst: string;
 }) {
@@ -40,7 +43,14 @@ export function EenmaligGetoond(props: {
         <input id={props.id} type="text" readOnly value={props.waarde} onFocus={(e) => e.currentTarget.select()} spellcheck={false} autoComplete="off" />
         <button type="button" onClick={kopieer}>{gekopieerd ? 'Gekopieerd' : 'Kopiëren'}</button>
       </div>
-      <button type="button" class="knop-secundair" onClick={props.klaar}>{props.bewaardTekst}</button>
+      <button
+        type="button"
+        class="knop-secundair"
+        onClick={() => {
+          props.klaar();
+          setTimeout(() => zetFocus(document.getElementById(props.naSluiten)));
+        }}
+      >{props.bewaardTekst}</button>
     </section>
   );
 }

@@ -80,10 +80,10 @@ export function Grafiek(props: { van: string; tot: string; regels: DagRegel[]; t
             <tbody>
               {props.regels.map((r) => (
                 <tr key={`${r.dag}-${r.voorziening}`}>
-                  <td>{r.dag}</td>
-                  <td>{r.voorziening}</td>
-                  <td class="getal">{fmtGetal(r.aantal)}</td>
-                  <td class="getal">{fmtGetal(r.credits)}</td>
+                  <td data-label="Dag">{r.dag}</td>
+                  <td data-label="Opvraging">{r.voorziening}</td>
+                  <td class="getal" data-label="Aantal">{fmtGetal(r.aantal)}</td>
+                  <td class="getal" data-label="Credits">{fmtGetal(r.credits)}</td>
                 </tr>
               ))}
             </tbody>

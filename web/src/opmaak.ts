@@ -9,6 +9,9 @@ export const fmtGetal = (n: number) => getal.format(n);
 export const fmtEuro = (cent: number) => euro.format(cent / 100);
 export const fmtDatumTijd = (iso: string | null) => (iso ? datumTijd.format(new Date(iso)) : '—');
 export const fmtDatum = (iso: string | null) => (iso ? datum.format(new Date(iso)) : '—');
+const maand = new Intl.DateTimeFormat('nl-NL', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+/** `2026-11` -> `november 2026`. */
+export const fmtMaand = (jm: string) => maand.format(new Date(`${jm}-01T12:00:00Z`));
 
 /** Today in Amsterdam as Y-m-d, and the first day of this month. */
 export function vandaag(): string {

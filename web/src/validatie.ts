@@ -2,6 +2,13 @@
  * The browser's own form messages ("Please fill out this field.") follow the browser's language, not
  * the page's: every invalid field gets a Dutch message instead, cleared as soon as it is edited.
  */
+const getal = new Intl.NumberFormat('nl-NL');
+/** A bound as the field shows it: a number nl-NL, a date dd-mm-jjjj. */
+function grens(veld: HTMLInputElement, g: string): string {
+  if (veld.type === 'date') return g.split('-').reverse().join('-');
+  return veld.type === 'number' && g !== '' && !Number.isNaN(Number(g)) ? getal.format(Number(g)) : g;
+}
+
 function melding(veld: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement): string {
   const v = veld.validity;
   if (v.valueMissing) return veld instanceof HTMLSelectElement ? 'Kies een van de mogelijkheden.' : 'Vul dit veld in.';
@@ -9,8 +16,9 @@ function melding(veld: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElemen
   if (v.typeMismatch && veld.type === 'url') return 'Vul een volledige URL in, beginnend met https://.';
   if (v.tooShort) return `Gebruik minstens ${(veld as HTMLInputElement).minLength} tekens (nu ${veld.value.length}).`;
   if (v.tooLong) return `Gebruik hoogstens ${(veld as HTMLInputElement).maxLength} tekens.`;
-  if (v.rangeUnderflow) return `Kies ${(veld as HTMLInputElement).min} of later/meer.`;
-  if (v.rangeOverflow) return `Kies ${(veld as HTMLInputElement).max} of eerder/minder.`;
+  const datum = veld.type === 'date';
+  if (v.rangeUnderflow) return `Kies ${grens(veld as HTMLInputElement, (veld as HTMLInputElement).min)} of ${datum ? 'later' : 'meer'}.`;
+  if (v.rangeOverflow) return `Kies ${grens(veld as HTMLInputElement, (veld as HTMLInputElement).max)} of ${datum ? 'eerder' : 'minder'}.`;
   if (v.stepMismatch) return 'Vul een geheel getal in.';
   if (v.badInput) return veld.type === 'date' ? 'Vul een geldige datum in.' : 'Vul een getal in.';
   if (v.patternMismatch) return veld.title || 'De invoer heeft niet de gevraagde vorm.';

@@ -75,8 +75,8 @@ export function Overzicht() {
           (één keer per keer dat het eronder zakt; 0: nooit). Nu:{' '}
           <strong id="drempel-nu">{saldo ? `${fmtGetal(saldo.drempel_credits)} credits` : '…'}</strong>.
         </p>
-        {drempelActie.fout && <p class="fout" role="alert">{drempelActie.fout}</p>}
-        <p role="status" class="status">{drempelActie.status}</p>
+        {drempelActie.fout && <p class="fout" role="alert" ref={drempelActie.foutRef}>{drempelActie.fout}</p>}
+        <p role="status" class="status" ref={drempelActie.statusRef}>{drempelActie.status}</p>
         <form class="formulier" onSubmit={zetDrempel}>
           <div>
             <label for="drempel-credits">Drempel in credits</label>

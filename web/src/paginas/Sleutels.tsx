@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, foutTekst } from '../api.ts';
 import { useActie } from '../actie.ts';
-import { fmtDatum, fmtDatumTijd } from '../opmaak.ts';
+import { fmtDatum, fmtDatumTijd, fmtGetal, fmtMaand } from '../opmaak.ts';
 import { EenmaligGetoond } from '../EenmaligGetoond.tsx';
 import { Tabel } from '../Tabel.tsx';
 
 type Sleutel = Awaited<ReturnType<typeof api.sleutels.lijst.query>>[number];
 interface Getoond {
+  id: string;
   sleutel: string;
   voorvoegsel: string;
   verloopt_op: string;
@@ -30,7 +31,7 @@ export function Sleutels() {
   const [limieten, setLimieten] = useState<Record<string, string>>({});
   const [getoond, setGetoond] = useState<Getoond | null>(null);
 
-  const { bezig, fout, setFout, status, setStatus, actie } = useActie(() => laad());
+  const { bezig, fout, setFout, status, setStatus, actie, foutRef, statusRef } = useActie(() => laad());
   const laad = () => api.sleutels.lijst.query().then(setLijst).catch((err) => setFout(foutTekst(err)));
   useEffect(() => void laad(), []);
 
@@ -56,6 +57,7 @@ export function Sleutels() {
     if (!confirm(`Sleutel '${s.naam}' (${s.voorvoegsel}…) intrekken? Dit kan niet ongedaan worden.`)) return;
     return actie(async () => {
       await api.sleutels.trekIn.mutate({ id: s.id });
+      setGetoond((g) => (g?.id === s.id ? null : g));
       setStatus(`Sleutel '${s.naam}' is ingetrokken.`);
     });
   };
@@ -70,7 +72,7 @@ export function Sleutels() {
     return actie(async () => {
       await api.sleutels.maandlimiet.mutate({ id: s.id, credits: Number(tekst) });
       setLimieten({ ...limieten, [s.id]: '' });
-      setStatus(`Sleutel '${s.naam}': hoogstens ${tekst} credits per kalendermaand.`);
+      setStatus(`Sleutel '${s.naam}': hoogstens ${fmtGetal(Number(tekst))} credits per kalendermaand.`);
     });
   };
 
@@ -95,11 +97,11 @@ export function Sleutels() {
         demoplaats Fictiedal (postcodes met de letters SA, SD of SS, bijvoorbeeld 7800 SD huisnummer 3); antwoorden en webhooks zeggen <code>test: true</code>.
         Een <strong>maandlimiet</strong> begrenst wat één live sleutel per kalendermaand mag verbruiken; daarboven antwoordt de API 402 en blijft je saldo onaangeroerd.
       </p>
-      {fout && <p class="fout" role="alert">{fout}</p>}
-      <p role="status" class="status">{status}</p>
+      {fout && <p class="fout" role="alert" ref={foutRef}>{fout}</p>}
+      <p role="status" class="status" ref={statusRef}>{status}</p>
 
       {getoond && (
-        <EenmaligGetoond id="nieuwe-sleutel" titel={getoond.reden} label="Sleutel" waarde={getoond.sleutel} klaar={() => setGetoond(null)} bewaardTekst="Ik heb hem bewaard">
+        <EenmaligGetoond id="nieuwe-sleutel" titel={getoond.reden} label="Sleutel" waarde={getoond.sleutel} klaar={() => setGetoond(null)} naSluiten="kop-lijst" bewaardTekst="Ik heb hem bewaard">
           <strong>Kopieer deze sleutel nu: hij wordt maar één keer getoond.</strong> Wij bewaren alleen een hash. Geldig tot {fmtDatum(getoond.verloopt_op)}.
         </EenmaligGetoond>
       )}
@@ -137,39 +139,45 @@ export function Sleutels() {
               <td>{s.naam}</td>
               <td><code>{s.voorvoegsel}…</code></td>
               <td>
-                {s.familie}: {s.rechten.join(', ')}
-                {s.modus === 'test' && <> <span class="label label-test">test</span></>}
+                <div>
+                  {s.familie}: {s.rechten.join(', ')}
+                  {s.modus === 'test' && <> <span class="label label-test">test</span></>}
+                </div>
               </td>
               <td class="maandlimiet">
-                {s.maandlimiet ? (
-                  <span data-maandlimiet={s.maandlimiet.credits}>
-                    {s.maandlimiet.resterend} van {s.maandlimiet.credits} credits over in {s.maandlimiet.maand}
-                  </span>
-                ) : s.modus === 'test' ? (
-                  'n.v.t. (gratis)'
-                ) : (
-                  'geen'
-                )}
-                {s.status === 'geldig' && s.familie === 'inzicht' && s.modus === 'live' && (
-                  <form class="limiet-formulier" onSubmit={(e) => zetLimiet(s, e)}>
-                    <input
-                      type="number"
-                      min={0}
-                      step={1}
-                      inputMode="numeric"
-                      value={limieten[s.id] ?? ''}
-                      onInput={(e) => setLimieten({ ...limieten, [s.id]: e.currentTarget.value })}
-                      aria-label={`Maandlimiet in credits voor sleutel ${s.naam} (${s.voorvoegsel})`}
-                      placeholder="credits"
-                    />
-                    <button type="submit" class="knop-secundair" disabled={bezig}>Zetten</button>
-                    {s.maandlimiet && (
-                      <button type="button" class="knop-secundair" disabled={bezig} onClick={() => wisLimiet(s)} aria-label={`Maandlimiet van sleutel ${s.naam} (${s.voorvoegsel}) wissen`}>
-                        Wissen
-                      </button>
-                    )}
-                  </form>
-                )}
+                <div>
+                  {s.maandlimiet ? (
+                    <span data-maandlimiet={s.maandlimiet.credits}>
+                      {s.status === 'geldig'
+                        ? `${fmtGetal(s.maandlimiet.resterend)} van ${fmtGetal(s.maandlimiet.credits)} credits over in ${fmtMaand(s.maandlimiet.maand)}`
+                        : `${fmtGetal(s.maandlimiet.credits)} credits per maand`}
+                    </span>
+                  ) : s.modus === 'test' ? (
+                    'n.v.t. (gratis)'
+                  ) : (
+                    'geen'
+                  )}
+                  {s.status === 'geldig' && s.familie === 'inzicht' && s.modus === 'live' && (
+                    <form class="limiet-formulier" onSubmit={(e) => zetLimiet(s, e)}>
+                      <input
+                        type="number"
+                        min={0}
+                        step={1}
+                        inputMode="numeric"
+                        value={limieten[s.id] ?? ''}
+                        onInput={(e) => setLimieten({ ...limieten, [s.id]: e.currentTarget.value })}
+                        aria-label={`Maandlimiet in credits voor sleutel ${s.naam} (${s.voorvoegsel})`}
+                        placeholder="credits"
+                      />
+                      <button type="submit" class="knop-secundair" disabled={bezig}>Zetten</button>
+                      {s.maandlimiet && (
+                        <button type="button" class="knop-secundair" disabled={bezig} onClick={() => wisLimiet(s)} aria-label={`Maandlimiet van sleutel ${s.naam} (${s.voorvoegsel}) wissen`}>
+                          Wissen
+                        </button>
+                      )}
+                    </form>
+                  )}
+                </div>
               </td>
               <td>{fmtDatum(s.aangemaakt_op)}</td>
               <td>{fmtDatumTijd(s.laatst_gebruikt_op)}</td>

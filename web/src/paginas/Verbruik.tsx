@@ -5,6 +5,7 @@ import { DATUM_VORM, DatumVeld, naarIso } from '../DatumVeld.tsx';
 import { Grafiek, type DagRegel } from '../Grafiek.tsx';
 import { dagenTerug, fmtDatumTijd, fmtEuro, fmtGetal, vandaag, VOORZIENINGEN } from '../opmaak.ts';
 import { Tabel } from '../Tabel.tsx';
+import { MAX_PERIODE_DAGEN } from '../../../src/domain/billing/periode.ts';
 
 type Lijst = Awaited<ReturnType<typeof api.verbruik.lijst.query>>;
 type Sleutel = Awaited<ReturnType<typeof api.sleutels.lijst.query>>[number];
@@ -40,7 +41,7 @@ export function Verbruik() {
   const [concept, setConcept] = useState<Filters>(filters);
   const [pagina, setPagina] = useState(1);
   const [lijst, setLijst] = useState<Lijst | null>(null);
-  const [perDag, setPerDag] = useState<DagRegel[] | null>(null);
+  const [perDag, setPerDag] = useState<DagRegel[] | 'mislukt' | null>(null);
   const [sleutels, setSleutels] = useState<Sleutel[]>([]);
   const [fout, setFout] = useState('');
 
@@ -48,16 +49,37 @@ export function Verbruik() {
     api.sleutels.lijst.query().then(setSleutels).catch(() => {});
   }, []);
 
+  // A refused or failed period shows no rows, chart or export of the one before; a late answer is dropped.
   useEffect(() => {
+    let weg = false;
     setFout('');
-    api.verbruik.lijst.query({ ...invoer(filters), pagina, per_pagina: PER_PAGINA }).then(setLijst).catch((err) => setFout(foutTekst(err)));
+    api.verbruik.lijst
+      .query({ ...invoer(filters), pagina, per_pagina: PER_PAGINA })
+      .then((l) => !weg && setLijst(l))
+      .catch((err) => {
+        if (weg) return;
+        setLijst(null);
+        setFout(foutTekst(err));
+      });
+    return () => {
+      weg = true;
+    };
   }, [filters, pagina]);
 
   useEffect(() => {
+    let weg = false;
+    setPerDag(null);
     api.verbruik.perDag
       .query(invoer(filters))
-      .then((p) => setPerDag(p.per_dag))
-      .catch((err) => setFout(foutTekst(err)));
+      .then((p) => !weg && setPerDag(p.per_dag))
+      .catch((err) => {
+        if (weg) return;
+        setPerDag('mislukt');
+        setFout(foutTekst(err));
+      });
+    return () => {
+      weg = true;
+    };
   }, [filters]);
 
   function toepassen(e: Event) {
@@ -71,6 +93,10 @@ export function Verbruik() {
     }
     if (concept.van > concept.tot) {
       setFout('Van ligt na Tot en met: kies een begin dat niet na het einde ligt.');
+      return;
+    }
+    if ((Date.parse(concept.tot) - Date.parse(concept.van)) / 86_400_000 >= MAX_PERIODE_DAGEN) {
+      setFout(`De periode is langer dan ${MAX_PERIODE_DAGEN} dagen: kies een kortere periode.`);
       return;
     }
     setFout('');
@@ -125,14 +151,20 @@ export function Verbruik() {
 
       <section aria-labelledby="kop-grafiek">
         <h2 id="kop-grafiek">Credits per dag</h2>
-        {perDag ? <Grafiek van={filters.van} tot={filters.tot} regels={perDag} titel="Credits per dag in de gekozen periode" /> : <p role="status">Laden…</p>}
+        {Array.isArray(perDag) ? (
+          <Grafiek van={filters.van} tot={filters.tot} regels={perDag} titel="Credits per dag in de gekozen periode" />
+        ) : perDag === 'mislukt' ? (
+          <p>Geen grafiek: de gegevens konden niet worden gelezen (zie de melding hierboven).</p>
+        ) : (
+          <p role="status">Laden…</p>
+        )}
       </section>
 
       <section aria-labelledby="kop-lijst">
         <div class="rij tussen">
           <h2 id="kop-lijst">Opvragingen {lijst ? `(${fmtGetal(lijst.totaal)})` : ''}</h2>
           {lijst && lijst.totaal > 0 ? (
-            <a class="knop knop-secundair" href={exportAdres(filters)} download>Exporteren als CSV</a>
+            <a class="knop knop-secundair" href={exportAdres(filters)} download={`verbruik-${filters.van}-${filters.tot}.csv`}>Exporteren als CSV</a>
           ) : (
             <button type="button" class="knop-secundair" disabled>Exporteren als CSV</button>
           )}
@@ -148,8 +180,10 @@ export function Verbruik() {
               <td class="getal">{fmtGetal(r.credits)}</td>
               <td class="getal">{fmtEuro(r.gefactureerd_cent)}</td>
               <td>
-                {r.sleutel_naam ?? ''} <code>{r.sleutel_voorvoegsel ?? ''}</code>
-                {r.sleutel_voorvoegsel?.startsWith('pct_test_') && <> <span class="label label-test">test</span></>}
+                <div>
+                  {r.sleutel_naam ?? ''} <code>{r.sleutel_voorvoegsel ?? ''}</code>
+                  {r.sleutel_voorvoegsel?.startsWith('pct_test_') && <> <span class="label label-test">test</span></>}
+                </div>
               </td>
             </tr>
           ))}

@@ -28,7 +28,7 @@ export function Webhooks() {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>(['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag']);
   const [omschrijving, setOmschrijving] = useState('');
-  const [geheim, setGeheim] = useState<{ titel: string; waarde: string } | null>(null);
+  const [geheim, setGeheim] = useState<{ id: string; titel: string; waarde: string } | null>(null);
   // The delivery log: which webhook, which page (cursors of the pages before it), and its rows.
   const [gekozen, setGekozen] = useState<string | null>(null);
   const [cursors, setCursors] = useState<string[]>([]);
@@ -36,7 +36,7 @@ export function Webhooks() {
   const [volgenTot, setVolgenTot] = useState(0);
   const [tik, setTik] = useState(0);
 
-  const { bezig, fout, setFout, status, setStatus, actie } = useActie(() => laad());
+  const { bezig, fout, setFout, status, setStatus, actie, foutRef, statusRef } = useActie(() => laad());
   const laad = () =>
     api.webhooks.lijst
       .query()
@@ -80,7 +80,7 @@ export function Webhooks() {
     e.preventDefault();
     return actie(async () => {
       const w = await api.webhooks.maak.mutate({ url: url.trim(), events, omschrijving: omschrijving.trim() || null });
-      setGeheim({ titel: `Ondertekengeheim van ${w.url}`, waarde: w.geheim });
+      setGeheim({ id: w.id, titel: `Ondertekengeheim van ${w.url}`, waarde: w.geheim });
       setUrl('');
       setOmschrijving('');
       setGekozen(w.id);
@@ -91,7 +91,11 @@ export function Webhooks() {
   const test = (w: Webhook) =>
     actie(async () => {
       await api.webhooks.test.mutate({ id: w.id });
-      setStatus(`Testgebeurtenis klaargezet voor ${w.url}; volg hem hieronder in de afleveringen.`);
+      setStatus(
+        w.actief
+          ? `Testgebeurtenis klaargezet voor ${w.url}; volg hem hieronder in de afleveringen.`
+          : `Testgebeurtenis klaargezet, maar webhook ${w.url} staat uit: de test wacht tot je hem weer aanzet.`,
+      );
       toonLog(w.id);
     });
 
@@ -105,7 +109,7 @@ export function Webhooks() {
     if (!confirm(`Nieuw geheim voor ${w.url}? Het huidige tekent nog 24 uur mee.`)) return;
     return actie(async () => {
       const r = await api.webhooks.roteer.mutate({ id: w.id });
-      setGeheim({ titel: `Nieuw ondertekengeheim van ${r.url}`, waarde: r.geheim });
+      setGeheim({ id: w.id, titel: `Nieuw ondertekengeheim van ${r.url}`, waarde: r.geheim });
     });
   };
 
@@ -113,6 +117,7 @@ export function Webhooks() {
     if (!confirm(`Webhook ${w.url} verwijderen? Wachtende afleveringen vervallen.`)) return;
     return actie(async () => {
       await api.webhooks.verwijder.mutate({ id: w.id });
+      setGeheim((g) => (g?.id === w.id ? null : g));
       setStatus(`Webhook ${w.url} is verwijderd.`);
     });
   };
@@ -129,6 +134,11 @@ export function Webhooks() {
   const webhooks = lijst?.webhooks ?? [];
   const vol = lijst ? webhooks.length >= lijst.max : false;
   const logVan = webhooks.find((w) => w.id === gekozen);
+  /** In the buttons' accessible names: the URL, and what tells two webhooks with one URL apart. */
+  const naam = (w: Webhook) => {
+    if (w.omschrijving) return `${w.url} (${w.omschrijving})`;
+    return webhooks.some((x) => x.id !== w.id && x.url === w.url) ? `${w.url} (id ${w.id.slice(0, 8)})` : w.url;
+  };
 
   return (
     <>
@@ -137,11 +147,11 @@ export function Webhooks() {
         Insight stuurt gebeurtenissen van je account als ondertekende POST (Standard Webhooks: headers <code>webhook-id</code>, <code>webhook-timestamp</code>,{' '}
         <code>webhook-signature</code>) naar jouw https-adres. Hoogstens {lijst?.max ?? 10} webhooks per account. Zie de <a href="/docs">documentatie</a>.
       </p>
-      {fout && <p class="fout" role="alert">{fout}</p>}
-      <p role="status" class="status">{status}</p>
+      {fout && <p class="fout" role="alert" ref={foutRef}>{fout}</p>}
+      <p role="status" class="status" ref={statusRef}>{status}</p>
 
       {geheim && (
-        <EenmaligGetoond id="webhook-geheim" titel={geheim.titel} label="Geheim" waarde={geheim.waarde} klaar={() => setGeheim(null)} bewaardTekst="Ik heb het bewaard">
+        <EenmaligGetoond id="webhook-geheim" titel={geheim.titel} label="Geheim" waarde={geheim.waarde} klaar={() => setGeheim(null)} naSluiten="kop-webhooks" bewaardTekst="Ik heb het bewaard">
           <strong>Kopieer dit geheim nu: het wordt maar één keer getoond.</strong> Je ontvanger controleert er de handtekening van elke aflevering mee.
         </EenmaligGetoond>
       )}
@@ -178,21 +188,25 @@ export function Webhooks() {
           {webhooks.map((w) => (
             <tr key={w.id} data-url={w.url} data-actief={String(w.actief)}>
               <td class="url">
-                <code>{w.url}</code>
-                {w.omschrijving && <div class="klein">{w.omschrijving}</div>}
+                <div>
+                  <code>{w.url}</code>
+                  {w.omschrijving && <div class="klein">{w.omschrijving}</div>}
+                </div>
               </td>
               <td>{w.events.join(', ')}</td>
               <td>
-                <span class={`label label-${w.actief ? 'geldig' : 'ingetrokken'}`}>{w.actief ? 'Aan' : 'Uit'}</span>
-                {w.uitschakel_reden && <div class="klein">{w.uitschakel_reden}</div>}
+                <div>
+                  <span class={`label label-${w.actief ? 'geldig' : 'ingetrokken'}`}>{w.actief ? 'Aan' : 'Uit'}</span>
+                  {w.uitschakel_reden && <div class="klein">{w.uitschakel_reden}</div>}
+                </div>
               </td>
               <td>{fmtDatum(w.aangemaakt_op)}</td>
               <td class="acties">
-                <button type="button" disabled={bezig} onClick={() => test(w)} aria-label={`Test sturen naar ${w.url}`}>Test sturen</button>
-                <button type="button" class="knop-secundair" onClick={() => toonLog(w.id)} aria-label={`Afleveringen van ${w.url} tonen`} aria-pressed={gekozen === w.id}>Afleveringen</button>
-                <button type="button" class="knop-secundair" disabled={bezig} onClick={() => zetActief(w)} aria-label={`Webhook ${w.url} ${w.actief ? 'uitzetten' : 'aanzetten'}`}>{w.actief ? 'Uitzetten' : 'Aanzetten'}</button>
-                <button type="button" class="knop-secundair" disabled={bezig} onClick={() => roteer(w)} aria-label={`Nieuw geheim voor ${w.url}`}>Nieuw geheim</button>
-                <button type="button" class="knop-gevaar" disabled={bezig} onClick={() => verwijder(w)} aria-label={`Webhook ${w.url} verwijderen`}>Verwijderen</button>
+                <button type="button" disabled={bezig} onClick={() => test(w)} aria-label={`Test sturen naar ${naam(w)}`}>Test sturen</button>
+                <button type="button" class="knop-secundair" onClick={() => toonLog(w.id)} aria-label={`Afleveringen van ${naam(w)} tonen`} aria-pressed={gekozen === w.id}>Afleveringen</button>
+                <button type="button" class="knop-secundair" disabled={bezig} onClick={() => zetActief(w)} aria-label={`Webhook ${naam(w)} ${w.actief ? 'uitzetten' : 'aanzetten'}`}>{w.actief ? 'Uitzetten' : 'Aanzetten'}</button>
+                <button type="button" class="knop-secundair" disabled={bezig} onClick={() => roteer(w)} aria-label={`Nieuw geheim voor ${naam(w)}`}>Nieuw geheim</button>
+                <button type="button" class="knop-gevaar" disabled={bezig} onClick={() => verwijder(w)} aria-label={`Webhook ${naam(w)} verwijderen`}>Verwijderen</button>
               </td>
             </tr>
           ))}
