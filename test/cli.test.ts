@@ -1,5 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +12,15 @@ import { createTestDatabase, dialect, type TestDatabase } from './support/db.ts'
 
 const run = promisify(execFile);
 const main = path.resolve('src/cli/main.ts');
+
+function vrijePoort(): Promise<number> {
+  return new Promise((klaar) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => klaar(port));
+    });
+  });
+}
 
 /** The operator CLI as an operator runs it: a real process, on PGlite (a data directory) or PostgreSQL. */
 describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
@@ -152,6 +162,32 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
       expect(JSON.parse(r.stdout)).toEqual([]);
       expect(existsSync(path.join(map, 'uit-env', 'pgdata'))).toBe(true);
     } finally {
+      rmSync(map, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(dialect === 'postgres')('bin/insight.js passes a supervisor\'s SIGTERM on: the server shuts down instead of running on orphaned', async () => {
+    const map = mkdtempSync(path.join(tmpdir(), 'insight-sigterm-'));
+    const poort = await vrijePoort();
+    const kind = spawn(process.execPath, [path.resolve('bin/insight.js'), 'serve'], {
+      env: { ...env, DATA_DIR: map, PORT: String(poort), HOST: '127.0.0.1', DEMO_SEED: 'false', DEMO_PLAATS: 'false' },
+      stdio: 'ignore',
+      detached: true, // its own process group: the cleanup below reaches a server left running
+    });
+    const einde = new Promise<number | null>((klaar) => kind.on('exit', (code) => klaar(code)));
+    try {
+      const gezond = async () => fetch(`http://127.0.0.1:${poort}/healthz`).then((r) => r.ok, () => false);
+      for (let i = 0; i < 300 && !(await gezond()); i++) await new Promise((r) => setTimeout(r, 200));
+      expect(await gezond()).toBe(true);
+      kind.kill('SIGTERM');
+      expect(await einde).toBe(0);
+      expect(await gezond(), 'nothing answers on the port any more').toBe(false);
+    } finally {
+      try {
+        process.kill(-(kind.pid as number), 'SIGKILL');
+      } catch {
+        // already gone
+      }
       rmSync(map, { recursive: true, force: true });
     }
   });
