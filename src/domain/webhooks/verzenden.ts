@@ -115,10 +115,12 @@ export async function verstuur(
     'webhook-signature': ondertekening(b, tijd),
     'content-length': String(Buffer.byteLength(b.body)),
   };
+  // Answered on the next tick, as dns.lookup does: answered at once, a connect the kernel refuses at once
+  // (no route, a firewall's REJECT) failed inside tls.connect, and the socket's error event took the process down.
   const vast: LookupFunction = (_host, options, cb) => {
     const o = options as { all?: boolean };
-    if (o.all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [doel.adres]);
-    else cb(null, doel.adres.address, doel.adres.family);
+    if (o.all) process.nextTick(cb as unknown as (e: null, a: { address: string; family: number }[]) => void, null, [doel.adres]);
+    else process.nextTick(cb, null, doel.adres.address, doel.adres.family);
   };
   const mod = doel.url.protocol === 'https:' ? https : http;
   const agent = opts.verbindingen ? opts.verbindingen.agent(doel) : false;
