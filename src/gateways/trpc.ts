@@ -6,7 +6,7 @@ import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { createContextInner, type Context, type Services } from '../core/context.ts';
-import { naarFout } from '../core/errors.ts';
+import { FOUT_SOORTEN, naarFout } from '../core/errors.ts';
 import { stuurFout } from './fout-antwoord.ts';
 import { appWebRouter } from '../procedures/app/router.ts';
 import { registerVerbruikExport } from './verbruik-export.ts';
@@ -55,12 +55,18 @@ export async function registerTrpc(app: FastifyInstance, services: Services) {
     // Same-origin only: a preflight gets the same 404 as on every non-API path.
     scope.addHook('onRequest', async (req, reply) => {
       if (req.method === 'OPTIONS') return stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.verzoek.pad}`);
+      // The web app sends JSON only. tRPC's own multipart parser streams a body past BODY_LIMIT (400 MB read
+      // into memory before a login's input was judged): refused here, before any byte of it is read.
+      if (req.method === 'POST' && !/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+        return stuurFout(reply, 415, FOUT_SOORTEN.media_type.fout);
+      }
     });
     registerVerbruikExport(scope, (req, reply) => maakWebContext(services, req, reply));
     await scope.register(fastifyTRPCPlugin, {
       prefix: TRPC_PREFIX,
       trpcOptions: {
         router: appWebRouter,
+        maxBodySize: services.config.BODY_LIMIT,
         createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) => maakWebContext(services, req, res),
         responseMeta: ({ errors }: { errors: unknown[] }) => {
           if (errors.length === 0) return {};

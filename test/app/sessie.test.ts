@@ -70,6 +70,16 @@ describe(`web-app sessions over /trpc (${dialect})`, () => {
     expect(r.statusCode).toBe(400);
   });
 
+  it('a body that is not JSON is refused before it is read: a multipart body has no way past the body limit (415)', async () => {
+    const grens = 'x'.repeat(16);
+    const groot = `--${grens}\r\nContent-Disposition: form-data; name="email"\r\n\r\n${'a'.repeat(2_000_000)}\r\n--${grens}--\r\n`;
+    for (const [type, payload] of [[`multipart/form-data; boundary=${grens}`, groot], ['text/plain', '{"email":"a@b.nl","wachtwoord":"x"}']]) {
+      const r = await t.app.inject({ method: 'POST', url: '/trpc/sessie.aanmelden', headers: { 'content-type': type, 'x-forwarded-for': '10.1.0.5' }, payload });
+      expect(r.statusCode, type).toBe(415);
+      expect(r.json()).toEqual({ fout: 'Stuur de body als application/json.' });
+    }
+  });
+
   it('10 wrong passwords for one e-mail within a minute: the 10th and every later try get 429, even the right password; a minute later it works', async () => {
     const g = await gebruiker(t);
     const statussen: number[] = [];
