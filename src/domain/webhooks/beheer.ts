@@ -77,6 +77,10 @@ export async function maakEndpoint(
   binnen?: Binnen,
 ): Promise<{ endpoint: EndpointRij; geheim: string }> {
   const events = controleerEvents(a.events);
+  // The limit before the address's DNS lookup as well (a full account costs no lookups), and again under the lock.
+  if ((await db.webhookEndpoint.count({ where: { accountId: a.accountId } })) >= MAX_ENDPOINTS) {
+    throw new WebhookFout('te_veel', `Dit account heeft al ${MAX_ENDPOINTS} webhooks; verwijder er eerst een.`);
+  }
   await controleerUrl(a.url, a);
   const geheim = nieuwGeheim();
   // On the account row's lock: two concurrent creates cannot make 11.
