@@ -1,6 +1,6 @@
 /** The whole HTTP service without listening (tests use app.inject()). Every answer outside a procedure is still a Dutch `{"fout"}`. */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from './config/env.ts';
 import type { Services } from './core/context.ts';
 import { foutVoorStatus } from './core/errors.ts';
@@ -15,7 +15,7 @@ import { stuurFout } from './gateways/fout-antwoord.ts';
 import { registerTrpc } from './gateways/trpc.ts';
 import { registerAppStatic } from './gateways/app-static.ts';
 import { installKostenHeaders } from './gateways/kosten-headers.ts';
-import { installBeveiligingsHeaders } from './gateways/beveiliging.ts';
+import { installBeveiligingsHeaders, JSON_HEADERS } from './gateways/beveiliging.ts';
 import { registerMetrics } from './gateways/metrics.ts';
 import { installHttpRanden } from './gateways/cors.ts';
 import { VerzoekLog, volgVerzoekInLog } from './logging.ts';
@@ -59,6 +59,17 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
       connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(services.config.REQUEST_TIMEOUT_MS / 4))),
     },
     clientErrorHandler: httpParserFout,
+    // Refused while routing (a bad %-escape; a path segment over the router's 100 characters): before every
+    // hook, so their headers are set here, and the URL (it can carry a key) is not echoed as Fastify's was.
+    frameworkErrors: (err, req, reply) => {
+      const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+      req.log.info({ code: err.code, status, reqId: req.id }, 'verzoek geweigerd bij het routeren');
+      void (reply as FastifyReply)
+        .code(status)
+        .headers({ ...JSON_HEADERS, 'X-Request-Id': String(req.id) })
+        .type('application/json; charset=utf-8')
+        .send({ fout: status === 414 ? 'Het pad is te lang.' : 'Ongeldig pad: een %-codering in de URL is geen geldige tekst.' });
+    },
   });
 
   app.server.on('checkExpectation', onbekendeVerwachting);

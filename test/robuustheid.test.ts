@@ -118,6 +118,21 @@ describe(`no key in the log (${dialect})`, () => {
     expect(typeof toegang[0].reqId).toBe('string');
     expect(JSON.stringify(toegang[0])).not.toContain(key);
   });
+
+  it('a URL the router refuses (a bad %-escape, a segment over 100 characters) gets a Dutch answer with the usual headers, not its URL echoed', async () => {
+    const { key } = await t.klant(10);
+    const begin = regels.length;
+    for (const [url, status] of [[`/api/v1/%zz?key=${key}`, 400], [`/trpc/${'a'.repeat(120)}`, 414], [`/app/${'a'.repeat(120)}`, 414]] as const) {
+      const res = await t.app.inject({ method: 'GET', url, headers: { 'x-request-id': 'routeer-1' } });
+      expect(res.statusCode, url).toBe(status);
+      expect(res.json().fout, url).toMatch(/^(Ongeldig pad|Het pad is te lang)/);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+      expect(res.headers['x-request-id']).toBe('routeer-1');
+      expect(res.body).not.toContain(key);
+    }
+    expect(regels.slice(begin).join('\n')).not.toContain(key);
+  });
 });
 
 /** Issue 12 items 3 and 5: slow bodies are cut off, and HTTP-parser errors answer `{"fout"}` in Dutch. */
