@@ -1,9 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/client.ts';
 import { createTestDatabase, dialect, type TestDatabase } from './support/db.ts';
 
 const run = promisify(execFile);
@@ -86,6 +87,33 @@ describe(`operator CLI: import and its output (${dialect})`, { timeout: 240_000 
     expect(met.stderr).toBe('');
     expect(JSON.parse(met.stdout)).toEqual([]);
     expect(existsSync(path.join(elders, 'data'))).toBe(pg === null); // PGlite only: PostgreSQL keeps no data dir
+  });
+
+  it('Ctrl-C stops an import at the next batch with an honest run record; the process ends with the reason', async () => {
+    const groot = path.join(dir, 'woz-groot.csv');
+    writeFileSync(groot, `postcode;huisnummer;toevoeging;peildatum;waarde\n${Array.from({ length: 300_000 }, (_, i) => `9999ZZ;${(i % 9999) + 1};;2025-01-01;300000`).join('\n')}\n`);
+    const kind = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', main, 'import', 'woz', groot, '--batch', '100', '--json'], { env, cwd: dir });
+    let fout = '';
+    kind.stderr.on('data', (c: Buffer) => (fout += String(c)));
+    const einde = new Promise<number | null>((klaar) => kind.on('exit', (code) => klaar(code)));
+    // Once it holds the database (PGlite's lock file; on PostgreSQL its run record), its handler is there.
+    const runs = async () => (pg ? pg.prisma.importRun.count({ where: { soort: 'woz' } }) : 0);
+    const voor = await runs();
+    const bezig = async () => (pg ? (await runs()) > voor : existsSync(path.join(dir, 'data', 'insight.lock')));
+    for (let i = 0; i < 300 && !(await bezig()); i++) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 500));
+    kind.kill('SIGINT');
+    expect(await einde).not.toBe(0);
+    expect(fout).toMatch(/Afgebroken \(SIGINT\): \d+ rijen zijn al geschreven/);
+    const db = await openDatabase({ databaseUrl: pg?.url ?? '', dataDir: path.join(dir, 'data') });
+    try {
+      const [laatste] = await db.prisma.importRun.findMany({ where: { soort: 'woz' }, orderBy: { gestartOp: 'desc' }, take: 1 });
+      expect(laatste.klaarOp).toBeNull();
+      expect((laatste.samenvatting as { fout?: string }).fout).toMatch(/^Afgebroken \(SIGINT\)/);
+      expect((laatste.samenvatting as { gelezen: number }).gelezen).toBeLessThan(300_000);
+    } finally {
+      await db.close();
+    }
   });
 
   it("commander's own errors are Dutch too", async () => {

@@ -30,15 +30,27 @@ export function registerImportCommand(program: Command, deps: { openDb: () => Pr
       const json = opts.json ?? false;
       const stroom = json ? process.stderr : process.stdout;
       const bron = await controleerInvoer(soort, bestand); // a wrong file fails before the database is opened
+      // The first Ctrl-C (or SIGTERM) stops at the next batch with an honest run record and no staging
+      // files left behind; a second one ends the process at once, as without this.
+      const stop = new AbortController();
+      const opSignaal = (signaal: NodeJS.Signals) => {
+        process.stderr.write(`\n${signaal}: de import stopt na de lopende batch (nogmaals om direct te stoppen).\n`);
+        stop.abort(signaal);
+      };
+      process.once('SIGINT', opSignaal);
+      process.once('SIGTERM', opSignaal);
       const db = await deps.openDb();
       try {
         const s = await voerImportUit(db, soort, bestand ?? null, {
           gecontroleerd: bron,
           batchGrootte: opts.batch,
           voortgang: maakVoortgang({ stroom, label: `import ${soort}` }),
+          afbreken: stop.signal,
         });
         process.stdout.write(json ? `${JSON.stringify(snakeCase(s))}\n` : `${samenvattingTekst(s)}\n`);
       } finally {
+        process.removeListener('SIGINT', opSignaal);
+        process.removeListener('SIGTERM', opSignaal);
         await db.close();
       }
     });

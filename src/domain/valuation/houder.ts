@@ -60,14 +60,15 @@ const LEESFOUTEN_VOOR_FIT = 2;
 const MODEL_IMPORTS = ['verkopen', 'woz', 'prijsindex'];
 
 /**
- * What the model was fitted on, and whether such an import is running now (started in the last 6 hours
- * and not finished: a crashed one stops counting then). While it runs its data is half there: no refit.
+ * What the model was fitted on, and whether such an import is running now (started in the last 6 hours,
+ * neither finished nor failed: a killed one stops counting then). While it runs its data is half there: no refit.
  */
 async function vintage(db: Db): Promise<{ v: string; importBezig: boolean }> {
   const [r] = await db.$queryRaw<{ v: string; bezig: boolean }[]>`
     SELECT concat_ws('|', (SELECT count(*) FROM verkoop), (SELECT max(transactiedatum) FROM verkoop), (SELECT count(*) FROM prijsindex),
                           (SELECT max(klaar_op) FROM import_run WHERE soort = ANY(${MODEL_IMPORTS}))) AS v,
-           EXISTS (SELECT 1 FROM import_run WHERE klaar_op IS NULL AND soort = ANY(${MODEL_IMPORTS}) AND gestart_op > now() - interval '6 hours') AS bezig`;
+           EXISTS (SELECT 1 FROM import_run WHERE klaar_op IS NULL AND samenvatting IS NULL AND soort = ANY(${MODEL_IMPORTS})
+                                          AND gestart_op > now() - interval '6 hours') AS bezig`;
   return { v: r.v, importBezig: r.bezig };
 }
 

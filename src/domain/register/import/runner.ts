@@ -19,6 +19,8 @@ export interface ImportOpties {
   stil?: boolean;
   /** Its header is not read again. */
   gecontroleerd?: Bron | null;
+  /** Ctrl-C or a supervisor's SIGTERM: stop reading, record the run as broken off, clean up (staging files). */
+  afbreken?: AbortSignal;
 }
 
 /** Behind `citeer` in the parsers: no stored reason is longer. */
@@ -168,7 +170,13 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
       extra,
     };
     let nummer = 0;
+    const gestopt = () => {
+      if (opts.afbreken?.aborted) {
+        throw new ImportFout(`Afgebroken (${String(opts.afbreken.reason ?? 'signaal')}): ${s.ingevoegd + s.bijgewerkt} rijen zijn al geschreven; draai dezelfde import opnieuw om af te maken (wat er al staat, blijft ongewijzigd).`);
+      }
+    };
     for await (const deel of soort.lees(bron, ctx)) {
+      gestopt();
       const recs = Array.isArray(deel) ? deel : [deel];
       for (const rec of recs) {
         nummer++;
@@ -190,6 +198,7 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
     if (wachtend.length) await verwerk(wachtend);
     await schrijver.sluit();
     await bouwIndexen();
+    gestopt();
     if (soort.na) {
       fase = 'afleiden';
       Object.assign(extra, await soort.na(db, { stil: opts.stil ?? false }));
