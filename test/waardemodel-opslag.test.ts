@@ -1,5 +1,5 @@
 import { type Logger, pino } from 'pino';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { maakModelHouder } from '../src/domain/valuation/houder.ts';
@@ -199,11 +199,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a restarted server loads the mo
   });
 
   it('fits and stores at the first start, loads at the second', async () => {
+    // /readyz can answer before the log line written just before it has come through the pipe.
     server = await startServer(db.url, { LOG_LEVEL: 'info' });
-    expect(server.uitvoer()).toMatch(/"msg":"waardemodel gebouwd"/);
+    await vi.waitFor(() => expect(server.uitvoer()).toMatch(/"msg":"waardemodel gebouwd"/), { timeout: 10_000 });
     await server.stop();
     server = await startServer(db.url, { LOG_LEVEL: 'info' });
-    expect(server.uitvoer()).toMatch(/"uitOpslag":true,"msg":"waardemodel geladen"/);
+    await vi.waitFor(() => expect(server.uitvoer()).toMatch(/"uitOpslag":true,"msg":"waardemodel geladen"/), { timeout: 10_000 });
     expect(server.uitvoer()).not.toMatch(/"msg":"waardemodel gebouwd"/);
   }, 180_000);
 });
