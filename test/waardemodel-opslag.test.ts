@@ -200,11 +200,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a restarted server loads the mo
 
   it('fits and stores at the first start, loads at the second', async () => {
     // /readyz can answer before the log line written just before it has come through the pipe.
-    server = await startServer(db.url, { LOG_LEVEL: 'info' });
-    await vi.waitFor(() => expect(server.uitvoer()).toMatch(/"msg":"waardemodel gebouwd"/), { timeout: 10_000 });
-    await server.stop();
-    server = await startServer(db.url, { LOG_LEVEL: 'info' });
-    await vi.waitFor(() => expect(server.uitvoer()).toMatch(/"uitOpslag":true,"msg":"waardemodel geladen"/), { timeout: 10_000 });
-    expect(server.uitvoer()).not.toMatch(/"msg":"waardemodel gebouwd"/);
+    const eerste = await startServer(db.url, { LOG_LEVEL: 'info' });
+    server = eerste;
+    await vi.waitFor(() => expect(eerste.uitvoer()).toMatch(/"msg":"waardemodel gebouwd"/), { timeout: 10_000 });
+    await eerste.stop();
+    const tweede = await startServer(db.url, { LOG_LEVEL: 'info' });
+    server = tweede;
+    await vi.waitFor(() => expect(tweede.uitvoer()).toMatch(/"uitOpslag":true,"msg":"waardemodel geladen"/), { timeout: 10_000 });
+    expect(tweede.uitvoer()).not.toMatch(/"msg":"waardemodel gebouwd"/);
   }, 180_000);
 });
