@@ -4,7 +4,10 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { issueTekst } from '../core/errors.ts';
 
+/** Node's timers and PostgreSQL's statement_timeout take at most a signed 32-bit number of milliseconds (24.8 days). */
+const MAX_MS = 2_147_483_647;
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const PROXY_NAMEN = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -37,16 +40,16 @@ export const configSchema = z.object({
     .default('')
     .transform((v) => v.split(',').map((u) => u.trim()).filter((u) => u !== ''))
     .refine((urls) => urls.every((u) => /^postgres(ql)?:\/\//.test(u)), 'DATABASE_REPLICA_URL: elke replica moet met postgresql:// beginnen'),
-  DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(100).default(10_000),
-  DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().min(50).default(1_000),
-  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(100).max(MAX_MS).default(10_000),
+  DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().min(50).max(MAX_MS).default(1_000),
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(MAX_MS).default(10_000),
+  DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(MAX_MS).default(15_000),
   DATA_DIR: z.string().default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PUBLIC_BASE_URL: z.string().default(''),
   TRUST_PROXY: proxy.default(false),
   BODY_LIMIT: z.coerce.number().int().min(1024).default(64 * 1024),
-  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(MAX_MS).default(30_000),
   RATE_LIMIT_REST_PER_MIN: z.coerce.number().int().min(1).default(60),
   RATE_LIMIT_INVLOEDEN_PER_MIN: z.coerce.number().int().min(1).default(30),
   RATE_LIMIT_MCP_TOOLS_PER_MIN: z.coerce.number().int().min(1).default(30),
@@ -76,7 +79,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     })
     .safeParse(source);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${issueTekst(i)}`);
     throw new Error(`Ongeldige configuratie:\n${lines.join('\n')}`);
   }
   return { ...parsed.data, DEMO_SEED: parsed.data.DEMO_SEED ?? parsed.data.DATABASE_URL === '' };

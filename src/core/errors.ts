@@ -156,6 +156,7 @@ const typeNamen: Record<string, string> = {
   array: 'lijst',
   null: 'null',
   undefined: 'niets',
+  NaN: 'geen getal',
 };
 
 function ontvangenType(input: unknown): string {
@@ -178,7 +179,7 @@ export function zodNaarFout(error: z.ZodError): string {
   return `Ongeldige invoer: ${delen.join('; ')}.`;
 }
 
-function issueTekst(issue: z.core.$ZodIssue): string {
+export function issueTekst(issue: z.core.$ZodIssue): string {
   // Our own schema messages are Dutch already; Zod's defaults start in English.
   if (issue.message && !/^(Invalid|Too |Unrecognized|Expected|Required)/.test(issue.message)) return issue.message;
   switch (issue.code) {

@@ -18,6 +18,13 @@ describe('DEMO_SEED default (safe on PostgreSQL)', () => {
     expect(loadConfig({ DEMO_CREDITS: '2147483647' }).DEMO_CREDITS).toBe(2_147_483_647);
     expect(() => loadConfig({ DEMO_CREDITS: '9999999999' })).toThrow(/DEMO_CREDITS/);
   });
+
+  it('a time in milliseconds fits the timers and statement_timeout (at most 2,147,483,647): refused at start, not a crash later', () => {
+    for (const naam of ['DB_QUERY_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'DATABASE_REPLICA_CHECK_MS', 'DATABASE_REPLICA_MAX_LAG_MS', 'DB_CONNECT_TIMEOUT_MS']) {
+      expect(() => loadConfig({ [naam]: '3000000000' }), naam).toThrow(new RegExp(naam));
+      expect(loadConfig({ [naam]: '2147483647' })[naam as 'DB_QUERY_TIMEOUT_MS']).toBe(2_147_483_647);
+    }
+  });
 });
 
 describe('DATABASE_REPLICA_URL', () => {
