@@ -479,7 +479,7 @@ describe(`webhook URL guard (${dialect})`, () => {
     for (const url of [
       'http://127.0.0.1/hook', 'https://10.0.0.1/hook', 'https://[::1]/hook', 'https://[::ffff:127.0.0.1]/hook', 'https://[::ffff:7f00:1]/hook',
       'https://[::a9fe:a9fe]/latest/meta-data', 'https://[::7f00:1]/hook', 'https://[::a00:1]/hook',
-      'https://169.254.169.254/latest/meta-data', 'https://100.64.0.1/hook', 'https://192.168.1.1/', 'https://0.0.0.0/', 'https://224.0.0.1/',
+      'https://169.254.169.254/latest/meta-data', 'https://192.0.0.192/opc/v2/', 'https://168.63.129.16/machine', 'https://100.64.0.1/hook', 'https://192.168.1.1/', 'https://0.0.0.0/', 'https://224.0.0.1/',
       'https://[fe80::1]/', 'https://intern.voorbeeld.nl/hook', 'https://zes.voorbeeld.nl/hook', 'https://onbekend.voorbeeld.nl/hook',
       'ftp://voorbeeld.nl/hook', 'https://gebruiker:wachtwoord@93.184.216.34/hook', 'http://93.184.216.34/hook', 'geen url',
     ]) {

@@ -45,6 +45,8 @@ export interface GecontroleerdDoel {
 
 export class OngeldigDoel extends Error {}
 
+const METADATA = new Set(['192.0.0.192', '168.63.129.16']);
+
 function verbodenBereik(ip: string, onveilig: boolean): string | null {
   let a = ipaddr.parse(ip);
   if (a.kind() === 'ipv6') {
@@ -57,8 +59,8 @@ function verbodenBereik(ip: string, onveilig: boolean): string | null {
   }
   const bereik = a.range();
   if (bereik === 'unicast') {
-    // Cloud metadata on public-looking space.
-    if (a.toString() === '192.0.0.192') return 'metadata';
+    // Cloud platform endpoints on public-looking space: Oracle's metadata, Azure's WireServer.
+    if (METADATA.has(a.toString())) return 'metadata';
     return null;
   }
   if (onveilig && bereik === 'loopback') return null;
