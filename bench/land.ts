@@ -32,8 +32,26 @@ import { type LandBestanden, maakLand } from './land-data.ts';
 import { kiesGenerator, type LookupMeting, meetLookups } from './lookups-meten.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values: arg } = parseArgs({
-  options: {
+const GEBRUIK = `Gebruik: npm run bench:land -- --schaal 0.01|0.1|1 [opties]
+  --schaal S        grootte van het synthetische land (1 = heel Nederland)
+  --db postgres|pglite   database (standaard postgres: een eigen database op de server van BENCH_DATABASE_URL, tenzij --url)
+  --url URL         een bestaande PostgreSQL-database; --datadir MAP: een PGlite-map
+  --stappen A,B     alleen deze stappen op --url, daarna stoppen; --serve: daarna serve en lookups meten
+  --duur S          seconden per lookup-meting (standaard 10); --generator wrk|autocannon
+  --bewaar          de bench-database bewaren; --profiel MAP: een CPU-profiel per stap
+  Uitvoer: een tabel per stap en JSON (docs/landelijk.md).`;
+
+function leesArgumenten() {
+  try {
+    return parseArgs({ options: OPTIES });
+  } catch (e) {
+    console.error(`${(e as Error).message.replace(/^Unknown option '(.*)'.*$/s, 'Onbekende optie $1.')}\n\n${GEBRUIK}`);
+    process.exit(2);
+  }
+}
+
+const OPTIES = {
+    help: { type: 'boolean', short: 'h' },
     schaal: { type: 'string' },
     db: { type: 'string', default: 'postgres' },
     stap: { type: 'string' },
@@ -51,8 +69,12 @@ const { values: arg } = parseArgs({
     generator: { type: 'string' },
     /** Write a V8 CPU profile per step to this directory (node --cpu-prof). */
     profiel: { type: 'string' },
-  },
-});
+} as const;
+const { values: arg } = leesArgumenten();
+if (arg.help) {
+  console.log(GEBRUIK);
+  process.exit(0);
+}
 
 // ------------------------------------------------------------------------------------------ child: one step
 

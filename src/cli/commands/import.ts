@@ -11,7 +11,7 @@ export function registerImportCommand(program: Command, deps: { openDb: () => Pr
     .command('import')
     .description('Registerdata importeren (BAG, energielabels, WOZ, verkopen, prijsindex, invloeden)')
     .argument('<soort>', 'importsoort (zie hieronder)')
-    .argument('[bestand]', 'bestand, zip of map (niet bij woningtype-afleiden)')
+    .argument('[bestand]', 'bestand, zip of map (niet bij woningtype-afleiden en invloeden-afleiden)')
     .option('--json', 'alleen de samenvatting als JSON op stdout (voortgang naar stderr)')
     .option('--batch <rijen>', 'rijen per transactie (standaard 10000 op PostgreSQL, 5000 op PGlite)', (v) => {
       const n = Number(v);
