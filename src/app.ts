@@ -59,8 +59,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
       connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(services.config.REQUEST_TIMEOUT_MS / 4))),
     },
     clientErrorHandler: httpParserFout,
-    // Refused while routing (a bad %-escape; a path segment over the router's 100 characters): before every
-    // hook, so their headers are set here, and the URL (it can carry a key) is not echoed as Fastify's was.
+    // Refused while routing (bad %-escape, segment > 100 characters): no hook ran; the URL (a key?) is not echoed.
     frameworkErrors: (err, req, reply) => {
       const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
       req.log.info({ code: err.code, status, reqId: req.id }, 'verzoek geweigerd bij het routeren');

@@ -172,8 +172,7 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     }
     let a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: bewaar(uitkomst.antwoord) });
     for (let poging = 0; a.soort === 'herhaling'; poging++) {
-      // An identical MCP call settled while this one worked, or a REST retry took this request's claim over
-      // while its charge waited: that call's stored answer (or a 409 while it runs), not charged again.
+      // An identical MCP call settled first, or a REST retry took the claim over: its answer (or 409), uncharged.
       const c = await claim(db, { ...claimOpts!, kijk: true });
       if (c.soort !== 'vrij') {
         klaar = true;

@@ -167,7 +167,6 @@ function ontvangenType(input: unknown): string {
 
 /** Custom messages in schemas win. */
 export function zodNaarFout(error: z.ZodError): string {
-  // A field of the wrong type is that one fault: Zod still runs its length check on what it got.
   const verkeerdType = new Set(error.issues.filter((i) => i.code === 'invalid_type').map((i) => i.path.join('.')));
   const issues = error.issues.filter((i) => i.code === 'invalid_type' || !verkeerdType.has(i.path.join('.')));
   const delen = issues.slice(0, 5).map((issue) => {
@@ -184,7 +183,6 @@ export function issueTekst(issue: z.core.$ZodIssue): string {
   if (issue.message && !/^(Invalid|Too |Unrecognized|Expected|Required)/.test(issue.message)) return issue.message;
   switch (issue.code) {
     case 'invalid_type': {
-      // Zod 4 keeps the input out of its issues unless asked; its message names what it received.
       const ontvangen = issue.input !== undefined ? ontvangenType(issue.input) : /received (\w+)$/.exec(issue.message)?.[1];
       return ontvangen === undefined || ontvangen === 'undefined'
         ? 'verplicht veld ontbreekt'

@@ -26,7 +26,6 @@ const ALTIJD = {
   'Cross-Origin-Opener-Policy': 'same-origin',
 };
 
-/** The headers of a JSON answer, for one given where no hook runs (app.ts, refused while routing). */
 export const JSON_HEADERS = { ...ALTIJD, 'Content-Security-Policy': JSON_CSP };
 
 export function installBeveiligingsHeaders(app: FastifyInstance) {

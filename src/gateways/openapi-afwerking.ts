@@ -25,7 +25,6 @@ const ANTWOORD_HEADERS = {
   'X-Request-Id': kop('Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks.'),
 };
 
-/** On an answer that wrote a usage record: its id, to match it with GET /verbruik and the webhook event. */
 const VERZOEK_ID = kop('Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord.');
 
 const WAARDE_META = {

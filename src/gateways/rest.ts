@@ -45,7 +45,6 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
       // POST /webhooks/{id}/test has no body and needs no content type.
       const leeg = !req.headers['transfer-encoding'] && (req.headers['content-length'] ?? '0') === '0';
       if (req.method === 'POST' && leeg && !req.headers['content-type']) req.headers['content-type'] = 'application/json';
-      // A media type is case-insensitive (RFC 9110 §8.3.1); the OpenAPI adapter compares it as written.
       const type = req.headers['content-type'];
       if (type && /[A-Z]/.test(type)) req.headers['content-type'] = type.replace(/^[^;]*/, (m) => m.toLowerCase());
       const pad = req.verzoek.pad.slice(REST_PREFIX.length) || '/';

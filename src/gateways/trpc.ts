@@ -55,8 +55,7 @@ export async function registerTrpc(app: FastifyInstance, services: Services) {
     // Same-origin only: a preflight gets the same 404 as on every non-API path.
     scope.addHook('onRequest', async (req, reply) => {
       if (req.method === 'OPTIONS') return stuurFout(reply, 404, `Onbekend pad: ${req.method} ${req.verzoek.pad}`);
-      // The web app sends JSON only. tRPC's own multipart parser streams a body past BODY_LIMIT (400 MB read
-      // into memory before a login's input was judged): refused here, before any byte of it is read.
+      // JSON only: tRPC's multipart parser read bodies past BODY_LIMIT into memory before judging them.
       if (req.method === 'POST' && !/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
         return stuurFout(reply, 415, FOUT_SOORTEN.media_type.fout);
       }

@@ -30,8 +30,7 @@ export function registerImportCommand(program: Command, deps: { openDb: () => Pr
       const json = opts.json ?? false;
       const stroom = json ? process.stderr : process.stdout;
       const bron = await controleerInvoer(soort, bestand); // a wrong file fails before the database is opened
-      // The first Ctrl-C (or SIGTERM) stops at the next batch with an honest run record and no staging
-      // files left behind; a second one ends the process at once, as without this.
+      // The first Ctrl-C or SIGTERM stops after the batch with an honest run record; a second one at once.
       const stop = new AbortController();
       const opSignaal = (signaal: NodeJS.Signals) => {
         process.stderr.write(`\n${signaal}: de import stopt na de lopende batch (nogmaals om direct te stoppen).\n`);

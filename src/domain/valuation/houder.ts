@@ -59,10 +59,7 @@ const LEESFOUTEN_VOOR_FIT = 2;
 /** The imports whose data the model reads (gegevens.ts): sales, their WOZ values, the price index. */
 const MODEL_IMPORTS = ['verkopen', 'woz', 'prijsindex'];
 
-/**
- * What the model was fitted on, and whether such an import is running now (started in the last 6 hours,
- * neither finished nor failed: a killed one stops counting then). While it runs its data is half there: no refit.
- */
+/** What the model was fitted on, and whether such an import runs now (< 6 h, not finished or failed): no refit then. */
 async function vintage(db: Db): Promise<{ v: string; importBezig: boolean }> {
   const [r] = await db.$queryRaw<{ v: string; bezig: boolean }[]>`
     SELECT concat_ws('|', (SELECT count(*) FROM verkoop), (SELECT max(transactiedatum) FROM verkoop), (SELECT count(*) FROM prijsindex),

@@ -93,7 +93,6 @@ function fmt(v: number, digits: number): string {
 
 /** The refusal rule, shared by the live path and calibration so both see the same population. */
 function refusal(e: RawEstimate, s: SearchParams): string | null {
-  // Where and when was searched, so a peildatum before the data or an unusual dwelling does not read as an empty area.
   const waar = `binnen ${(s.ringen[s.ringen.length - 1] / 1000).toLocaleString('nl-NL')} km in de ${s.vensterMaanden} maanden voor de peildatum`;
   if (e.nComps < s.minAantal) return `Te weinig vergelijkbare verkopen ${waar} (${e.nComps}, minimaal ${s.minAantal} nodig).`;
   if (e.nEff < s.minNEff) return `Te weinig vergelijkbare verkopen ${waar} (effectief ${fmt(e.nEff, 1)}, minimaal ${s.minNEff} nodig).`;

@@ -77,7 +77,6 @@ export async function maakEndpoint(
   binnen?: Binnen,
 ): Promise<{ endpoint: EndpointRij; geheim: string }> {
   const events = controleerEvents(a.events);
-  // The limit before the address's DNS lookup as well (a full account costs no lookups), and again under the lock.
   if ((await db.webhookEndpoint.count({ where: { accountId: a.accountId } })) >= MAX_ENDPOINTS) {
     throw new WebhookFout('te_veel', `Dit account heeft al ${MAX_ENDPOINTS} webhooks; verwijder er eerst een.`);
   }
@@ -125,7 +124,6 @@ export async function wijzigEndpoint(
     ...(aan ? { actief: true, uitgeschakeldOp: null, uitschakelReden: null, falendSinds: null } : {}),
     ...(uit ? { actief: false, uitgeschakeldOp: new Date(), uitschakelReden: 'Uitgeschakeld door het account.' } : {}),
   };
-  // Nothing to change (a repeated switch, a retry): the webhook as it is, not a 404 from an empty update.
   if (Object.keys(data).length === 0) return huidig;
   const r = await db.webhookEndpoint.updateMany({ where: { id: a.id, accountId: a.accountId }, data });
   if (r.count === 0) return null;

@@ -15,11 +15,7 @@ export interface OpgelostAdres {
 /** Injectable so tests can play a hostile DNS. */
 export type Resolver = (host: string) => Promise<OpgelostAdres[]>;
 
-/**
- * A and AAAA records straight from DNS (c-ares), each query bounded in time. Not getaddrinfo: that runs in
- * libuv's thread pool, where two lookups of hosts whose DNS never answers held every slot for the
- * resolver's whole timeout, and every webhook check of every account waited behind them.
- */
+/** A and AAAA from DNS (c-ares), time-bounded; not getaddrinfo, whose thread-pool slots a silent DNS held for all. */
 export function dnsResolver(opts: { servers?: string[]; timeoutMs?: number; pogingen?: number } = {}): Resolver {
   const dns = new DnsResolver({ timeout: opts.timeoutMs ?? 2_500, tries: opts.pogingen ?? 2 });
   if (opts.servers) dns.setServers(opts.servers);

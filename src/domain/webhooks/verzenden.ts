@@ -115,8 +115,7 @@ export async function verstuur(
     'webhook-signature': ondertekening(b, tijd),
     'content-length': String(Buffer.byteLength(b.body)),
   };
-  // Answered on the next tick, as dns.lookup does: answered at once, a connect the kernel refuses at once
-  // (no route, a firewall's REJECT) failed inside tls.connect, and the socket's error event took the process down.
+  // On the next tick, as dns.lookup: else a connect refused at once (no route) crashed inside tls.connect.
   const vast: LookupFunction = (_host, options, cb) => {
     const o = options as { all?: boolean };
     if (o.all) process.nextTick(cb as unknown as (e: null, a: { address: string; family: number }[]) => void, null, [doel.adres]);

@@ -71,7 +71,6 @@ async function roepAan(ctx: Context, req: FastifyRequest, tool: McpTool, args: R
     const f = naarFout(err);
     if (f.status === 503) throw new Storing(f);
     if (f.intern) req.log.error({ err, tool: tool.name }, 'interne fout bij MCP-tool');
-    // REST's Retry-After (429, a 409 still running) has no header in a tool result: _meta carries it.
     const wacht = Number(f.headers['Retry-After']);
     const meta = { ...(ctx.uitslag.kosten ?? {}), ...(wacht > 0 ? { opnieuw_na_seconden: wacht } : {}) };
     return toolFout(f.status, f.status === 400 ? f.fout.replace(/\badres\.(?=postcode|huisnummer|toevoeging)/g, '') : f.fout, meta);
