@@ -156,7 +156,7 @@ class TypeBestand {
   readonly type: string;
   constructor(type: string, map: string) {
     this.type = type;
-    this.zip = new ZipSchrijver(path.join(map, `9999${type}${DATUM_NAAM}.zip`));
+    this.zip = new ZipSchrijver(path.join(map, `9998${type}${DATUM_NAAM}.zip`));
   }
   voeg(object: string) {
     this.buf.push(`<sl-bag-extract:bagObject>${object}</sl-bag-extract:bagObject>\n`);
@@ -166,7 +166,7 @@ class TypeBestand {
   private leeg() {
     if (this.n === 0) return;
     this.volgnummer++;
-    const naam = `9999${this.type}${DATUM_NAAM}-${String(this.volgnummer).padStart(6, '0')}.xml`;
+    const naam = `9998${this.type}${DATUM_NAAM}-${String(this.volgnummer).padStart(6, '0')}.xml`;
     this.zip.voegToe(naam, Buffer.from(xmlKop(this.type) + this.buf.join('') + XML_STAART));
     this.buf = [];
     this.n = 0;
@@ -236,7 +236,7 @@ export async function maakLand(map: string, schaal: number): Promise<LandBestand
   const historisch = () => rnd() < 0.15;
 
   const pand = (x: number, y: number, b: number, d: number, bouwjaar: number): string => {
-    const id = `9999100${String(++nPnd).padStart(9, '0')}`;
+    const id = `9998100${String(++nPnd).padStart(9, '0')}`;
     panden++;
     const obj = (vk: string) =>
       `<Objecten:Pand><Objecten:identificatie domein="NL.IMBAG.Pand">${id}</Objecten:identificatie>${rechthoek(x, y, b, d)}` +
@@ -249,8 +249,8 @@ export async function maakLand(map: string, schaal: number): Promise<LandBestand
   };
 
   const adres = (opr: string, postcode: string, huisnummer: number, toevoeging: string, pandId: string, x: number, y: number, opp: number, bouwjaar: number, doel: string, woningtype: string) => {
-    const num = `9999200${String(++nNum).padStart(9, '0')}`;
-    const vbo = `9999010${String(++nVbo).padStart(9, '0')}`;
+    const num = `9998200${String(++nNum).padStart(9, '0')}`;
+    const vbo = `9998010${String(++nVbo).padStart(9, '0')}`;
     adressen++;
     const numObj = (vk: string) =>
       `<Objecten:Nummeraanduiding><Objecten:identificatie domein="NL.IMBAG.Nummeraanduiding">${num}</Objecten:identificatie>` +
@@ -298,6 +298,7 @@ export async function maakLand(map: string, schaal: number): Promise<LandBestand
   };
 
   const gemeenten = new Map<string, string>();
+  // Identifiers start 9998, not 9999: that is the demo town's code, which a server loads beside these.
   // Towns of ~4,000 addresses at random places on land-ish RD coordinates, ~30,000 per gemeente.
   const steden: { x: number; y: number }[] = [];
   let wplNr = 0;
@@ -326,7 +327,7 @@ export async function maakLand(map: string, schaal: number): Promise<LandBestand
     };
     const eind = Math.min(doel, adressen + 4000);
     for (let straat = 0; adressen < eind; straat++) {
-      const opr = `9999300${String(++nOpr).padStart(9, '0')}`;
+      const opr = `9998300${String(++nOpr).padStart(9, '0')}`;
       types.OPR.voeg(
         `<Objecten:OpenbareRuimte><Objecten:identificatie domein="NL.IMBAG.Openbareruimte">${opr}</Objecten:identificatie><Objecten:naam>${STRAATNAMEN[straat % STRAATNAMEN.length]} ${Math.floor(straat / STRAATNAMEN.length) + 1}</Objecten:naam>` +
           `<Objecten:type>Weg</Objecten:type><Objecten:status>Naamgeving uitgegeven</Objecten:status><Objecten:geconstateerd>N</Objecten:geconstateerd>` +
