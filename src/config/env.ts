@@ -6,8 +6,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { issueTekst } from '../core/errors.ts';
 
-/** Node's timers and PostgreSQL's statement_timeout take at most a signed 32-bit number of milliseconds (24.8 days). */
-const MAX_MS = 2_147_483_647;
+const MAX_MS = 2_147_483_647; // Node's timers and statement_timeout: a signed 32-bit number of ms (24.8 days)
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const PROXY_NAMEN = new Set(['loopback', 'linklocal', 'uniquelocal']);

@@ -77,16 +77,19 @@ export async function maakEndpoint(
   binnen?: Binnen,
 ): Promise<{ endpoint: EndpointRij; geheim: string }> {
   const events = controleerEvents(a.events);
-  if ((await db.webhookEndpoint.count({ where: { accountId: a.accountId } })) >= MAX_ENDPOINTS) {
-    throw new WebhookFout('te_veel', `Dit account heeft al ${MAX_ENDPOINTS} webhooks; verwijder er eerst een.`);
-  }
+  const binnenLimiet = async (d: Db | Prisma.TransactionClient) => {
+    if ((await d.webhookEndpoint.count({ where: { accountId: a.accountId } })) >= MAX_ENDPOINTS) {
+      throw new WebhookFout('te_veel', `Dit account heeft al ${MAX_ENDPOINTS} webhooks; verwijder er eerst een.`);
+    }
+  };
+  // Before the address's DNS lookup too (a full account costs none), and again under the lock.
+  await binnenLimiet(db);
   await controleerUrl(a.url, a);
   const geheim = nieuwGeheim();
   // On the account row's lock: two concurrent creates cannot make 11.
   const endpoint = await db.$transaction(async (tx) => {
     await tx.$queryRawUnsafe('SELECT 1 FROM account WHERE id = $1::uuid FOR UPDATE', a.accountId);
-    const n = await tx.webhookEndpoint.count({ where: { accountId: a.accountId } });
-    if (n >= MAX_ENDPOINTS) throw new WebhookFout('te_veel', `Dit account heeft al ${MAX_ENDPOINTS} webhooks; verwijder er eerst een.`);
+    await binnenLimiet(tx);
     const endpoint = await tx.webhookEndpoint.create({
       data: { accountId: a.accountId, url: a.url, events, omschrijving: a.omschrijving ?? null, geheim, aangemaaktOp: a.now },
       select,
