@@ -121,6 +121,17 @@ describe(`web-app sessions over /trpc (${dialect})`, () => {
     expect((await trpc(t, 'mutation', 'sessie.aanmelden', { email: g.email, wachtwoord: WACHTWOORD }, { ip: '10.4.4.5' })).status).toBe(200);
   });
 
+  it('an IPv6 client counts by its /64: 30 failures over 30 addresses of one /64 get 429, another /64 is free', async () => {
+    const statussen: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      statussen.push((await trpc(t, 'mutation', 'sessie.aanmelden', { email: `ip6-test-${i}@voorbeeld.nl`, wachtwoord: 'fout-fout-fout' }, { ip: `2001:db8:4:4::${(i + 1).toString(16)}` })).status);
+    }
+    expect(statussen[29]).toBe(429);
+    const g = await gebruiker(t);
+    expect((await trpc(t, 'mutation', 'sessie.aanmelden', { email: g.email, wachtwoord: WACHTWOORD }, { ip: '2001:db8:4:4:ffff::1' })).status).toBe(429);
+    expect((await trpc(t, 'mutation', 'sessie.aanmelden', { email: g.email, wachtwoord: WACHTWOORD }, { ip: '2001:db8:4:5::1' })).status).toBe(200);
+  });
+
   it('logout needs the CSRF token, ends the session and clears the cookie', async () => {
     const s = await aanmelden(t);
     expect(expectWeigering(await trpc(t, 'mutation', 'sessie.afmelden', undefined, { sessie: s, zonderCsrf: true }), 403)).toMatch(/CSRF/);

@@ -4,6 +4,7 @@
  * a correct password takes its record back out, so only failures count.
  */
 import { createHash } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import { TX_OPTS, type Db } from '../../db/client.ts';
 import { VENSTER_MS } from '../limits/snelheid.ts';
 
@@ -24,10 +25,21 @@ function afgeleidId(waarde: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
+/** An IPv6 client counts by its /64: one subscriber gets a whole /64, so per address the limit was none. */
+export function netwerkVan(ip: string): string {
+  try {
+    const a = ipaddr.process(ip);
+    if (a.kind() === 'ipv4') return a.toString();
+    return `${(a as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
+  } catch {
+    return ip;
+  }
+}
+
 function tellers(email: string, ip: string): Teller[] {
   return [
     { id: afgeleidId(`email:${email}`), emmer: 'inlog:email', limiet: INLOG_LIMIET_EMAIL },
-    { id: afgeleidId(`ip:${ip}`), emmer: 'inlog:ip', limiet: INLOG_LIMIET_IP },
+    { id: afgeleidId(`ip:${netwerkVan(ip)}`), emmer: 'inlog:ip', limiet: INLOG_LIMIET_IP },
   ];
 }
 
