@@ -7,6 +7,7 @@ import type { WebContext } from './context.ts';
 import { InsightFout } from './errors.ts';
 import { publicProcedure } from './trpc.ts';
 import { csrfKlopt, zoekSessie } from '../domain/gebruikers/gebruikers.ts';
+import { registreerAppWijziging } from '../domain/gebruikers/inlogpogingen.ts';
 
 /** A browser always sends Origin on a cross-site POST. */
 function controleerHerkomst(web: WebContext['web']) {
@@ -34,7 +35,8 @@ export const openWebProcedure = publicProcedure.use(({ ctx, type, next }) => {
   return next({ ctx: { web } });
 });
 
-export const sessieProcedure = openWebProcedure.use(async ({ ctx, type, next }) => {
+/** Signed in; only signing out uses it directly. */
+export const aangemeldProcedure = openWebProcedure.use(async ({ ctx, type, next }) => {
   const token = ctx.web.sessieToken;
   const sessie = await zoekSessie(ctx.services.db, token, ctx.services.now());
   if (!sessie || !token) throw new InsightFout('ongeldige_sleutel', 'Je bent niet (meer) aangemeld; meld je opnieuw aan.');
@@ -42,4 +44,17 @@ export const sessieProcedure = openWebProcedure.use(async ({ ctx, type, next }) 
     throw new InsightFout('geen_toegang', 'Het CSRF-token ontbreekt of klopt niet; laad de pagina opnieuw.');
   }
   return next({ ctx: { sessie, sessieToken: token } });
+});
+
+/** A change counts against the account's web-app limit (429 beyond it): no key's rate limit covers these. */
+export const sessieProcedure = aangemeldProcedure.use(async ({ ctx, type, next }) => {
+  if (type === 'mutation') {
+    const seconden = await registreerAppWijziging(ctx.services.db, ctx.sessie.accountId, ctx.services.now());
+    if (seconden > 0) {
+      throw new InsightFout('te_veel_verzoeken', `Te veel wijzigingen achter elkaar; probeer het over ${seconden} seconden opnieuw.`, {
+        headers: { 'Retry-After': String(seconden) },
+      });
+    }
+  }
+  return next();
 });

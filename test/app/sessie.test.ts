@@ -6,6 +6,7 @@ import { controleerWachtwoord, hashWachtwoord } from '../../src/domain/gebruiker
 import { SESSIE_DUUR_MS, maakGebruiker } from '../../src/domain/gebruikers/gebruikers.ts';
 import { loadConfig } from '../../src/config/env.ts';
 import { aanmelden, expectWeigering, gebruiker, trpc, WACHTWOORD } from './trpc-hulp.ts';
+import { APP_LIMIET_ACCOUNT } from '../../src/domain/gebruikers/inlogpogingen.ts';
 
 describe(`web-app sessions over /trpc (${dialect})`, () => {
   let t: TestApp;
@@ -140,6 +141,25 @@ describe(`web-app sessions over /trpc (${dialect})`, () => {
     expect(uit.status).toBe(200);
     expect(uit.setCookie.join()).toMatch(/insight_sessie=;.*Expires=Thu, 01 Jan 1970/);
     expectWeigering(await trpc(t, 'query', 'sessie.huidig', undefined, { sessie: s }), 401);
+  });
+
+  it('changes per account are limited: the 61st within a minute gets a Dutch 429 with Retry-After, changes nothing, and signing out still works', async () => {
+    const s = await aanmelden(t);
+    const ander = await aanmelden(t);
+    const statussen: number[] = [];
+    for (let i = 0; i < APP_LIMIET_ACCOUNT; i++) statussen.push((await trpc(t, 'mutation', 'tegoed.drempel', { credits: i }, { sessie: s })).status);
+    expect(statussen.every((x) => x === 200)).toBe(true);
+    const teVeel = await trpc(t, 'mutation', 'webhooks.maak', { url: 'https://voorbeeld.nl/haak', events: ['saldo.laag'] }, { sessie: s });
+    expect(expectWeigering(teVeel, 429)).toMatch(/^Te veel wijzigingen achter elkaar; probeer het over \d+ seconden opnieuw\.$/);
+    expect(Number(teVeel.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(teVeel.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(await t.db.prisma.webhookEndpoint.count({ where: { accountId: s.accountId } })).toBe(0);
+    // Reading goes on; another account is not affected.
+    expect((await trpc(t, 'query', 'sessie.huidig', undefined, { sessie: s })).status).toBe(200);
+    expect((await trpc(t, 'mutation', 'tegoed.drempel', { credits: 5 }, { sessie: ander })).status).toBe(200);
+    t.clock.advance(61_000);
+    expect((await trpc(t, 'mutation', 'tegoed.drempel', { credits: 7 }, { sessie: s })).status).toBe(200);
+    expect((await trpc(t, 'mutation', 'sessie.afmelden', undefined, { sessie: s })).status).toBe(200);
   });
 
   it('no session, a made-up cookie, an expired session: 401', async () => {

@@ -1,7 +1,8 @@
 /**
  * Login attempts limited per e-mail and per client IP, in the database so the limit holds across processes.
  * An attempt is recorded before the password is checked, so parallel guesses cannot slip past the limit;
- * a correct password takes its record back out, so only failures count.
+ * a correct password takes its record back out, so only failures count. The same table counts a signed-in
+ * account's changes in the web app (bucket "app:account"), which no key's rate limit covers.
  */
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
@@ -11,6 +12,9 @@ import { VENSTER_MS } from '../limits/snelheid.ts';
 /** Per IP too, for an office behind one address. */
 export const INLOG_LIMIET_EMAIL = 10;
 export const INLOG_LIMIET_IP = 30;
+/** Web-app changes (a key made, a webhook tested, ...) per account per minute: far beyond a person's clicking. */
+export const APP_LIMIET_ACCOUNT = 60;
+const EMMERS = ['inlog:email', 'inlog:ip', 'app:account'];
 /** Share of attempts that also clear every expired row, not only their own. */
 const OPRUIMKANS = 0.02;
 
@@ -52,10 +56,20 @@ export interface InlogPoging {
 }
 
 export async function registreerInlogPoging(db: Db, email: string, ip: string, now: Date): Promise<InlogPoging> {
+  return telPogingen(db, tellers(email, ip), now);
+}
+
+/** 0 when the account may make this change (counted), else the seconds until it may. */
+export async function registreerAppWijziging(db: Db, accountId: string, now: Date): Promise<number> {
+  const uit = await telPogingen(db, [{ id: afgeleidId(`account:${accountId}`), emmer: 'app:account', limiet: APP_LIMIET_ACCOUNT }], now);
+  return uit.geweigerd;
+}
+
+async function telPogingen(db: Db, lijst: Teller[], now: Date): Promise<InlogPoging> {
   const grens = new Date(now.getTime() - VENSTER_MS);
   return db.$transaction(async (tx) => {
     const uit: InlogPoging = { rijen: [], geweigerd: 0, laatsteKans: 0 };
-    for (const t of tellers(email, ip)) {
+    for (const t of lijst) {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`${t.id}:${t.emmer}`}))`;
       await tx.inlogPoging.deleteMany({ where: { teller: t.id, emmer: t.emmer, tijdstip: { lte: grens } } });
       const eerder = await tx.inlogPoging.findMany({ where: { teller: t.id, emmer: t.emmer }, orderBy: { tijdstip: 'asc' }, select: { tijdstip: true } });
@@ -71,9 +85,9 @@ export async function registreerInlogPoging(db: Db, email: string, ip: string, n
       uit.rijen.push(rij.id);
       if (eerder.length + 1 >= t.limiet) uit.laatsteKans = Math.max(uit.laatsteKans, vrij(t.limiet - 1));
     }
-    // Rows of e-mails and IPs that never try again would stay forever.
+    // Rows of e-mails, IPs and accounts that never try again would stay forever.
     if (Math.random() < OPRUIMKANS) {
-      await tx.inlogPoging.deleteMany({ where: { emmer: { in: ['inlog:email', 'inlog:ip'] }, tijdstip: { lte: grens } } });
+      await tx.inlogPoging.deleteMany({ where: { emmer: { in: EMMERS }, tijdstip: { lte: grens } } });
     }
     return uit;
   }, TX_OPTS);

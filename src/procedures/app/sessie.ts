@@ -5,7 +5,7 @@ import { beeindigSessie, controleerLogin, csrfVoor, normaliseerEmail, startSessi
 import { registreerInlogPoging, vergeefInlogPoging } from '../../domain/gebruikers/inlogpogingen.ts';
 import { MAX_WACHTWOORD } from '../../domain/gebruikers/wachtwoord.ts';
 import { router } from '../../core/trpc.ts';
-import { openWebProcedure, sessieProcedure } from '../../core/sessie.ts';
+import { aangemeldProcedure, openWebProcedure, sessieProcedure } from '../../core/sessie.ts';
 
 const ONJUIST = 'E-mailadres of wachtwoord klopt niet.';
 
@@ -46,7 +46,8 @@ export const sessieRouter = router({
     return { email: s.email, account: s.accountNaam, csrf: csrfVoor(ctx.sessieToken), verloopt_op: s.verlooptOp.toISOString() };
   }),
 
-  afmelden: sessieProcedure.mutation(async ({ ctx }) => {
+  /** Never refused by the web-app limit. */
+  afmelden: aangemeldProcedure.mutation(async ({ ctx }) => {
     await beeindigSessie(ctx.services.db, ctx.sessie.id);
     ctx.web.wisSessieCookie();
     return { afgemeld: true };
