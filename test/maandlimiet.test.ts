@@ -5,6 +5,7 @@ import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { lookup } from './support/http.ts';
 import { startServers, verzoek, type ServerProces } from './support/server.ts';
 import { leesSaldo, grootboekSom } from '../src/domain/billing/tegoed.ts';
+import { rekenAf } from '../src/domain/billing/afrekenen.ts';
 import { maakSleutel, roteerSleutel, SleutelFout, zetMaandlimiet } from '../src/domain/keys/sleutels.ts';
 import { Webhook } from 'standardwebhooks';
 import { maakAdres } from './support/register.ts';
@@ -57,6 +58,39 @@ describe(`monthly cap per key (${dialect})`, () => {
     expect((await lookup(t, 'woz', nieuw.key, adresBody(a))).statusCode).toBe(200);
     expect((await lookup(t, 'woz', nieuw.key, adresBody(a))).statusCode).toBe(402);
     expect(await leesSaldo(t.db.prisma, accountId)).toBe(998);
+  });
+
+  it('a charge of the old key that settles after its rotation counts against the new key: the cap holds', async () => {
+    const { accountId, key } = await t.klant(1000);
+    const keyId = await sleutelId(accountId);
+    await zetMaandlimiet(t.db.prisma, { accountId, keyId, credits: 2 });
+    const a = await maakVolledigAdres(t.db.prisma);
+    expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(200);
+    const nieuw = await roteerSleutel(t.db.prisma, { accountId, keyId, now: t.clock.now });
+    // A call of the old key authenticated before the rotation; its charge arrives after it.
+    const laat = await rekenAf(t.db.prisma, { accountId, keyId, voorvoegsel: 'pct_live_oud', kanaal: 'rest', voorziening: 'woz', status: 200, credits: 1, adres: null, now: t.clock.now });
+    expect(laat.soort).toBe('ok');
+    expect((await lookup(t, 'woz', nieuw.key, adresBody(a))).statusCode).toBe(402);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(998);
+    expect(await t.db.prisma.apiKey.findUnique({ where: { id: nieuw.id }, select: { maandVerbruikt: true } })).toEqual({ maandVerbruikt: 2 });
+  });
+
+  it('a charge that settles late at a month end counts in its own month and never turns the new month back', async () => {
+    const { accountId, key } = await t.klant(1000);
+    const keyId = await sleutelId(accountId);
+    await zetMaandlimiet(t.db.prisma, { accountId, keyId, credits: 2 });
+    const a = await maakVolledigAdres(t.db.prisma);
+    t.clock.now = new Date('2026-11-30T23:00:01Z'); // 00:00:01 on 1 December in Amsterdam
+    expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(200);
+    // A request that started at 23:59:59 on 30 November settles now: November's count, not December's.
+    t.clock.now = new Date('2026-11-30T22:59:59Z');
+    expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(200);
+    expect(await t.db.prisma.apiKey.findUnique({ where: { id: keyId }, select: { maand: true, maandVerbruikt: true, vorigeMaand: true, vorigeMaandVerbruikt: true } }))
+      .toEqual({ maand: '2026-12', maandVerbruikt: 1, vorigeMaand: '2026-11', vorigeMaandVerbruikt: 1 });
+    t.clock.now = new Date('2026-11-30T23:00:05Z');
+    const statussen = [];
+    for (let i = 0; i < 2; i++) statussen.push((await lookup(t, 'woz', key, adresBody(a))).statusCode);
+    expect(statussen).toEqual([200, 402]);
   });
 
   it('concurrent rotations of one key: one new key, the others refused as unknown; never past the 10 valid keys', async () => {

@@ -1,8 +1,8 @@
 -- One charge, all or nothing: the conditional debit (the balance never goes below zero), the usage
 -- record, the ledger row, the webhook event(s) — inzicht.voltooid / inzicht.mislukt, and saldo.laag once
 -- when the balance crosses the account's threshold — and the stored idempotent answer. A refused debit
--- returns false and the balance, with r_limiet when the key's monthly cap refused it. Used item by item
--- by afrekenen_per_item.
+-- returns false and the balance, with r_limiet when the key's monthly cap refused it (the cap of the key
+-- that replaced it, after a rotation: limietsleutel). Used item by item by afrekenen_per_item.
 CREATE OR REPLACE FUNCTION public.afrekenen(p_verzoek uuid, p_account uuid, p_key uuid, p_kanaal text, p_voorziening text, p_status integer, p_credits integer, p_eenheid_cent integer, p_adres text, p_nu timestamp with time zone, p_tijdstempel text, p_event_id text, p_event_type text, p_event_data jsonb, p_laag_id text, p_idempotentie uuid, p_antwoord jsonb)
  RETURNS TABLE(r_ok boolean, r_saldo integer, r_limiet boolean)
  LANGUAGE plpgsql
@@ -11,12 +11,16 @@ DECLARE
   v_saldo INTEGER;
   v_drempel INTEGER;
   v_maand TEXT := to_char(p_nu AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM');
+  v_limietsleutel UUID;
+  v_verbruikt INTEGER;
+  v_limiet INTEGER;
 BEGIN
   IF p_credits > 0 THEN
     -- The key's monthly cap, read under the account's row lock like every charge of the key.
     PERFORM 1 FROM account a WHERE a.id = p_account FOR UPDATE;
-    IF EXISTS (SELECT 1 FROM api_sleutel s WHERE s.id = p_key AND s.maandlimiet_credits IS NOT NULL
-               AND (CASE WHEN s.maand = v_maand THEN s.maand_verbruikt ELSE 0 END) + p_credits > s.maandlimiet_credits) THEN
+    v_limietsleutel := limietsleutel(p_key);
+    SELECT s.maandlimiet_credits, maandverbruik(s, v_maand) INTO v_limiet, v_verbruikt FROM api_sleutel s WHERE s.id = v_limietsleutel;
+    IF v_limiet IS NOT NULL AND v_verbruikt + p_credits > v_limiet THEN
       SELECT a.credits INTO v_saldo FROM account a WHERE a.id = p_account;
       RETURN QUERY SELECT false, coalesce(v_saldo, 0), true;
       RETURN;
@@ -29,7 +33,7 @@ BEGIN
       RETURN QUERY SELECT false, coalesce(v_saldo, 0), false;
       RETURN;
     END IF;
-    UPDATE api_sleutel s SET maand = v_maand, maand_verbruikt = (CASE WHEN s.maand = v_maand THEN s.maand_verbruikt ELSE 0 END) + p_credits WHERE s.id = p_key;
+    PERFORM maandverbruik_zet(v_limietsleutel, v_maand, v_verbruikt + p_credits);
   END IF;
   INSERT INTO verbruik (id, account_id, key_id, kanaal, voorziening, status, credits, gefactureerd_cent, adres, aangemaakt_op)
   VALUES (p_verzoek, p_account, p_key, p_kanaal, p_voorziening, p_status, p_credits, p_credits * p_eenheid_cent, p_adres, p_nu);

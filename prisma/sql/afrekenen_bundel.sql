@@ -29,8 +29,11 @@ DECLARE
   v_naam TEXT;
   v_maand TEXT := to_char(((p_items -> 0 ->> 'nu')::timestamptz) AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM');
   v_sleutels UUID[];
+  v_limietsleutels UUID[];
+  v_tellers UUID[];
   v_limieten INTEGER[];
   v_verbruikt INTEGER[];
+  v_verbruikt0 INTEGER[];
   k INTEGER;
   x JSONB;
   c INTEGER;
@@ -83,13 +86,23 @@ BEGIN
         v_herhaald[i] := NOT FOUND;
       END IF;
     END LOOP;
-    -- The keys' monthly caps, exact under the account's row lock: every charge of a key takes it.
-    SELECT array_agg(s.id), array_agg(s.maandlimiet_credits), array_agg(CASE WHEN s.maand = v_maand THEN s.maand_verbruikt ELSE 0 END)
-      INTO v_sleutels, v_limieten, v_verbruikt
+    -- The keys' monthly caps, exact under the account's row lock: every charge of a key takes it. A key
+    -- rotated while its calls were in flight counts them against the key that replaced it (limietsleutel).
+    SELECT array_agg(s.id), array_agg(s.vervangen_door), array_agg(s.maandlimiet_credits), array_agg(maandverbruik(s, v_maand))
+      INTO v_sleutels, v_limietsleutels, v_limieten, v_verbruikt
       FROM api_sleutel s WHERE s.id IN (SELECT DISTINCT (e ->> 'sleutel')::uuid FROM jsonb_array_elements(p_items) e);
+    IF coalesce(array_remove(v_limietsleutels, NULL), '{}') = '{}' THEN
+      v_limietsleutels := v_sleutels;
+      v_tellers := v_sleutels;
+    ELSE
+      SELECT array_agg(limietsleutel(u.id) ORDER BY u.n) INTO v_limietsleutels FROM unnest(v_sleutels) WITH ORDINALITY AS u(id, n);
+      SELECT array_agg(s.id), array_agg(s.maandlimiet_credits), array_agg(maandverbruik(s, v_maand))
+        INTO v_tellers, v_limieten, v_verbruikt FROM api_sleutel s WHERE s.id = ANY (v_limietsleutels);
+    END IF;
+    v_verbruikt0 := v_verbruikt;
     FOR i IN 0 .. v_n - 1 LOOP
       c := (p_items -> i ->> 'credits')::int;
-      k := array_position(v_sleutels, (p_items -> i ->> 'sleutel')::uuid);
+      k := array_position(v_tellers, v_limietsleutels[array_position(v_sleutels, (p_items -> i ->> 'sleutel')::uuid)]);
       -- A copy of an item refused above settles as itself (refused too: the balance and cap only shrink).
       IF v_herhaald[i + 1] AND v_orig[i + 1] IS NOT NULL AND NOT v_ok[v_orig[i + 1]] AND NOT v_herhaald[v_orig[i + 1]] THEN
         v_herhaald[i + 1] := false;
@@ -122,10 +135,9 @@ BEGIN
     END LOOP;
     IF v_credits IS DISTINCT FROM v_begin THEN
       UPDATE account a SET credits = v_credits WHERE a.id = v_account;
-      -- Key by key: an UPDATE joined to unnest(v_sleutels, ...) was planned again at every call.
-      FOR j IN 1 .. coalesce(array_length(v_sleutels, 1), 0) LOOP
-        UPDATE api_sleutel s SET maand = v_maand, maand_verbruikt = v_verbruikt[j]
-        WHERE s.id = v_sleutels[j] AND (s.maand IS DISTINCT FROM v_maand OR s.maand_verbruikt <> v_verbruikt[j]);
+      -- Key by key: an UPDATE joined to unnest(v_tellers, ...) was planned again at every call.
+      FOR j IN 1 .. coalesce(array_length(v_tellers, 1), 0) LOOP
+        IF v_verbruikt[j] <> v_verbruikt0[j] THEN PERFORM maandverbruik_zet(v_tellers[j], v_maand, v_verbruikt[j]); END IF;
       END LOOP;
     END IF;
     INSERT INTO verbruik (id, account_id, key_id, kanaal, voorziening, status, credits, gefactureerd_cent, adres, aangemaakt_op)

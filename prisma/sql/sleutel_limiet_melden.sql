@@ -9,8 +9,9 @@ DECLARE
   v_maand TEXT := to_char(p_nu AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM');
   s api_sleutel%ROWTYPE;
 BEGIN
+  -- Never back to an earlier month (a refusal that settles late at a month's end): the new month's event would repeat.
   UPDATE api_sleutel k SET limiet_gemeld_maand = v_maand
-  WHERE k.id = p_key AND k.limiet_gemeld_maand IS DISTINCT FROM v_maand
+  WHERE k.id = limietsleutel(p_key) AND (k.limiet_gemeld_maand IS NULL OR k.limiet_gemeld_maand < v_maand)
   RETURNING * INTO s;
   IF NOT FOUND THEN
     RETURN false;
@@ -18,5 +19,5 @@ BEGIN
   RETURN webhook_schrijf(s.account_id, p_event_id, 'sleutel.limiet_bereikt', p_tijdstempel,
     jsonb_build_object('sleutel_voorvoegsel', s.voorvoegsel, 'naam', s.naam, 'maand', v_maand,
       'maandlimiet_credits', s.maandlimiet_credits,
-      'verbruikt_credits', CASE WHEN s.maand = v_maand THEN s.maand_verbruikt ELSE 0 END), p_nu);
+      'verbruikt_credits', maandverbruik(s, v_maand)), p_nu);
 END $function$;

@@ -95,7 +95,10 @@ export async function roteerSleutel(db: Db, opts: { accountId: string; keyId: st
   const now = opts.now ?? new Date();
   if (!UUID_RE.test(opts.keyId)) throw new SleutelFout('onbekend', 'Deze sleutel bestaat niet of is niet meer geldig.');
   const uit = await db.$transaction(async (tx) => {
-    // Locked first: of concurrent rotations one goes on and the rest then find the key revoked (no second new key), and a charge in flight has added its credits.
+    // The account's row first, as every charge takes it before the key's (the other order deadlocks): of
+    // concurrent rotations one goes on and the rest find the key revoked, and no charge is halfway while the
+    // month's count is copied. Charges still in flight later count against the new key (limietsleutel).
+    await tx.$queryRaw`SELECT a.id FROM account a JOIN api_sleutel s ON s.account_id = a.id WHERE s.id = ${opts.keyId}::uuid FOR UPDATE OF a`;
     await tx.$queryRaw`SELECT id FROM api_sleutel WHERE id = ${opts.keyId}::uuid FOR UPDATE`;
     const oud = await tx.apiKey.findFirst({ where: { id: opts.keyId, accountId: opts.accountId, ...geldigFilter(now) } });
     if (!oud) throw new SleutelFout('onbekend', 'Deze sleutel bestaat niet of is niet meer geldig.');
@@ -112,6 +115,8 @@ export async function roteerSleutel(db: Db, opts: { accountId: string; keyId: st
         maandlimietCredits: oud.maandlimietCredits,
         maand: oud.maand,
         maandVerbruikt: oud.maandVerbruikt,
+        vorigeMaand: oud.vorigeMaand,
+        vorigeMaandVerbruikt: oud.vorigeMaandVerbruikt,
         limietGemeldMaand: oud.limietGemeldMaand,
         verloopMeldingOp: oud.verloopMeldingOp,
         verloopMelding1dOp: oud.verloopMelding1dOp,
@@ -159,7 +164,7 @@ export async function maandstanden(db: Db, keyIds: string[], now: Date): Promise
   const rijen = await sqlRijen<{ id: string; limiet: number | null; verbruikt: number; maand: string }>(
     db,
     `SELECT id::text, maandlimiet_credits AS limiet, v.maand,
-            CASE WHEN s.maand = v.maand THEN maand_verbruikt ELSE 0 END AS verbruikt
+            maandverbruik(s, v.maand) AS verbruikt
      FROM api_sleutel s, (SELECT to_char($2::timestamptz AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM') AS maand) v
      WHERE s.id = ANY ($1::uuid[])`,
     [keyIds, now.toISOString()],
