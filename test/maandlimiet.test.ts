@@ -35,10 +35,11 @@ describe(`monthly cap per key (${dialect})`, () => {
     expect((await lookup(t, 'adres', key, adresBody(a))).statusCode).toBe(200);
     const derde = await lookup(t, 'woz', key, adresBody(a), { 'idempotency-key': 'na-limiet' });
     expect(derde.statusCode, derde.body).toBe(402);
-    expect(derde.json().fout).toMatch(/maandlimiet van deze sleutel is bereikt/);
+    expect(derde.json().fout).toMatch(/maandlimiet van deze sleutel is bereikt: deze opvraging kost 1 credit \(€ 0,05\)/);
     expect(derde.headers['insight-gefactureerd-cent']).toBe('0');
-    // The refusal is in the usage list (402, 0 credits), so the owner sees the key was stopped.
-    expect(await t.db.prisma.usageRecord.findMany({ where: { accountId, status: 402 }, select: { credits: true, voorziening: true } })).toEqual([{ credits: 0, voorziening: 'woz' }]);
+    // The refusal is in the usage list (402, 0 credits), so the owner sees the key was stopped; the answer names its record.
+    expect(await t.db.prisma.usageRecord.findMany({ where: { accountId, status: 402 }, select: { id: true, credits: true, voorziening: true } }))
+      .toEqual([{ id: derde.headers['insight-verzoek-id'], credits: 0, voorziening: 'woz' }]);
     expect(await leesSaldo(t.db.prisma, accountId)).toBe(998);
     expect(await grootboekSom(t.db.prisma, accountId)).toBe(998);
     const ander = await t.key(accountId);

@@ -191,7 +191,7 @@ describe(`identical MCP tool calls, the first refused at the settlement (${diale
       expect(poort.gesloten).toBeUndefined();
 
       expect(adres).toMatchObject({ http: 200, isError: false, inhoud: { meta: { cached: false, gefactureerd_cent: 5 } } });
-      const melding = reden === 'balance' ? /^Onvoldoende tegoed: deze opvraging kost 1 credits/ : /maandlimiet van deze sleutel is bereikt/;
+      const melding = reden === 'balance' ? /^Onvoldoende tegoed: deze opvraging kost 1 credit \(/ : /maandlimiet van deze sleutel is bereikt/;
       for (const woz of [woz1, woz2]) {
         expect(woz.http).toBe(200);
         expect(woz.isError).toBe(true);

@@ -761,7 +761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -907,7 +907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -961,8 +961,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1008,6 +1010,8 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1038,8 +1042,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1113,8 +1119,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1157,7 +1165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -1207,8 +1215,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1254,6 +1264,8 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1284,8 +1296,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1386,7 +1400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -1436,8 +1450,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1483,6 +1499,8 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1513,8 +1531,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1615,7 +1635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -1665,8 +1685,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1712,6 +1734,8 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1742,8 +1766,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1844,7 +1870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -1894,8 +1920,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1941,6 +1969,8 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1971,8 +2001,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2073,7 +2105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -2125,8 +2157,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2172,6 +2206,8 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
+                    "Insight-Verzoek-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2202,8 +2238,10 @@ export interface operations {
                     "Insight-Saldo-Credits"?: number;
                     /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
                     "X-Request-Id"?: string;
-                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord. */
+                    /** @description Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record). */
                     "Insight-Verzoek-Id"?: string;
+                    /** @description `true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2304,7 +2342,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -2450,7 +2488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -2651,7 +2689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -2815,7 +2853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -2983,7 +3021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -3124,6 +3162,32 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            /** @description De body is groter dan de ingestelde limiet (standaard 64 KiB). */
+            413: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
+            /** @description Stuur de body als `application/json`. */
+            415: {
+                headers: {
+                    /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                    "Insight-Gefactureerd-Cent"?: number;
+                    /** @description Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fout"];
+                };
+            };
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -3160,7 +3224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -3353,7 +3417,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -3563,7 +3627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -3736,7 +3800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */
@@ -3927,7 +3991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
+            /** @description De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`. */
             503: {
                 headers: {
                     /** @description Seconden tot een nieuwe poging zinvol is. */

@@ -7,7 +7,7 @@
 import type { AuthContext } from './context.ts';
 import { InsightFout, type FoutSoort } from './errors.ts';
 import { meldKosten } from './kosten.ts';
-import { PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
+import { creditsTekst, PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
 import { SCHEMA_INZICHT, SCHEMA_VERSIE } from './schema.ts';
 import { limietMetClaim, middleware, type Meta } from './trpc.ts';
 import { EENHEID_CENT, leesSaldo } from '../domain/billing/tegoed.ts';
@@ -140,12 +140,12 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
       // A repeat of a stored MCP answer is free, so it is replayed even now.
       const eerder = await opgeslagen();
       if (eerder) return herhaal(ctx, eerder);
-      meldKosten(ctx, 0, saldo);
       if (saldo < prijs) {
+        meldKosten(ctx, 0, saldo);
         await meldMislukt(db, basis, 402);
         throw onvoldoende(prijs, saldo);
       }
-      await meldMaandlimietWeigering(db, basis);
+      meldKosten(ctx, 0, saldo, await meldMaandlimietWeigering(db, basis));
       throw maandlimietBereikt(prijs);
     }
 
@@ -183,12 +183,12 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
       a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: bewaar(uitkomst.antwoord) });
     }
     if (a.soort !== 'ok') {
-      meldKosten(ctx, 0, a.saldo);
       if (a.soort === 'onvoldoende') {
+        meldKosten(ctx, 0, a.saldo);
         await meldMislukt(db, basis, 402);
         throw onvoldoende(prijs, a.saldo);
       }
-      await meldMaandlimietWeigering(db, basis);
+      meldKosten(ctx, 0, a.saldo, await meldMaandlimietWeigering(db, basis));
       throw maandlimietBereikt(prijs);
     }
     meldKosten(ctx, uitkomst.credits, a.saldo ?? saldo, a.verzoekId);
@@ -225,13 +225,13 @@ async function herhaal(ctx: AuthContext, claimd: Claim) {
 function maandlimietBereikt(prijs: number): InsightFout {
   return new InsightFout(
     'onvoldoende_tegoed',
-    `De maandlimiet van deze sleutel is bereikt: deze opvraging kost ${prijs} credits (${prijsTekst(prijs)}) en past niet meer binnen de limiet van deze kalendermaand. Verhoog de limiet van de sleutel of wacht tot de volgende maand; het tegoed van het account is niet aangesproken.`,
+    `De maandlimiet van deze sleutel is bereikt: deze opvraging kost ${creditsTekst(prijs)} (${prijsTekst(prijs)}) en past niet meer binnen de limiet van deze kalendermaand. Verhoog de limiet van de sleutel of wacht tot de volgende maand; het tegoed van het account is niet aangesproken.`,
   );
 }
 
 function onvoldoende(prijs: number, saldo: number): InsightFout {
   return new InsightFout(
     'onvoldoende_tegoed',
-    `Onvoldoende tegoed: deze opvraging kost ${prijs} credits (${prijsTekst(prijs)}), het saldo is ${saldo} credits (${prijsTekst(saldo)}). Waardeer het account op.`,
+    `Onvoldoende tegoed: deze opvraging kost ${creditsTekst(prijs)} (${prijsTekst(prijs)}), het saldo is ${creditsTekst(saldo)} (${prijsTekst(saldo)}). Waardeer het account op.`,
   );
 }

@@ -51,7 +51,7 @@ export const FOUT_SOORTEN = {
     status: 503,
     code: 'SERVICE_UNAVAILABLE',
     fout: 'De dienst is tijdelijk niet beschikbaar.',
-    beschrijving: 'De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`.',
+    beschrijving: 'De dienst is tijdelijk niet beschikbaar (de database is onbereikbaar, of het waardemodel wordt na een eerste start nog gebouwd: `/readyz`); er is niets gefactureerd. Probeer het opnieuw na `Retry-After`.',
     headers: { 'Retry-After': { beschrijving: 'Seconden tot een nieuwe poging zinvol is.', type: 'integer' } },
   },
 } as const satisfies Record<string, FoutSoortDef>;

@@ -17,7 +17,11 @@ export function prijsTekst(credits: number): string {
   return `€ ${((credits * EENHEID_CENT) / 100).toFixed(2).replace('.', ',')}`;
 }
 
+export function creditsTekst(credits: number): string {
+  return `${credits} ${credits === 1 ? 'credit' : 'credits'}`;
+}
+
 export function kostTekst(voorziening: Voorziening): string {
   const c = PRIJZEN[voorziening];
-  return `${c} ${c === 1 ? 'credit' : 'credits'} (${prijsTekst(c)})`;
+  return `${creditsTekst(c)} (${prijsTekst(c)})`;
 }

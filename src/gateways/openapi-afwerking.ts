@@ -25,7 +25,8 @@ const ANTWOORD_HEADERS = {
   'X-Request-Id': kop('Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks.'),
 };
 
-const VERZOEK_ID = kop('Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord.');
+const VERZOEK_ID = kop('Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record).');
+const HERHAALD = kop('`true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders.');
 
 const WAARDE_META = {
   model_versie: { type: 'string', description: 'Versie van het waarderingsmodel.', examples: [MODEL_VERSIE] },
@@ -62,7 +63,7 @@ export function werkOpenApiAf(doc: OpenAPIObject, config: Config): OpenAPIObject
     for (const [methode, op] of Object.entries(item as Record<string, Json>)) {
       const responses = op.responses as Record<string, Json>;
       responses['405'] = fout('Methode niet toegestaan op dit pad; `Allow` noemt de juiste.', { Allow: kop('De toegestane methoden.') });
-      if (methode === 'post') {
+      if (methode === 'post' || methode === 'patch') {
         responses['413'] = fout('De body is groter dan de ingestelde limiet (standaard 64 KiB).');
         responses['415'] = fout('Stuur de body als `application/json`.');
       }
@@ -70,7 +71,8 @@ export function werkOpenApiAf(doc: OpenAPIObject, config: Config): OpenAPIObject
         const geenSaldo = ['401', '405', '413', '415'].includes(status);
         r.headers = { ...(r.headers as Json | undefined), ...ANTWOORD_HEADERS };
         if (geenSaldo) delete (r.headers as Json)[SALDO_HEADER];
-        if (pad.startsWith('/inzicht/') && ['200', '404', '422'].includes(status)) (r.headers as Json)[VERZOEK_HEADER] = VERZOEK_ID;
+        if (pad.startsWith('/inzicht/') && ['200', '402', '404', '422'].includes(status)) (r.headers as Json)[VERZOEK_HEADER] = VERZOEK_ID;
+        if (pad.startsWith('/inzicht/') && ['200', '404', '422'].includes(status)) (r.headers as Json)['Idempotent-Replayed'] = HERHAALD;
         const vb = alle.find((v) => v.pad === pad && v.methode.toLowerCase() === methode && String(v.status) === status);
         const media = (r.content as Record<string, Json> | undefined)?.['application/json'];
         if (vb && media) media.examples = { demo: { summary: 'Demo-dataset (synthetisch)', value: vb.antwoord } };

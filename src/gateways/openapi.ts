@@ -33,7 +33,7 @@ export function bouwOpenApiDocument(config: Config): OpenAPIObject {
     description:
       'Eén oordeel per Nederlands adres: marktwaarde met bandbreedte en betrouwbaarheid, BAG-kenmerken, WOZ, energielabel, woningtype en omgevingsinvloeden. ' +
       'Authenticatie met een persoonlijke sleutel: `Authorization: Bearer pct_...`; sleutels, tegoed en verbruik beheer je in de [web-app](/app). Fouten zijn altijd `{"fout": "..."}`. ' +
-        'Een testsleutel (`pct_test_...`, hoogstens 5 naast de 10 live sleutels) kost niets en beweegt het saldo niet, maar kent alleen de synthetische demoplaats Fictiedal (postcodes met de letters SA, SD of SS; de voorbeelden bij elke opvraging zijn demo-adressen): elk ander adres geeft 404. Zijn antwoorden dragen `meta.test: true`, zijn webhook-gebeurtenissen `data.test: true`. ' +
+        'Een testsleutel (`pct_test_...`, hoogstens 5 naast de 10 live sleutels) kost niets en beweegt het saldo niet, maar kent alleen de synthetische demoplaats Fictiedal (postcodes met de letters SA, SD of SS; de voorbeelden bij elke opvraging zijn demo-adressen): elk ander adres geeft 404. Zijn antwoorden dragen `meta.test: true`, zijn webhook-gebeurtenissen `data.test: true`. Probeer de voorbeelden met een testsleutel: een live sleutel betaalt ook voor een demo-adres het gewone tarief. ' +
         'Een live sleutel kan een maandlimiet in credits hebben (per kalendermaand, Europe/Amsterdam; zetten in de web-app): een opvraging die er niet meer in past krijgt 402 met een eigen melding, zonder kosten, en de gebeurtenis `sleutel.limiet_bereikt` gaat één keer per maand uit. `GET /whoami` toont modus, limiet en wat er deze maand over is.',
     baseUrl: `${config.PUBLIC_BASE_URL.replace(/\/$/, '')}/api/v1`,
     docsUrl: '/docs',

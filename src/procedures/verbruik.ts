@@ -52,8 +52,8 @@ export const verbruik = inzichtProcedure
   .input(
     z.strictObject({
       // Strings, not numbers: query parameters arrive as text and must validate the same on every gateway.
-      limiet: z.string().regex(/^([1-9]|[1-9]\d|100)$/, 'limiet: een geheel getal van 1 tot en met 100').optional().describe('Regels per pagina, 1-100 (standaard 50).'),
-      na: z.string().max(200).optional().describe('Cursor uit meta.volgende.'),
+      limiet: z.string().regex(/^([1-9]|[1-9]\d|100)$/, 'limiet: een geheel getal van 1 tot en met 100').describe('Regels per pagina: een geheel getal van 1 tot en met 100 (standaard 50).').optional(),
+      na: z.string().max(200).describe('Cursor uit `meta.volgende` van de vorige pagina.').optional(),
     }),
   )
   .output(

@@ -153,7 +153,8 @@ export async function meldMislukt(db: Db, a: Omit<Afrekening, 'credits' | 'idemp
  * A lack of balance records no usage row (decisions), but a cap is the owner's own setting and its
  * refusals are what they want to see.
  */
-export async function meldMaandlimietWeigering(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>): Promise<void> {
+/** The usage record's id (the answer's Insight-Verzoek-Id). */
+export async function meldMaandlimietWeigering(db: Db, a: Omit<Afrekening, 'credits' | 'idempotentie' | 'status'>): Promise<string> {
   const verzoekId = nieuwVerzoekId();
   const adres = typeof a.adres === 'string' ? a.adres : a.adres == null ? null : JSON.stringify(a.adres);
   const [r] = await sqlRijen<{ mislukt: boolean; limiet: boolean }>(
@@ -167,4 +168,5 @@ export async function meldMaandlimietWeigering(db: Db, a: Omit<Afrekening, 'cred
     [verzoekId, a.accountId, a.keyId, a.kanaal, a.voorziening, adres, a.now, nieuweBerichtId(), tijdstempel(a.now), JSON.stringify(eventData({ ...a, status: 402, credits: 0 }, verzoekId)), nieuweBerichtId()],
   );
   if (r?.mislukt || r?.limiet) meldNieuweAfleveringen();
+  return verzoekId;
 }
