@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { startOntvanger, type Ontvangen, type Ontvanger } from './support/ontvanger.ts';
-import { roteerSleutel } from '../src/domain/keys/sleutels.ts';
+import { maakSleutel, roteerSleutel } from '../src/domain/keys/sleutels.ts';
 import { meldVerlopendeSleutels, startBezorger, SCHEMA_MS, type Bezorger } from '../src/domain/webhooks/bezorger.ts';
 import type { Resolver } from '../src/domain/webhooks/doeladres.ts';
 
@@ -292,6 +292,18 @@ describe(`webhooks (${dialect})`, () => {
     });
   });
 
+  describe('sleutel.verloopt for a key made to live one day', () => {
+    it('gets its 1-day notice', async () => {
+      t.clock.now = new Date();
+      const acc = await t.account(10);
+      const k = await maakSleutel(t.db.prisma, { accountId: acc.id, naam: 'een dag', verlooptOp: new Date(t.clock.now.getTime() + 24 * 3600_000), now: t.clock.now });
+      t.clock.advance(60_000);
+      expect(await meldVerlopendeSleutels(t.db.prisma, t.clock.now)).toBeGreaterThanOrEqual(1);
+      expect(await t.db.prisma.apiKey.findUnique({ where: { id: k.id }, select: { verloopMelding1dOp: true } })).toEqual({ verloopMelding1dOp: t.clock.now });
+      t.clock.now = new Date();
+    });
+  });
+
   describe('sleutel.verloopt after a rotation', () => {
     it('the rotated key (same expiry) does not announce the expiry again', async () => {
       t.clock.now = new Date();
@@ -440,13 +452,59 @@ describe(`webhooks (${dialect})`, () => {
         t.clock.advance(ms);
         await bezorger.leeg();
       }
-      // The schedule ends after about 3 days; still on after that, off at the first failure 5 days into the streak.
-      expect((await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${w.id}`, headers: auth(key) })).json().data.actief).toBe(true);
-      t.clock.advance(2 * 24 * 3600_000);
-      await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${w.id}/test`, payload: {}, headers: auth(key) });
-      await bezorger.leeg();
+      // The schedule ends after about 3 days; a failure a day later (no pause above 27 h) keeps the streak: still
+      // on at 4 days, off at the first failure 5 days into it.
+      const actief = async () => (await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${w.id}`, headers: auth(key) })).json().data.actief;
+      expect(await actief()).toBe(true);
+      for (const verwacht of [true, false]) {
+        t.clock.advance(24 * 3600_000);
+        await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${w.id}/test`, payload: {}, headers: auth(key) });
+        await bezorger.leeg();
+        expect(await actief()).toBe(verwacht);
+      }
       const e = (await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${w.id}`, headers: auth(key) })).json().data;
       expect(e).toMatchObject({ actief: false, uitschakel_reden: expect.stringMatching(/Vijf dagen/) });
+      t.clock.now = new Date();
+    });
+
+    it('one failure weeks after an old failed series starts a new streak: the endpoint stays on', async () => {
+      t.clock.now = new Date();
+      const { key } = await t.klant(100);
+      const p = pad();
+      const w = await registreer(key, `${r.base}${p}/fout`);
+      await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${w.id}/test`, payload: {}, headers: auth(key) });
+      await r.wacht(`${p}/fout`, 1);
+      await bezorger.leeg();
+      for (const ms of SCHEMA_MS) {
+        t.clock.advance(ms);
+        await bezorger.leeg();
+      }
+      t.clock.advance(21 * 24 * 3600_000);
+      await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${w.id}/test`, payload: {}, headers: auth(key) });
+      await bezorger.leeg();
+      expect((await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${w.id}`, headers: auth(key) })).json().data).toMatchObject({ actief: true, uitschakel_reden: null });
+      expect(await t.db.prisma.webhookEndpoint.findUnique({ where: { id: w.id }, select: { falendSinds: true } })).toEqual({ falendSinds: t.clock.now });
+      t.clock.now = new Date();
+    });
+
+    it('switched on again, its waiting deliveries go at once, not at their back-off step', async () => {
+      t.clock.now = new Date();
+      const { key } = await t.klant(100);
+      const p = pad();
+      const w = await registreer(key, `${r.base}${p}/fout`);
+      await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${w.id}/test`, payload: {}, headers: auth(key) });
+      await r.wacht(`${p}/fout`, 1);
+      await bezorger.leeg();
+      for (const ms of SCHEMA_MS.slice(0, 4)) {
+        t.clock.advance(ms);
+        await bezorger.leeg();
+      }
+      // Waiting for its 5-hour step; the receiver is mended and the endpoint switched off and on.
+      const uit = await t.app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${w.id}`, headers: auth(key), payload: { actief: 'false', url: `${r.base}${p}/ok` } });
+      expect(uit.statusCode, uit.body).toBe(200);
+      expect((await t.app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${w.id}`, headers: auth(key), payload: { actief: 'true' } })).statusCode).toBe(200);
+      await bezorger.leeg();
+      expect(r.van(`${p}/ok`)).toHaveLength(1);
       t.clock.now = new Date();
     });
   });

@@ -143,7 +143,7 @@ const wijzig = inzichtProcedure
   .output(enkel)
   .mutation(async ({ ctx, input }) => {
     const actief = input.actief === undefined ? undefined : input.actief === 'true';
-    const e = await wijzigEndpoint(ctx.services.db, { accountId: ctx.principal.accountId, ...input, actief, ...doel(ctx) }).catch(vertaal);
+    const e = await wijzigEndpoint(ctx.services.db, { accountId: ctx.principal.accountId, ...input, actief, now: ctx.services.now(), ...doel(ctx) }).catch(vertaal);
     if (!e) throw nietGevonden();
     return { data: naarWebhook(e), meta: accountMeta() };
   });

@@ -112,8 +112,9 @@ export async function haalEndpoint(db: Db, accountId: string, id: string): Promi
 /** Switching on again clears the disable reason and the failure streak. */
 export async function wijzigEndpoint(
   db: Db,
-  a: { accountId: string; id: string; url?: string; events?: string[]; omschrijving?: string | null; actief?: boolean } & DoelOpties,
+  a: { accountId: string; id: string; url?: string; events?: string[]; omschrijving?: string | null; actief?: boolean; now?: Date } & DoelOpties,
 ): Promise<EndpointRij | null> {
+  const now = a.now ?? new Date();
   const huidig = await haalEndpoint(db, a.accountId, a.id);
   if (!huidig) return null;
   const events = a.events ? controleerEvents(a.events) : undefined;
@@ -124,13 +125,17 @@ export async function wijzigEndpoint(
     ...(a.url !== undefined ? { url: a.url } : {}),
     ...(events ? { events } : {}),
     ...(a.omschrijving !== undefined ? { omschrijving: a.omschrijving } : {}),
-    ...(aan ? { actief: true, uitgeschakeldOp: null, uitschakelReden: null, falendSinds: null } : {}),
-    ...(uit ? { actief: false, uitgeschakeldOp: new Date(), uitschakelReden: 'Uitgeschakeld door het account.' } : {}),
+    ...(aan ? { actief: true, uitgeschakeldOp: null, uitschakelReden: null, falendSinds: null, laatstGefaaldOp: null } : {}),
+    ...(uit ? { actief: false, uitgeschakeldOp: now, uitschakelReden: 'Uitgeschakeld door het account.' } : {}),
   };
   if (Object.keys(data).length === 0) return huidig;
   const r = await db.webhookEndpoint.updateMany({ where: { id: a.id, accountId: a.accountId }, data });
   if (r.count === 0) return null;
-  if (aan) meldNieuweAfleveringen();
+  if (aan) {
+    // Waiting deliveries go now, not at their back-off step of up to a day.
+    await db.webhookDelivery.updateMany({ where: { endpointId: a.id, toestand: 'wachtend' }, data: { volgendePoging: now } });
+    meldNieuweAfleveringen();
+  }
   return haalEndpoint(db, a.accountId, a.id);
 }
 

@@ -17,6 +17,8 @@ import { TIMEOUT_MS, Verbindingen, verstuur, type Uitslag } from './verzenden.ts
 export const SCHEMA_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000];
 export const MAX_POGINGEN = SCHEMA_MS.length + 1;
 export const UITSCHAKELEN_NA_MS = 5 * 24 * 3600_000;
+/** No attempt for longer than the schedule's longest step (24 h + 10 % jitter): the next failure starts a new streak. */
+export const STREAK_PAUZE_MS = 27 * 3600_000;
 /** After it the row counts as abandoned (its process died) and is claimed again. */
 const LEASE_MARGE_MS = 5_000;
 const MAX_WACHT_MS = LEASE_MARGE_MS / 2;
@@ -535,14 +537,18 @@ async function legUitslagenVast(db: EigenVerbinding, partij: Pick<Vastlegging, '
        SELECT endpoint_id, bool_or(soort = 'ok') AS ok, bool_or(soort = 'weg') AS weg, bool_or(soort = 'fout') AS fout,
          (array_agg(fout ORDER BY i DESC) FILTER (WHERE soort = 'fout'))[1] AS laatste_fout
        FROM u WHERE soort <> 'terug' GROUP BY endpoint_id
-     ), s AS (
+     ), s0 AS (
        SELECT w.id, e.ok, e.weg, e.fout, e.laatste_fout,
-         NOT e.ok AND e.fout AND coalesce(w.falend_sinds, $2::timestamptz) <= $2::timestamptz - make_interval(secs => $3::double precision / 1000) AS vijf_dagen
+         CASE WHEN w.laatst_gefaald_op >= $2::timestamptz - make_interval(secs => $4::double precision / 1000) THEN w.falend_sinds END AS sinds
        FROM webhook w JOIN e ON e.endpoint_id = w.id
        WHERE w.id = ANY (ARRAY(SELECT endpoint_id FROM e)) AND (e.weg OR e.fout OR w.falend_sinds IS NOT NULL)
+     ), s AS (
+       SELECT s0.*, NOT s0.ok AND s0.fout AND coalesce(s0.sinds, $2::timestamptz) <= $2::timestamptz - make_interval(secs => $3::double precision / 1000) AS vijf_dagen
+       FROM s0
      )
      UPDATE webhook w SET
-       falend_sinds = CASE WHEN s.ok THEN NULL WHEN s.fout THEN coalesce(w.falend_sinds, $2::timestamptz) ELSE w.falend_sinds END,
+       falend_sinds = CASE WHEN s.ok THEN NULL WHEN s.fout THEN coalesce(s.sinds, $2::timestamptz) ELSE w.falend_sinds END,
+       laatst_gefaald_op = CASE WHEN s.ok THEN NULL WHEN s.fout THEN $2::timestamptz ELSE w.laatst_gefaald_op END,
        actief = CASE WHEN s.weg OR s.vijf_dagen THEN false ELSE w.actief END,
        uitgeschakeld_op = CASE WHEN w.actief AND (s.weg OR s.vijf_dagen) THEN $2::timestamptz ELSE w.uitgeschakeld_op END,
        uitschakel_reden = CASE
@@ -550,7 +556,7 @@ async function legUitslagenVast(db: EigenVerbinding, partij: Pick<Vastlegging, '
          WHEN w.actief AND s.vijf_dagen THEN 'Vijf dagen lang geen geslaagde aflevering (laatste fout: ' || left(s.laatste_fout, 200) || ').'
          ELSE w.uitschakel_reden END
      FROM s WHERE w.id = ANY (ARRAY(SELECT id FROM s)) AND w.id = s.id`,
-    [JSON.stringify(rijen), now, UITSCHAKELEN_NA_MS],
+    [JSON.stringify(rijen), now, UITSCHAKELEN_NA_MS, STREAK_PAUZE_MS],
   );
 }
 

@@ -34,7 +34,7 @@ export const webhooksRouter = router({
   wijzig: sessieProcedure
     .input(z.strictObject({ id: webhookId, url: url.optional(), events: eventsSchema.optional(), omschrijving, actief: z.boolean('actief: waar of onwaar').optional() }))
     .mutation(async ({ ctx, input }) => {
-      const e = await wijzigEndpoint(ctx.services.db, { accountId: ctx.sessie.accountId, ...input, ...doel(ctx) }).catch(vertaal);
+      const e = await wijzigEndpoint(ctx.services.db, { accountId: ctx.sessie.accountId, ...input, now: ctx.services.now(), ...doel(ctx) }).catch(vertaal);
       if (!e) throw nietGevonden();
       return naarWebhook(e);
     }),
