@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Config } from './config/env.ts';
 import type { Services } from './core/context.ts';
 import { foutVoorStatus } from './core/errors.ts';
-import { isDatabaseOnbereikbaar, meldOnbereikbaar, stopStoringsProbe } from './core/database-storing.ts';
+import { isDatabaseOnbereikbaar, meldOnbereikbaar, neemtSchrijfopdrachten, stopStoringsProbe } from './core/database-storing.ts';
 import { installJsonParser } from './gateways/json-body.ts';
 import { installVerzoek } from './gateways/verzoek.ts';
 import { httpParserFout, onbekendeVerwachting } from './gateways/http-parser-fouten.ts';
@@ -106,13 +106,15 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   app.get('/favicon.ico', async (_req, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
+    let alleenLezen = false;
     try {
-      await services.db.$queryRaw`SELECT 1`;
+      alleenLezen = !(await neemtSchrijfopdrachten(services.db));
     } catch (err) {
       const f = isDatabaseOnbereikbaar(err) ? meldOnbereikbaar(services, err) : undefined;
       if (!f) services.log.warn({ err }, 'readyz: database niet bereikbaar');
       return stuurFout(reply, 503, 'De database is niet bereikbaar.', f?.headers);
     }
+    if (alleenLezen) return stuurFout(reply, 503, 'De database neemt alleen leesopdrachten aan (een standby?); er kan niets worden afgerekend.', { 'Retry-After': '5' });
     if (!services.waardemodel.beschikbaar()) return stuurFout(reply, 503, 'Het waardemodel wordt nog gebouwd; de server is zo gereed.', { 'Retry-After': '5' });
     return { status: 'ok', database: 'ok' };
   });

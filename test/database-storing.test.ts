@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import pg from 'pg';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -201,5 +203,61 @@ describe.skipIf(!testDatabaseUrl)('database outage (PostgreSQL behind a relay)',
       relais.zwart = false;
     }
     for (let i = 0; i < 50 && (await woz()).statusCode === 503; i++) await new Promise((ok) => setTimeout(ok, 100));
+  }, 30_000);
+
+  it('a charge statement that runs after the client gave up on it (a stalled server) rolls back, so the 503 it got charged nothing', async () => {
+    const [{ id: sleutelId }] = await direct.prisma.$queryRawUnsafe<{ id: string }[]>('SELECT id::text FROM api_sleutel WHERE account_id = $1::uuid LIMIT 1', accountId);
+    const nu = new Date();
+    const item = {
+      verzoek: randomUUID(), account: accountId, sleutel: sleutelId, kanaal: 'rest', voorziening: 'woz', status: 200, credits: 1, eenheid_cent: 5, adres: null,
+      nu: nu.toISOString(), tijdstempel: String(Math.floor(nu.getTime() / 1000)), event_id: `msg_${randomUUID()}`, event_type: 'inzicht.voltooid', event_data: {}, laag_id: `msg_${randomUUID()}`,
+    };
+    const saldo = await leesSaldo(direct.prisma, accountId);
+    const afrekenen = (verstuurd: Date) =>
+      direct.prisma.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe("SET LOCAL statement_timeout = '15s'");
+        return tx.$queryRawUnsafe('SELECT * FROM afrekenen_bundels($1::jsonb, $2::timestamptz)', JSON.stringify([[item]]), verstuurd.toISOString());
+      });
+    await expect(afrekenen(new Date(Date.now() - 16_000))).rejects.toThrow(/leestijd van de client/);
+    expect(await leesSaldo(direct.prisma, accountId)).toBe(saldo);
+    expect(await direct.prisma.usageRecord.count({ where: { id: item.verzoek } })).toBe(0);
+    await afrekenen(new Date());
+    expect(await leesSaldo(direct.prisma, accountId)).toBe(saldo - 1);
+  });
+
+  it('a database that takes no writes (a standby after a failover): 503 with Retry-After, not 500; /readyz says so; back when writable', async () => {
+    const admin = new pg.Client({ connectionString: direct.url });
+    await admin.connect();
+    await admin.query('SET default_transaction_read_only = off');
+    const naam = new URL(direct.url).pathname.slice(1);
+    const zet = async (aan: boolean) => {
+      await admin.query(`ALTER DATABASE "${naam}" SET default_transaction_read_only = ${aan ? 'on' : 'off'}`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    };
+    const saldo = await leesSaldo(direct.prisma, accountId);
+    try {
+      await zet(true);
+      const statussen: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const r = await woz();
+        statussen.push(r.statusCode);
+        if (r.statusCode === 503) expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+      }
+      expect(statussen).not.toContain(500);
+      expect(statussen.at(-1)).toBe(503);
+      const ready = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json().fout).toMatch(/alleen leesopdrachten/);
+      expect(await leesSaldo(direct.prisma, accountId)).toBe(saldo);
+    } finally {
+      await zet(false);
+      await admin.end();
+    }
+    let r = await woz();
+    for (let i = 0; i < 50 && r.statusCode !== 200; i++) {
+      await new Promise((ok) => setTimeout(ok, 100));
+      r = await woz();
+    }
+    expect(r.statusCode).toBe(200);
   }, 30_000);
 });

@@ -171,7 +171,9 @@ BEGIN
         UPDATE idempotentie d SET toestand = 'klaar', status = (x ->> 'status')::int, antwoord = x -> 'antwoord' WHERE d.id = (x ->> 'idempotentie')::uuid;
       END IF;
     END LOOP;
-  EXCEPTION WHEN OTHERS THEN
+  EXCEPTION WHEN read_only_sql_transaction OR insufficient_resources THEN
+    RAISE; -- a standby after a failover, a full disk: an outage (503), not this item's failure
+  WHEN OTHERS THEN
     RETURN QUERY SELECT * FROM afrekenen_per_item(p_items);
     RETURN;
   END;

@@ -39,7 +39,9 @@ BEGIN
         IF v_vast IS NOT NULL AND NOT v_ok THEN DELETE FROM idempotentie d WHERE d.id = v_vast; END IF;
         RETURN QUERY SELECT i, v_ok, v_saldo, NULL::text, v_webhook, v_limiet, false;
       END IF;
-    EXCEPTION WHEN OTHERS THEN
+    EXCEPTION WHEN read_only_sql_transaction OR insufficient_resources THEN
+      RAISE; -- a standby after a failover, a full disk: an outage (503), not this item's failure
+    WHEN OTHERS THEN
       RETURN QUERY SELECT i, NULL::boolean, NULL::integer, SQLERRM, v_webhook, false, false;
     END;
   END LOOP;

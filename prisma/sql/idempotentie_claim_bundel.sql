@@ -36,7 +36,9 @@ BEGIN
       RETURN QUERY SELECT i, k.r_soort, k.r_id, k.r_status, k.r_antwoord, k.r_saldo, NULL::text
         FROM idempotentie_claim((c ->> 'key')::uuid, c ->> 'scope', c ->> 'sleutel', c ->> 'hash', (c ->> 'nu')::timestamptz,
                                 (c ->> 'verloopt')::timestamptz, (c ->> 'termijn')::integer, (c ->> 'account')::uuid) k;
-    EXCEPTION WHEN OTHERS THEN
+    EXCEPTION WHEN read_only_sql_transaction OR insufficient_resources THEN
+      RAISE; -- a standby after a failover, a full disk: an outage (503), not this item's failure
+    WHEN OTHERS THEN
       RETURN QUERY SELECT i, NULL::text, NULL::uuid, NULL::integer, NULL::jsonb, NULL::integer, SQLERRM;
     END;
   END LOOP;

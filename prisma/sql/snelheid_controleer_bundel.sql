@@ -14,7 +14,9 @@ BEGIN
       RETURN QUERY SELECT i, s.r_geldig, s.r_toegelaten, s.r_emmer, s.r_aantal, s.r_oudste_ms, s.r_saldo, NULL::text
       FROM snelheid_controleer((g ->> 'sleutel')::uuid, string_to_array(g ->> 'emmers', ','), string_to_array(g ->> 'limieten', ',')::int[],
                                (g ->> 'nu')::bigint, (g ->> 'aantal')::int) s;
-    EXCEPTION WHEN OTHERS THEN
+    EXCEPTION WHEN read_only_sql_transaction OR insufficient_resources THEN
+      RAISE; -- a standby after a failover, a full disk: an outage (503), not this item's failure
+    WHEN OTHERS THEN
       RETURN QUERY SELECT i, NULL::boolean, NULL::integer, NULL::text, NULL::integer, NULL::bigint, NULL::integer, SQLERRM;
     END;
   END LOOP;

@@ -5,6 +5,7 @@
  * A test key takes the same path at price 0 and is refused on a real address.
  */
 import type { AuthContext } from './context.ts';
+import { isDatabaseOnbereikbaar } from './database-storing.ts';
 import { InsightFout, type FoutSoort } from './errors.ts';
 import { meldKosten } from './kosten.ts';
 import { creditsTekst, PRIJZEN, prijsTekst, type Voorziening } from './prijzen.ts';
@@ -114,6 +115,7 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
   const bewaar = (antwoord: unknown) => (claimId ? { id: claimId, antwoord } : vastleggen ? { vastleggen, antwoord } : undefined);
 
   let klaar = false;
+  let fout: unknown;
   try {
     const adres = (input as { adres: { postcode: string; huisnummer: number; toevoeging?: string | null } }).adres;
     const basis = {
@@ -162,7 +164,9 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
       // of a stored MCP answer still gets it (it did not look before its work).
       const eerder = await opgeslagen().catch(() => undefined);
       if (eerder) return herhaal(ctx, eerder);
-      if (!(r.error instanceof InsightFout)) await meldMislukt(db, basis, 500).catch(() => {});
+      // An outage is answered 503 (trpc.ts), not 500: no inzicht.mislukt, and no wait on a database that is down.
+      if (isDatabaseOnbereikbaar(r.error)) fout = r.error;
+      else if (!(r.error instanceof InsightFout)) await meldMislukt(db, basis, 500).catch(() => {});
       return r;
     }
 
@@ -194,8 +198,16 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
     meldKosten(ctx, uitkomst.credits, a.saldo ?? saldo, a.verzoekId);
     klaar = true;
     return r;
+  } catch (e) {
+    fout = e;
+    throw e;
   } finally {
-    if (claimId && !klaar) await geefVrij(db, claimId);
+    // The claim lapses by itself: after an outage the answer does not wait for its release.
+    if (claimId && !klaar) {
+      const vrij = geefVrij(db, claimId);
+      if (isDatabaseOnbereikbaar(fout)) vrij.catch(() => {});
+      else await vrij;
+    }
   }
 });
 

@@ -14,6 +14,7 @@ const ONBEREIKBAAR_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
   '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', // admin shutdown, crash, starting, too many connections, connection failures
   '57014', // statement cancelled (DB_QUERY_TIMEOUT_MS as the server's statement_timeout): overloaded or blocked, the statement rolled back
+  '25006', '53100', '53200', // read-only (a standby after a failover), disk full, out of memory
   'P1001', 'P1002', 'P1017', 'P2024', // Prisma: can't reach, timed out, server closed, pool timeout
 ]);
 const ONBEREIKBAAR_TEKST = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Can't reach database|Cannot use a pool after calling end|connection (?:refused|closed|reset)|DatabaseNotReachable|server closed the connection/i;
@@ -56,11 +57,17 @@ export function meldOnbereikbaar(services: Services, err: unknown): InsightFout 
   });
 }
 
+/** False on a standby (the DNS name still on it after a failover): it answers reads but takes no charge. Throws when unreachable. */
+export async function neemtSchrijfopdrachten(db: Services['db']): Promise<boolean> {
+  const [r] = await db.$queryRaw<{ ro: string }[]>`SELECT current_setting('transaction_read_only') AS ro`;
+  return r?.ro !== 'on';
+}
+
 async function peil(services: Services): Promise<void> {
   const storing = storingen.get(services.db);
   if (!storing) return;
   try {
-    await services.db.$queryRaw`SELECT 1`;
+    if (!(await neemtSchrijfopdrachten(services.db))) return;
   } catch {
     return;
   }

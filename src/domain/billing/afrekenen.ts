@@ -94,8 +94,8 @@ const bundelaar = perDatabase<BundelItem, BundelUitkomst>((db) => ({
     const lijst = groepeer(items, (item) => item.account);
     const rijen = await sqlRijen<{ r_groep: number; r_nr: number | null; r_ok: boolean | null; r_saldo: number | null; r_fout: string | null; r_webhook: boolean; r_limiet: boolean | null; r_herhaald: boolean | null }>(
       db,
-      'SELECT * FROM afrekenen_bundels($1::jsonb)',
-      [JSON.stringify(lijst.map((g) => g.items))],
+      'SELECT * FROM afrekenen_bundels($1::jsonb, $2::timestamptz)',
+      [JSON.stringify(lijst.map((g) => g.items)), new Date().toISOString()],
     );
     const uit: (BundelUitkomst | Error)[] = items.map(() => new Error('afrekenen_bundels gaf geen uitkomst voor deze afrekening'));
     for (const r of rijen) {

@@ -1,0 +1,318 @@
+-- afrekenen_bundels gained p_verstuurd (default NULL, so a process of the previous version still calls it): the one-argument version goes.
+DROP FUNCTION IF EXISTS public.afrekenen_bundels(jsonb);
+
+CREATE OR REPLACE FUNCTION public.afrekenen_bundel(p_items jsonb)
+ RETURNS TABLE(r_nr integer, r_ok boolean, r_saldo integer, r_fout text, r_webhook boolean, r_limiet boolean, r_herhaald boolean)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_account UUID := (p_items -> 0 ->> 'account')::uuid;
+  v_webhook BOOLEAN := EXISTS (SELECT 1 FROM webhook w WHERE w.account_id = v_account AND w.actief);
+  v_n INTEGER := jsonb_array_length(p_items);
+  v_credits INTEGER;
+  v_begin INTEGER;
+  v_drempel INTEGER;
+  v_ok BOOLEAN[] := '{}';
+  v_limiet BOOLEAN[] := '{}';
+  v_saldo INTEGER[] := '{}';
+  v_vast UUID[] := '{}';
+  v_ids UUID[];
+  v_namen TEXT[];
+  v_herhaald BOOLEAN[] := '{}';
+  v_alle TEXT[] := '{}';
+  v_orig INTEGER[] := '{}';
+  v_naam TEXT;
+  v_maand TEXT := to_char(((p_items -> 0 ->> 'nu')::timestamptz) AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM');
+  v_sleutels UUID[];
+  v_limietsleutels UUID[];
+  v_tellers UUID[];
+  v_limieten INTEGER[];
+  v_verbruikt INTEGER[];
+  v_verbruikt0 INTEGER[];
+  k INTEGER;
+  x JSONB;
+  c INTEGER;
+  i INTEGER;
+BEGIN
+  -- The application batches per account; anything else is settled item by item.
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_items) e WHERE (e ->> 'account')::uuid IS DISTINCT FROM v_account
+             OR to_char(((e ->> 'nu')::timestamptz) AT TIME ZONE 'Europe/Amsterdam', 'YYYY-MM') <> v_maand) THEN
+    RETURN QUERY SELECT * FROM afrekenen_per_item(p_items);
+    RETURN;
+  END IF;
+  BEGIN
+    SELECT a.credits, a.drempel_credits INTO v_credits, v_drempel FROM account a WHERE a.id = v_account FOR UPDATE;
+    v_begin := v_credits;
+    -- Answers of calls that held no claim (MCP) are stored first, in one INSERT. An item whose identical call
+    -- settled first (a live record, or an earlier item of this batch unless that one is refused) is not
+    -- charged; an expired record in the way goes item by item (idempotentie_vastleggen).
+    FOR i IN 0 .. v_n - 1 LOOP
+      IF p_items -> i ? 'vastleggen' THEN
+        WITH d AS (
+          INSERT INTO idempotentie (id, key_id, scope, sleutel, verzoek_hash, toestand, status, antwoord, aangemaakt_op, verloopt_op)
+          SELECT uuid_v7(), (e.x ->> 'sleutel')::uuid, e.x -> 'vastleggen' ->> 'scope', e.x -> 'vastleggen' ->> 'sleutel', e.x -> 'vastleggen' ->> 'hash',
+                 'klaar', (e.x ->> 'status')::int, e.x -> 'antwoord', (e.x ->> 'nu')::timestamptz, (e.x -> 'vastleggen' ->> 'verloopt')::timestamptz
+          FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e(x, n) WHERE e.x ? 'vastleggen' ORDER BY e.n
+          ON CONFLICT (key_id, scope, sleutel) DO NOTHING
+          RETURNING idempotentie.id, idempotentie.key_id, idempotentie.scope, idempotentie.sleutel)
+        SELECT array_agg(d.id), array_agg(d.key_id::text || ' ' || d.scope || ' ' || d.sleutel) INTO v_ids, v_namen FROM d;
+        EXIT;
+      END IF;
+    END LOOP;
+    FOR i IN 1 .. v_n LOOP
+      x := p_items -> (i - 1);
+      v_naam := CASE WHEN x ? 'vastleggen' THEN (x ->> 'sleutel')::uuid::text || ' ' || (x -> 'vastleggen' ->> 'scope') || ' ' || (x -> 'vastleggen' ->> 'sleutel') END;
+      v_orig := v_orig || array_position(v_alle, v_naam);
+      v_alle := v_alle || v_naam;
+      k := array_position(v_namen, v_naam);
+      IF v_naam IS NULL OR v_orig[i] IS NOT NULL THEN
+        v_vast := v_vast || NULL::uuid;
+      ELSIF k IS NOT NULL THEN
+        v_vast := v_vast || v_ids[k];
+        v_namen[k] := NULL;
+      ELSE
+        v_vast := v_vast || idempotentie_vastleggen((x ->> 'sleutel')::uuid, x -> 'vastleggen', (x ->> 'status')::int, x -> 'antwoord', (x ->> 'nu')::timestamptz);
+      END IF;
+      v_herhaald := v_herhaald || (v_naam IS NOT NULL AND v_vast[i] IS NULL);
+      -- A REST claim past its deadline may be a retry's by now (this charge waited in the queue): then that
+      -- retry settles and this item is not charged. Locked, so a takeover waits for this transaction.
+      IF x ? 'idempotentie' THEN
+        PERFORM 1 FROM idempotentie d WHERE d.id = (x ->> 'idempotentie')::uuid AND d.toestand = 'bezig' FOR UPDATE;
+        v_herhaald[i] := NOT FOUND;
+      END IF;
+    END LOOP;
+    -- The keys' monthly caps, exact under the account's row lock: every charge of a key takes it. A key
+    -- rotated while its calls were in flight counts them against the key that replaced it (limietsleutel).
+    SELECT array_agg(s.id), array_agg(s.vervangen_door), array_agg(s.maandlimiet_credits), array_agg(maandverbruik(s, v_maand))
+      INTO v_sleutels, v_limietsleutels, v_limieten, v_verbruikt
+      FROM api_sleutel s WHERE s.id IN (SELECT DISTINCT (e ->> 'sleutel')::uuid FROM jsonb_array_elements(p_items) e);
+    IF coalesce(array_remove(v_limietsleutels, NULL), '{}') = '{}' THEN
+      v_limietsleutels := v_sleutels;
+      v_tellers := v_sleutels;
+    ELSE
+      SELECT array_agg(limietsleutel(u.id) ORDER BY u.n) INTO v_limietsleutels FROM unnest(v_sleutels) WITH ORDINALITY AS u(id, n);
+      SELECT array_agg(s.id), array_agg(s.maandlimiet_credits), array_agg(maandverbruik(s, v_maand))
+        INTO v_tellers, v_limieten, v_verbruikt FROM api_sleutel s WHERE s.id = ANY (v_limietsleutels);
+    END IF;
+    v_verbruikt0 := v_verbruikt;
+    FOR i IN 0 .. v_n - 1 LOOP
+      c := (p_items -> i ->> 'credits')::int;
+      k := array_position(v_tellers, v_limietsleutels[array_position(v_sleutels, (p_items -> i ->> 'sleutel')::uuid)]);
+      -- A copy of an item refused above settles as itself (refused too: the balance and cap only shrink).
+      IF v_herhaald[i + 1] AND v_orig[i + 1] IS NOT NULL AND NOT v_ok[v_orig[i + 1]] AND NOT v_herhaald[v_orig[i + 1]] THEN
+        v_herhaald[i + 1] := false;
+      END IF;
+      IF v_herhaald[i + 1] THEN
+        v_ok := v_ok || false;
+        v_limiet := v_limiet || false;
+        v_saldo := v_saldo || NULL::integer;
+      ELSIF c > 0 AND v_limieten[k] IS NOT NULL AND v_verbruikt[k] + c > v_limieten[k] THEN
+        v_ok := v_ok || false;
+        v_limiet := v_limiet || true;
+        v_saldo := v_saldo || coalesce(v_credits, 0);
+      ELSIF c > 0 THEN
+        IF v_credits >= c THEN
+          v_credits := v_credits - c;
+          v_verbruikt[k] := v_verbruikt[k] + c;
+          v_ok := v_ok || true;
+          v_saldo := v_saldo || v_credits;
+        ELSE
+          v_ok := v_ok || false;
+          v_saldo := v_saldo || coalesce(v_credits, 0);
+        END IF;
+        v_limiet := v_limiet || false;
+      ELSE
+        -- Nothing to charge: recorded without touching the balance (afrekenen reports no balance then).
+        v_ok := v_ok || true;
+        v_limiet := v_limiet || false;
+        v_saldo := v_saldo || NULL::integer;
+      END IF;
+    END LOOP;
+    IF v_credits IS DISTINCT FROM v_begin THEN
+      UPDATE account a SET credits = v_credits WHERE a.id = v_account;
+      -- Key by key: an UPDATE joined to unnest(v_tellers, ...) was planned again at every call.
+      FOR j IN 1 .. coalesce(array_length(v_tellers, 1), 0) LOOP
+        IF v_verbruikt[j] <> v_verbruikt0[j] THEN PERFORM maandverbruik_zet(v_tellers[j], v_maand, v_verbruikt[j]); END IF;
+      END LOOP;
+    END IF;
+    INSERT INTO verbruik (id, account_id, key_id, kanaal, voorziening, status, credits, gefactureerd_cent, adres, aangemaakt_op)
+    SELECT (e.x ->> 'verzoek')::uuid, v_account, (e.x ->> 'sleutel')::uuid, e.x ->> 'kanaal', e.x ->> 'voorziening', (e.x ->> 'status')::int,
+           (e.x ->> 'credits')::int, (e.x ->> 'credits')::int * (e.x ->> 'eenheid_cent')::int, e.x ->> 'adres', (e.x ->> 'nu')::timestamptz
+    FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e(x, n) WHERE v_ok[e.n];
+    INSERT INTO grootboek (id, account_id, credits, soort, usage_id, omschrijving, aangemaakt_op)
+    SELECT uuid_v7(), v_account, -(e.x ->> 'credits')::int, 'afschrijving', (e.x ->> 'verzoek')::uuid, e.x ->> 'voorziening', (e.x ->> 'nu')::timestamptz
+    FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e(x, n) WHERE v_ok[e.n] AND (e.x ->> 'credits')::int > 0;
+    IF v_webhook THEN
+      FOR i IN 1 .. v_n LOOP
+        CONTINUE WHEN NOT v_ok[i];
+        x := p_items -> (i - 1);
+        c := (x ->> 'credits')::int;
+        PERFORM webhook_schrijf(v_account, x ->> 'event_id', x ->> 'event_type', x ->> 'tijdstempel', x -> 'event_data', (x ->> 'nu')::timestamptz);
+        -- Crossing the threshold fires once, not on every later call.
+        IF c > 0 AND v_saldo[i] < v_drempel AND v_saldo[i] + c >= v_drempel THEN
+          PERFORM webhook_schrijf(v_account, x ->> 'laag_id', 'saldo.laag', x ->> 'tijdstempel',
+            jsonb_build_object('credits', v_saldo[i], 'tegoed_cent', v_saldo[i] * (x ->> 'eenheid_cent')::int, 'drempel_credits', v_drempel),
+            (x ->> 'nu')::timestamptz);
+        END IF;
+      END LOOP;
+    END IF;
+    -- Row by row, by id: joined to the items (one statement for the batch) it kept the plan made while the
+    -- table was small, a scan of the whole table at every charge, until the next ANALYZE.
+    FOR i IN 1 .. v_n LOOP
+      x := p_items -> (i - 1);
+      IF v_vast[i] IS NOT NULL AND NOT v_ok[i] THEN
+        DELETE FROM idempotentie d WHERE d.id = v_vast[i];
+      ELSIF v_ok[i] AND x ? 'idempotentie' THEN
+        UPDATE idempotentie d SET toestand = 'klaar', status = (x ->> 'status')::int, antwoord = x -> 'antwoord' WHERE d.id = (x ->> 'idempotentie')::uuid;
+      END IF;
+    END LOOP;
+  EXCEPTION WHEN read_only_sql_transaction OR insufficient_resources THEN
+    RAISE; -- a standby after a failover, a full disk: an outage (503), not this item's failure
+  WHEN OTHERS THEN
+    RETURN QUERY SELECT * FROM afrekenen_per_item(p_items);
+    RETURN;
+  END;
+  -- Row by row: a query over generate_series(1, v_n) was planned again at every call.
+  FOR i IN 1 .. v_n LOOP
+    r_nr := i - 1;
+    r_ok := v_ok[i];
+    r_saldo := v_saldo[i];
+    r_fout := NULL;
+    r_webhook := v_webhook;
+    r_limiet := v_limiet[i];
+    r_herhaald := v_herhaald[i];
+    RETURN NEXT;
+  END LOOP;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.afrekenen_bundels(p_groepen jsonb, p_verstuurd timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS TABLE(r_groep integer, r_nr integer, r_ok boolean, r_saldo integer, r_fout text, r_webhook boolean, r_limiet boolean, r_herhaald boolean)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  i INTEGER;
+BEGIN
+  FOR i IN 0 .. jsonb_array_length(p_groepen) - 1 LOOP
+    BEGIN
+      RETURN QUERY SELECT i, b.r_nr, b.r_ok, b.r_saldo, b.r_fout, b.r_webhook, b.r_limiet, b.r_herhaald FROM afrekenen_bundel(p_groepen -> i) b;
+    EXCEPTION WHEN read_only_sql_transaction OR insufficient_resources THEN
+      RAISE; -- a standby after a failover, a full disk: an outage (503), not this item's failure
+    WHEN OTHERS THEN
+      RETURN QUERY SELECT i, NULL::integer, NULL::boolean, NULL::integer, SQLERRM, false, false, false;
+    END;
+  END LOOP;
+  -- The client gives up a little after statement_timeout and answers 503, nothing charged: a statement that
+  -- waited that long in a stalled server's socket (statement_timeout not yet running) must not commit.
+  IF p_verstuurd IS NOT NULL AND current_setting('statement_timeout') <> '0'
+     AND clock_timestamp() > p_verstuurd + current_setting('statement_timeout')::interval THEN
+    RAISE EXCEPTION 'afrekening verstuurd om % liep na de leestijd van de client af: teruggedraaid', p_verstuurd USING ERRCODE = '57014';
+  END IF;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.afrekenen_per_item(p_items jsonb)
+ RETURNS TABLE(r_nr integer, r_ok boolean, r_saldo integer, r_fout text, r_webhook boolean, r_limiet boolean, r_herhaald boolean)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  x JSONB;
+  i INTEGER;
+  v_ok BOOLEAN;
+  v_saldo INTEGER;
+  v_limiet BOOLEAN;
+  v_vast UUID;
+  v_eigen BOOLEAN;
+  v_webhook BOOLEAN := EXISTS (SELECT 1 FROM webhook w WHERE w.account_id = (p_items -> 0 ->> 'account')::uuid AND w.actief);
+BEGIN
+  FOR i IN 0 .. jsonb_array_length(p_items) - 1 LOOP
+    x := p_items -> i;
+    BEGIN
+      -- The account's row lock before the stored answer, as afrekenen_bundel takes them: the other order deadlocks.
+      IF x ? 'vastleggen' OR x ? 'idempotentie' THEN PERFORM 1 FROM account a WHERE a.id = (x ->> 'account')::uuid FOR UPDATE; END IF;
+      v_vast := CASE WHEN x ? 'vastleggen' THEN idempotentie_vastleggen((x ->> 'sleutel')::uuid, x -> 'vastleggen', (x ->> 'status')::int, x -> 'antwoord', (x ->> 'nu')::timestamptz) END;
+      -- The REST claim still this request's (afrekenen_bundel says why).
+      v_eigen := true;
+      IF x ? 'idempotentie' THEN
+        PERFORM 1 FROM idempotentie d WHERE d.id = (x ->> 'idempotentie')::uuid AND d.toestand = 'bezig' FOR UPDATE;
+        v_eigen := FOUND;
+      END IF;
+      IF (x ? 'vastleggen' AND v_vast IS NULL) OR NOT v_eigen THEN
+        RETURN QUERY SELECT i, false, NULL::integer, NULL::text, v_webhook, false, true;
+      ELSE
+        SELECT a.r_ok, a.r_saldo, a.r_limiet INTO v_ok, v_saldo, v_limiet FROM afrekenen(
+          (x ->> 'verzoek')::uuid, (x ->> 'account')::uuid, (x ->> 'sleutel')::uuid, x ->> 'kanaal', x ->> 'voorziening',
+          (x ->> 'status')::int, (x ->> 'credits')::int, (x ->> 'eenheid_cent')::int, x ->> 'adres', (x ->> 'nu')::timestamptz,
+          x ->> 'tijdstempel', x ->> 'event_id', x ->> 'event_type', x -> 'event_data', x ->> 'laag_id',
+          (x ->> 'idempotentie')::uuid, x -> 'antwoord') a;
+        -- An unpaid call keeps no stored answer.
+        IF v_vast IS NOT NULL AND NOT v_ok THEN DELETE FROM idempotentie d WHERE d.id = v_vast; END IF;
+        RETURN QUERY SELECT i, v_ok, v_saldo, NULL::text, v_webhook, v_limiet, false;
+      END IF;
+    EXCEPTION WHEN read_only_sql_transaction OR insufficient_resources THEN
+      RAISE; -- a standby after a failover, a full disk: an outage (503), not this item's failure
+    WHEN OTHERS THEN
+      RETURN QUERY SELECT i, NULL::boolean, NULL::integer, SQLERRM, v_webhook, false, false;
+    END;
+  END LOOP;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.idempotentie_claim_bundel(p_claims jsonb)
+ RETURNS TABLE(r_nr integer, r_soort text, r_id uuid, r_status integer, r_antwoord jsonb, r_saldo integer, r_fout text)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  i INTEGER;
+  c JSONB;
+BEGIN
+  RETURN QUERY
+    SELECT (e.n - 1)::int,
+           CASE WHEN r.id IS NULL OR (r.toestand = 'bezig' AND r.bezig_tot <= (e.c ->> 'nu')::timestamptz) THEN 'vrij'
+                WHEN r.verzoek_hash <> e.c ->> 'hash' THEN 'ander_verzoek'
+                WHEN r.toestand = 'bezig' THEN 'bezig'
+                ELSE 'herhaling' END,
+           CASE WHEN r.toestand = 'klaar' AND r.verzoek_hash = e.c ->> 'hash' THEN r.id END,
+           CASE WHEN r.toestand = 'klaar' AND r.verzoek_hash = e.c ->> 'hash' THEN coalesce(r.status, 200) END,
+           CASE WHEN r.toestand = 'klaar' AND r.verzoek_hash = e.c ->> 'hash' THEN r.antwoord END,
+           s.credits, NULL::text
+    FROM jsonb_array_elements(p_claims) WITH ORDINALITY AS e(c, n)
+    LEFT JOIN LATERAL (SELECT a.credits FROM account a WHERE a.id = (e.c ->> 'account')::uuid OFFSET 0) s ON true
+    LEFT JOIN LATERAL (
+      SELECT d.id, d.toestand, d.bezig_tot, d.verzoek_hash, d.status, d.antwoord FROM idempotentie d
+      WHERE d.key_id = (e.c ->> 'key')::uuid AND d.scope = e.c ->> 'scope' AND d.sleutel = e.c ->> 'sleutel' AND d.verloopt_op > (e.c ->> 'nu')::timestamptz
+      OFFSET 0) r ON true
+    WHERE (e.c ->> 'kijk')::boolean;
+  FOR i IN 0 .. jsonb_array_length(p_claims) - 1 LOOP
+    c := p_claims -> i;
+    CONTINUE WHEN (c ->> 'kijk')::boolean;
+    BEGIN
+      RETURN QUERY SELECT i, k.r_soort, k.r_id, k.r_status, k.r_antwoord, k.r_saldo, NULL::text
+        FROM idempotentie_claim((c ->> 'key')::uuid, c ->> 'scope', c ->> 'sleutel', c ->> 'hash', (c ->> 'nu')::timestamptz,
+                                (c ->> 'verloopt')::timestamptz, (c ->> 'termijn')::integer, (c ->> 'account')::uuid) k;
+    EXCEPTION WHEN read_only_sql_transaction OR insufficient_resources THEN
+      RAISE; -- a standby after a failover, a full disk: an outage (503), not this item's failure
+    WHEN OTHERS THEN
+      RETURN QUERY SELECT i, NULL::text, NULL::uuid, NULL::integer, NULL::jsonb, NULL::integer, SQLERRM;
+    END;
+  END LOOP;
+END $function$;
+
+CREATE OR REPLACE FUNCTION public.snelheid_controleer_bundel(p_groepen jsonb)
+ RETURNS TABLE(r_groep integer, r_geldig boolean, r_toegelaten integer, r_emmer text, r_aantal integer, r_oudste_ms bigint, r_saldo integer, r_fout text)
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  g JSONB;
+  i INTEGER;
+BEGIN
+  FOR i IN 0 .. jsonb_array_length(p_groepen) - 1 LOOP
+    g := p_groepen -> i;
+    BEGIN
+      RETURN QUERY SELECT i, s.r_geldig, s.r_toegelaten, s.r_emmer, s.r_aantal, s.r_oudste_ms, s.r_saldo, NULL::text
+      FROM snelheid_controleer((g ->> 'sleutel')::uuid, string_to_array(g ->> 'emmers', ','), string_to_array(g ->> 'limieten', ',')::int[],
+                               (g ->> 'nu')::bigint, (g ->> 'aantal')::int) s;
+    EXCEPTION WHEN read_only_sql_transaction OR insufficient_resources THEN
+      RAISE; -- a standby after a failover, a full disk: an outage (503), not this item's failure
+    WHEN OTHERS THEN
+      RETURN QUERY SELECT i, NULL::boolean, NULL::integer, NULL::text, NULL::integer, NULL::bigint, NULL::integer, SQLERRM;
+    END;
+  END LOOP;
+END $function$;
