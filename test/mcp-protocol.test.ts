@@ -85,6 +85,8 @@ describe(`MCP protocol edges and input schemas (${dialect})`, () => {
       ['influences', { ...basis, types: [] }],
       ['influences', { ...basis, types: ['natura2000'] }],
       ['influences', { ...basis, types: ['vliegveld-x'] }],
+      ['woz', { ...basis, stad: 'Utrecht' }],
+      ['property_value', { ...basis, adres: { postcode: adres.postcode } }],
     ];
     for (const [name, args] of monsters) {
       const schema = tools.find((x) => x.name === name)!.inputSchema;
@@ -92,6 +94,19 @@ describe(`MCP protocol edges and input schemas (${dialect})`, () => {
       const r = await c.callTool({ name, arguments: args });
       const geweigerd = (r.structuredContent as { status?: number }).status === 400;
       expect(volgensSchema, `${name} ${JSON.stringify(args)}: schema ${volgensSchema}, server ${JSON.stringify(r.structuredContent).slice(0, 200)}`).toBe(!geweigerd);
+    }
+    await c.close();
+  });
+
+  it('every listed input schema refuses an unknown argument (additionalProperties: false), as the server does', async () => {
+    const c = await mcpClient(base, (await t.klant(10)).key);
+    const { tools } = await c.listTools();
+    const validator = new AjvJsonSchemaValidator();
+    for (const tool of tools) {
+      expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+      const basis = { postcode: adres.postcode, huisnummer: String(adres.huisnummer) };
+      expect(validator.getValidator(tool.inputSchema)(basis).valid, tool.name).toBe(true);
+      expect(validator.getValidator(tool.inputSchema)({ ...basis, foo: 1 }).valid, tool.name).toBe(false);
     }
     await c.close();
   });

@@ -16,6 +16,8 @@ export interface McpTool {
   title: string;
   description: string;
   inputShape: z.ZodRawShape;
+  /** Strict, so the listed JSON Schema says additionalProperties: false. */
+  inputSchema: z.ZodObject;
   outputSchema: z.ZodObject;
   kosten: string;
   call(caller: Caller, args: Record<string, unknown>): Promise<unknown>;
@@ -72,12 +74,14 @@ export const MCP_TOOLS: McpTool[] = Object.entries(
   if (!antwoord || !voorziening || !(invoer instanceof z.ZodObject)) {
     throw new Error(`MCP-tool ${mcp.tool}: de procedure ${pad} heeft geen object als .input(), geen .output(...) of geen voorziening`);
   }
+  const inputShape = vlakkeArgumenten(invoer);
   return [
     {
       name: mcp.tool,
       title: mcp.titel,
       description: mcp.beschrijving,
-      inputShape: vlakkeArgumenten(invoer),
+      inputShape,
+      inputSchema: z.strictObject(inputShape),
       outputSchema: uitvoerSchema(antwoord),
       kosten: kostTekst(voorziening),
       call: (caller: Caller, args: Record<string, unknown>) => procedureOp(caller, pad)(procedureInvoer(args)),
