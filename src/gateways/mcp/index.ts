@@ -120,6 +120,9 @@ async function beantwoordToolCall(ctx: Context, req: FastifyRequest, reply: Fast
   return antwoord({ result: await roepAan(ctx, req, tool, args as Record<string, unknown>) });
 }
 
+/** Not read-only: a call charges credits, writes usage and sends webhooks (docs/mcp.md). */
+const TOOL_HINTS = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
 /** For the other protocol messages; tool calls never reach it. */
 function bouwServer(ctx: Context, req: FastifyRequest): McpServer {
   const server = new McpServer(
@@ -129,7 +132,7 @@ function bouwServer(ctx: Context, req: FastifyRequest): McpServer {
   for (const tool of MCP_TOOLS) {
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true } },
+      { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: TOOL_HINTS },
       (args: Record<string, unknown>) => roepAan(ctx, req, tool, args),
     );
   }
