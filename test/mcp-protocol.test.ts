@@ -86,6 +86,10 @@ describe(`MCP protocol edges and input schemas (${dialect})`, () => {
       ['influences', { ...basis, types: ['natura2000'] }],
       ['influences', { ...basis, types: ['vliegveld-x'] }],
       ['woz', { ...basis, stad: 'Utrecht' }],
+      ['woz', { ...basis, toevoeging: '' }],
+      ['woz', { ...basis, postcode: null }],
+      ['property_value', { ...basis, peildatum: null, woonoppervlakte: null }],
+      ['influences', { ...basis, types: null }],
       ['property_value', { ...basis, adres: { postcode: adres.postcode } }],
     ];
     for (const [name, args] of monsters) {
@@ -95,6 +99,25 @@ describe(`MCP protocol edges and input schemas (${dialect})`, () => {
       const geweigerd = (r.structuredContent as { status?: number }).status === 400;
       expect(volgensSchema, `${name} ${JSON.stringify(args)}: schema ${volgensSchema}, server ${JSON.stringify(r.structuredContent).slice(0, 200)}`).toBe(!geweigerd);
     }
+    await c.close();
+  });
+
+  it('null for an optional argument is absent, and a toevoeging without letter or digit is none: the same call, charged once', async () => {
+    const { key, accountId } = await t.klant(100);
+    const c = await mcpClient(base, key);
+    const basis = { postcode: adres.postcode, huisnummer: adres.huisnummer };
+    const meta = async (name: string, args: Record<string, unknown>) => {
+      const r = await c.callTool({ name, arguments: args });
+      expect(r.isError, `${name} ${JSON.stringify(args)}: ${JSON.stringify(r.structuredContent)}`).toBeFalsy();
+      return (r.structuredContent as { meta: { cached: boolean } }).meta.cached;
+    };
+    expect(await meta('woz', basis)).toBe(false);
+    for (const toevoeging of ['', ' ', '-', null]) expect(await meta('woz', { ...basis, toevoeging }), JSON.stringify(toevoeging)).toBe(true);
+    expect(await meta('property_value', { ...basis, peildatum: null, woonoppervlakte: null })).toBe(false);
+    expect(await meta('property_value', basis)).toBe(true);
+    expect(await meta('influences', { ...basis, types: null, toevoeging: '' })).toBe(false);
+    expect(await meta('influences', basis)).toBe(true);
+    expect((await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits).toBe(100 - 1 - 18 - 16);
     await c.close();
   });
 

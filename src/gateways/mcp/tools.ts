@@ -25,8 +25,12 @@ export interface McpTool {
 
 /** The procedure publishes huisnummer as text (the REST contract); the MCP contract publishes text or integer. */
 function vlakkeArgumenten(invoer: z.ZodObject): z.ZodRawShape {
-  const { adres, ...extra } = invoer.shape;
+  const { adres, ...opties } = invoer.shape;
   const velden = (adres as z.ZodObject).shape;
+  // Null is published (and accepted) for every optional argument, as for toevoeging: procedureInvoer drops it.
+  const extra = Object.fromEntries(
+    Object.entries(opties).map(([k, s]) => [k, s instanceof z.ZodOptional ? z.nullable(s.unwrap()).optional().meta(z.globalRegistry.get(s) ?? {}) : s]),
+  );
   const huisnummer = z
     .union([z.string().regex(HUISNUMMER_RE), z.int().min(1).max(99999)])
     .meta({ description: 'Huisnummer, 1 tot en met 99999, als tekst of als geheel getal.', examples: ['12'] });
@@ -34,7 +38,8 @@ function vlakkeArgumenten(invoer: z.ZodObject): z.ZodRawShape {
 }
 
 function procedureInvoer(args: Record<string, unknown>): Record<string, unknown> {
-  const { postcode, huisnummer, toevoeging, ...extra } = args;
+  const { postcode, huisnummer, toevoeging, ...opties } = args;
+  const extra = Object.fromEntries(Object.entries(opties).filter(([, v]) => v !== null));
   return { adres: { postcode, huisnummer, ...(toevoeging !== undefined ? { toevoeging } : {}) }, ...extra };
 }
 

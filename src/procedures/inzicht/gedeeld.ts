@@ -3,7 +3,7 @@
  * at runtime, and validation must be identical on every gateway (test/validatie.test.ts).
  */
 import { z } from 'zod';
-import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_INVOER_RE, TOEVOEGING_MAX } from '../../domain/begrippen.ts';
+import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_INVOER_RE, TOEVOEGING_MAX, toevoegingVergelijkvorm } from '../../domain/begrippen.ts';
 import { SCHEMA_VERSIE } from '../../core/schema.ts';
 import { foutBeschrijvingen } from '../../core/errors.ts';
 import { IDEMPOTENCY_KEY_RE } from '../../domain/idempotentie/idempotentie.ts';
@@ -38,7 +38,9 @@ export const toevoegingSchema = z
   .regex(/^[0-9A-Za-z \-]*$/, 'ongeldige toevoeging: alleen letters, cijfers, spatie en streepje')
   .nullable()
   .optional()
-  .meta({ description: 'Huisletter en/of huisnummertoevoeging: `A`, `2`, `A-2`, `A 2`.', examples: ['A'] });
+  .meta({ description: 'Huisletter en/of huisnummertoevoeging: `A`, `2`, `A-2`, `A 2`. Leeg telt als geen toevoeging.', examples: ['A'] })
+  // Without a letter or digit ("", " ", "-") it is no toevoeging: the same request, fingerprint and charge as absent.
+  .transform((v) => (v == null || toevoegingVergelijkvorm(v) ? v : null));
 
 export const adresInvoerSchema = z
   .strictObject({ postcode: postcodeSchema, huisnummer: huisnummerSchema, toevoeging: toevoegingSchema }, { error: (iss) => (iss.code === 'invalid_type' ? 'verwacht een object met postcode en huisnummer' : undefined) })
