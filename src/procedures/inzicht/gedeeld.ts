@@ -16,11 +16,20 @@ export const postcodeSchema = z
 
 const HUISNUMMER_BEREIK = 'ongeldig huisnummer: verwacht een geheel getal van 1 tot en met 99999';
 
+/** "9a", "1-2", "3 bis": says where the letter or addition goes. */
+function huisnummerFout(invoer: unknown): string {
+  const m = typeof invoer === 'string' ? /^([1-9][0-9]{0,4})(?![0-9])(.+)$/s.exec(invoer.trim()) : null;
+  const rest = m?.[2].trim() ?? '';
+  if (!m || !/^[0-9A-Za-z -]+$/.test(rest) || !/[0-9A-Za-z]/.test(rest)) return HUISNUMMER_BEREIK;
+  const [nummer, toevoeging] = rest.length <= TOEVOEGING_MAX ? [m[1], rest.toUpperCase()] : ['9', 'A'];
+  return `${HUISNUMMER_BEREIK}; zet de huisletter of toevoeging in \`toevoeging\`, bijvoorbeeld huisnummer ${nummer} en toevoeging ${toevoeging}`;
+}
+
 /** The contract publishes the house number as text; an integer (as answers return it) is accepted too. */
 export const huisnummerSchema = z
-  .union([z.string().regex(HUISNUMMER_RE, HUISNUMMER_BEREIK), z.int(HUISNUMMER_BEREIK).min(1, HUISNUMMER_BEREIK).max(99999, HUISNUMMER_BEREIK)], {
+  .union([z.string().regex(HUISNUMMER_RE, { error: (iss) => huisnummerFout(iss.input) }), z.int(HUISNUMMER_BEREIK).min(1, HUISNUMMER_BEREIK).max(99999, HUISNUMMER_BEREIK)], {
     error: (iss) =>
-      iss.code !== 'invalid_union' ? undefined : typeof iss.input === 'number' || typeof iss.input === 'string' ? HUISNUMMER_BEREIK : 'verwacht het huisnummer als tekst, zoals "12"',
+      iss.code !== 'invalid_union' ? undefined : typeof iss.input === 'number' || typeof iss.input === 'string' ? huisnummerFout(iss.input) : 'verwacht het huisnummer als tekst, zoals "12"',
   })
   .meta({
     override: ({ jsonSchema }) => {
