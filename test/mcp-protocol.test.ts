@@ -44,6 +44,8 @@ describe(`MCP protocol edges and input schemas (${dialect})`, () => {
     const lijst = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const gevallen: [Response, number, RegExp][] = [
       [await post(key, lijst, { accept: 'application/json' }), 406, /accepteren/],
+      // Fastify reads text/plain as text: refused as REST refuses it, not as a malformed message.
+      [await post(key, lijst, { 'content-type': 'text/plain' }), 415, /^Stuur de body als application\/json\.$/],
       [await post(key, JSON.stringify({ jsonrpc: '2.0', id: 1, metode: 'tools/list' }), {}), 400, /JSON-RPC/],
       [await post(key, lijst, { 'mcp-protocol-version': '1999-01-01' }), 400, /protocolversie 1999-01-01/],
       [await post(key, JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'woz', arguments: { postcode: a.postcode, huisnummer: a.huisnummer } } })), 400, /zonder id/],

@@ -9,7 +9,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { ErrorCode, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { createContextInner, type Context, type Services } from '../../core/context.ts';
-import { naarFout } from '../../core/errors.ts';
+import { FOUT_SOORTEN, naarFout } from '../../core/errors.ts';
 import { kostenHeaders } from '../../core/kosten.ts';
 import { prijsTekst } from '../../core/prijzen.ts';
 import { alsStoring, mcpToegang } from '../../core/trpc.ts';
@@ -83,6 +83,8 @@ function transportFout(req: FastifyRequest, body: unknown): { status: number; fo
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     return { status: 406, fout: 'Niet aanvaardbaar: de client moet zowel application/json als text/event-stream accepteren (Accept-header).' };
   }
+  const type = req.headers['content-type'];
+  if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type)) return { status: 415, fout: FOUT_SOORTEN.media_type.fout };
   if (Array.isArray(body)) return { status: 400, fout: 'Stuur één JSON-RPC-bericht per verzoek; batches worden niet ondersteund.' };
   if (body === undefined || typeof body !== 'object' || !JSONRPCMessageSchema.safeParse(body).success) {
     return { status: 400, fout: 'De body is geen geldig JSON-RPC-bericht.' };
