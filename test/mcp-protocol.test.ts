@@ -3,6 +3,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { mcpClient } from './support/mcp.ts';
+import { METHODEN } from '../src/gateways/mcp/index.ts';
 import { maakVolledigAdres } from './support/register.ts';
 import { maakVerkopen } from './support/verkopen.ts';
 
@@ -121,6 +122,23 @@ describe(`MCP protocol edges and input schemas (${dialect})`, () => {
     expect(await meta('influences', basis)).toBe(true);
     expect((await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits).toBe(100 - 1 - 18 - 16);
     await c.close();
+  });
+
+  it('a method the server does not serve is -32601 with a Dutch message naming the ones it does; those are served', async () => {
+    const { key } = await t.klant(10);
+    const bericht = async (method: string, params: Record<string, unknown> = {}) =>
+      (await (await post(key, JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }), { 'mcp-protocol-version': '2025-06-18' })).json()) as {
+        result?: unknown;
+        error?: { code: number; message: string };
+      };
+    for (const method of ['resources/list', 'prompts/list', 'logging/setLevel', 'foo/bar']) {
+      expect((await bericht(method, { level: 'info' })).error, method).toEqual({ code: -32601, message: `Onbekende methode '${method}'; deze server kent ${METHODEN.join(', ')}.` });
+    }
+    const params: Record<string, Record<string, unknown>> = {
+      initialize: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      'tools/call': { name: 'bestaat_niet', arguments: {} },
+    };
+    for (const method of METHODEN) expect((await bericht(method, params[method])).error?.code, method).not.toBe(-32601);
   });
 
   it('every listed input schema refuses an unknown argument (additionalProperties: false), as the server does', async () => {

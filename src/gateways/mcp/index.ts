@@ -122,6 +122,9 @@ async function beantwoordToolCall(ctx: Context, req: FastifyRequest, reply: Fast
   return antwoord({ result: await roepAan(ctx, req, tool, args as Record<string, unknown>) });
 }
 
+/** The requests the SDK server answers here (test/mcp-protocol.test.ts); any other is -32601 in Dutch. */
+export const METHODEN = ['initialize', 'ping', 'tools/list', 'tools/call'];
+
 /** Not read-only: a call charges credits, writes usage and sends webhooks (docs/mcp.md). */
 const TOOL_HINTS = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -139,6 +142,9 @@ function bouwServer(ctx: Context, req: FastifyRequest): McpServer {
     );
   }
   server.server.registerCapabilities({ tools: { listChanged: undefined } });
+  server.server.fallbackRequestHandler = async ({ method }) => {
+    throw Object.assign(new Error(`Onbekende methode '${method}'; deze server kent ${METHODEN.join(', ')}.`), { code: ErrorCode.MethodNotFound });
+  };
   return server;
 }
 
