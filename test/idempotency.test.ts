@@ -48,6 +48,19 @@ describe(`Idempotency-Key (${dialect})`, () => {
     expect(await debits(accountId)).toBe(1);
   });
 
+  it('an empty toevoeging is none: with the same key the same request (a replay), not a 409', async () => {
+    const { key, accountId } = await t.klant(100);
+    const a = await maakVolledigAdres(t.db.prisma);
+    const ik = { 'idempotency-key': nieuweSleutel() };
+    expect((await lookup(t, 'woz', key, adresBody(a), ik)).statusCode).toBe(200);
+    for (const toevoeging of ['', ' ']) {
+      const r = await lookup(t, 'woz', key, adresBody(a, toevoeging), ik);
+      expect(r.statusCode, r.body).toBe(200);
+      expect(r.json().meta.cached).toBe(true);
+    }
+    expect(await debits(accountId)).toBe(1);
+  });
+
   it('a replay needs no balance: the stored answer comes back even when the account is empty', async () => {
     const { key, accountId } = await t.klant(1);
     const a = await maakVolledigAdres(t.db.prisma);

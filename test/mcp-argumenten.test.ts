@@ -25,6 +25,7 @@ describe(`MCP arguments validated like REST (${dialect})`, () => {
     ['huisnummer a boolean', 'property_address', { postcode: '1234AB', huisnummer: true }, /huisnummer/],
     ['peildatum a number', 'property_value', { postcode: '1234AB', huisnummer: '1', peildatum: 20240101 }, /peildatum/],
     ['types a string', 'influences', { postcode: '1234AB', huisnummer: '1', types: 'natura2000' }, /types/],
+    ['huisnummer with its letter', 'woz', { postcode: '1234AB', huisnummer: '9a' }, /^Ongeldige invoer: huisnummer: .*zet de huisletter of toevoeging in `toevoeging`, bijvoorbeeld huisnummer 9 en toevoeging A\.$/],
     ['an unknown argument', 'woz', { postcode: '1234AB', huisnummer: '1', stad: 'Utrecht' }, /onbekend.*stad/],
     ['a nested adres instead of the flat arguments', 'woz', { adres: { postcode: '1234AB', huisnummer: '1' } }, /onbekend.*adres/],
     ['no arguments at all', 'woz', undefined, /postcode/],

@@ -23,7 +23,8 @@ describe(`MCP /mcp (${dialect})`, () => {
     expect(tools.map((x) => x.name).sort()).toEqual(['influences', 'property_address', 'property_value', 'woz']);
     const adres = tools.find((x) => x.name === 'property_address')!;
     expect(Object.keys(adres.inputSchema.properties ?? {})).toEqual(['postcode', 'huisnummer', 'toevoeging']);
-    expect(adres.annotations?.readOnlyHint).toBe(true);
+    // A call charges credits, writes usage and sends webhooks: not read-only; a repeat within 24 h is free.
+    for (const tool of tools) expect(tool.annotations, tool.name).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
     await c.close();
   });
 

@@ -146,6 +146,18 @@ describe(`behaviour: the same bad input is refused alike over REST and createCal
     expect(expectFout(await lookup(t, 'woz', key, { adres: { postcode: a.postcode, huisnummer: '0' } }), 400)).toMatch(/1 tot en met 99999/);
   });
 
+  it('a house number with a letter or addition says where that goes: in toevoeging', async () => {
+    const gevallen: [string, string][] = [['9a', 'huisnummer 9 en toevoeging A'], ['1-2', 'huisnummer 1 en toevoeging -2'], ['3 bis', 'huisnummer 3 en toevoeging BIS'], ['12 A-2', 'huisnummer 12 en toevoeging A-2']];
+    for (const [huisnummer, voorbeeld] of gevallen) {
+      const fout = expectFout(await lookup(t, 'woz', key, { adres: { postcode: a.postcode, huisnummer } }), 400);
+      expect(fout, huisnummer).toBe(`Ongeldige invoer: adres.huisnummer: ongeldig huisnummer: verwacht een geheel getal van 1 tot en met 99999; zet de huisletter of toevoeging in \`toevoeging\`, bijvoorbeeld ${voorbeeld}.`);
+    }
+    // No number with an addition: the range message alone.
+    for (const huisnummer of ['abc', '123456', '0a', '12.5']) {
+      expect(expectFout(await lookup(t, 'woz', key, { adres: { postcode: a.postcode, huisnummer } }), 400), huisnummer).toMatch(/99999\.$/);
+    }
+  });
+
   it('a good input is accepted alike over both', async () => {
     const caller = t.caller(`Bearer ${key}`);
     const viaCaller = await caller.inzicht.woz(adresBody(a) as never);

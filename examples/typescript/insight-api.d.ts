@@ -302,7 +302,7 @@ export interface components {
             /** @description Huisnummer als tekst, 1 tot en met 99999 (een geheel getal wordt ook aanvaard). */
             huisnummer: string;
             /**
-             * @description Huisletter en/of huisnummertoevoeging: `A`, `2`, `A-2`, `A 2`.
+             * @description Huisletter en/of huisnummertoevoeging: `A`, `2`, `A-2`, `A 2`. Leeg telt als geen toevoeging.
              * @example A
              */
             toevoeging?: string | null;

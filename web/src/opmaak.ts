@@ -20,8 +20,10 @@ export function vandaag(): string {
 export function maandBegin(): string {
   return `${vandaag().slice(0, 8)}01`;
 }
+/** n calendar days before today in Amsterdam (not n × 24 h: a day around a clock change is 23 or 25 h). */
 export function dagenTerug(n: number): string {
-  return ymd.format(new Date(Date.now() - n * 86_400_000));
+  const [j, m, d] = vandaag().split('-').map(Number);
+  return new Date(Date.UTC(j, m - 1, d - n)).toISOString().slice(0, 10);
 }
 
 /** Every day from van to tot (inclusive), as Y-m-d. */

@@ -9,7 +9,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { ErrorCode, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { createContextInner, type Context, type Services } from '../../core/context.ts';
-import { naarFout } from '../../core/errors.ts';
+import { FOUT_SOORTEN, naarFout } from '../../core/errors.ts';
 import { kostenHeaders } from '../../core/kosten.ts';
 import { prijsTekst } from '../../core/prijzen.ts';
 import { alsStoring, mcpToegang } from '../../core/trpc.ts';
@@ -83,6 +83,8 @@ function transportFout(req: FastifyRequest, body: unknown): { status: number; fo
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     return { status: 406, fout: 'Niet aanvaardbaar: de client moet zowel application/json als text/event-stream accepteren (Accept-header).' };
   }
+  const type = req.headers['content-type'];
+  if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type)) return { status: 415, fout: FOUT_SOORTEN.media_type.fout };
   if (Array.isArray(body)) return { status: 400, fout: 'Stuur één JSON-RPC-bericht per verzoek; batches worden niet ondersteund.' };
   if (body === undefined || typeof body !== 'object' || !JSONRPCMessageSchema.safeParse(body).success) {
     return { status: 400, fout: 'De body is geen geldig JSON-RPC-bericht.' };
@@ -120,6 +122,12 @@ async function beantwoordToolCall(ctx: Context, req: FastifyRequest, reply: Fast
   return antwoord({ result: await roepAan(ctx, req, tool, args as Record<string, unknown>) });
 }
 
+/** The requests the SDK server answers here (test/mcp-protocol.test.ts); any other is -32601 in Dutch. */
+export const METHODEN = ['initialize', 'ping', 'tools/list', 'tools/call'];
+
+/** Not read-only: a call charges credits, writes usage and sends webhooks (docs/mcp.md). */
+const TOOL_HINTS = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
 /** For the other protocol messages; tool calls never reach it. */
 function bouwServer(ctx: Context, req: FastifyRequest): McpServer {
   const server = new McpServer(
@@ -129,11 +137,14 @@ function bouwServer(ctx: Context, req: FastifyRequest): McpServer {
   for (const tool of MCP_TOOLS) {
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.inputShape, outputSchema: tool.outputSchema, annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true } },
+      { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: TOOL_HINTS },
       (args: Record<string, unknown>) => roepAan(ctx, req, tool, args),
     );
   }
   server.server.registerCapabilities({ tools: { listChanged: undefined } });
+  server.server.fallbackRequestHandler = async ({ method }) => {
+    throw Object.assign(new Error(`Onbekende methode '${method}'; deze server kent ${METHODEN.join(', ')}.`), { code: ErrorCode.MethodNotFound });
+  };
   return server;
 }
 

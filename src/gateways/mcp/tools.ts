@@ -16,6 +16,8 @@ export interface McpTool {
   title: string;
   description: string;
   inputShape: z.ZodRawShape;
+  /** Strict, so the listed JSON Schema says additionalProperties: false. */
+  inputSchema: z.ZodObject;
   outputSchema: z.ZodObject;
   kosten: string;
   call(caller: Caller, args: Record<string, unknown>): Promise<unknown>;
@@ -23,8 +25,12 @@ export interface McpTool {
 
 /** The procedure publishes huisnummer as text (the REST contract); the MCP contract publishes text or integer. */
 function vlakkeArgumenten(invoer: z.ZodObject): z.ZodRawShape {
-  const { adres, ...extra } = invoer.shape;
+  const { adres, ...opties } = invoer.shape;
   const velden = (adres as z.ZodObject).shape;
+  // Null is published (and accepted) for every optional argument, as for toevoeging: procedureInvoer drops it.
+  const extra = Object.fromEntries(
+    Object.entries(opties).map(([k, s]) => [k, s instanceof z.ZodOptional ? z.nullable(s.unwrap()).optional().meta(z.globalRegistry.get(s) ?? {}) : s]),
+  );
   const huisnummer = z
     .union([z.string().regex(HUISNUMMER_RE), z.int().min(1).max(99999)])
     .meta({ description: 'Huisnummer, 1 tot en met 99999, als tekst of als geheel getal.', examples: ['12'] });
@@ -32,7 +38,8 @@ function vlakkeArgumenten(invoer: z.ZodObject): z.ZodRawShape {
 }
 
 function procedureInvoer(args: Record<string, unknown>): Record<string, unknown> {
-  const { postcode, huisnummer, toevoeging, ...extra } = args;
+  const { postcode, huisnummer, toevoeging, ...opties } = args;
+  const extra = Object.fromEntries(Object.entries(opties).filter(([, v]) => v !== null));
   return { adres: { postcode, huisnummer, ...(toevoeging !== undefined ? { toevoeging } : {}) }, ...extra };
 }
 
@@ -72,12 +79,14 @@ export const MCP_TOOLS: McpTool[] = Object.entries(
   if (!antwoord || !voorziening || !(invoer instanceof z.ZodObject)) {
     throw new Error(`MCP-tool ${mcp.tool}: de procedure ${pad} heeft geen object als .input(), geen .output(...) of geen voorziening`);
   }
+  const inputShape = vlakkeArgumenten(invoer);
   return [
     {
       name: mcp.tool,
       title: mcp.titel,
       description: mcp.beschrijving,
-      inputShape: vlakkeArgumenten(invoer),
+      inputShape,
+      inputSchema: z.strictObject(inputShape),
       outputSchema: uitvoerSchema(antwoord),
       kosten: kostTekst(voorziening),
       call: (caller: Caller, args: Record<string, unknown>) => procedureOp(caller, pad)(procedureInvoer(args)),

@@ -3,7 +3,7 @@
  * at runtime, and validation must be identical on every gateway (test/validatie.test.ts).
  */
 import { z } from 'zod';
-import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_INVOER_RE, TOEVOEGING_MAX } from '../../domain/begrippen.ts';
+import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_INVOER_RE, TOEVOEGING_MAX, toevoegingVergelijkvorm } from '../../domain/begrippen.ts';
 import { SCHEMA_VERSIE } from '../../core/schema.ts';
 import { foutBeschrijvingen } from '../../core/errors.ts';
 import { IDEMPOTENCY_KEY_RE } from '../../domain/idempotentie/idempotentie.ts';
@@ -16,11 +16,20 @@ export const postcodeSchema = z
 
 const HUISNUMMER_BEREIK = 'ongeldig huisnummer: verwacht een geheel getal van 1 tot en met 99999';
 
+/** "9a", "1-2", "3 bis": says where the letter or addition goes. */
+function huisnummerFout(invoer: unknown): string {
+  const m = typeof invoer === 'string' ? /^([1-9][0-9]{0,4})(?![0-9])(.+)$/s.exec(invoer.trim()) : null;
+  const rest = m?.[2].trim() ?? '';
+  if (!m || !/^[0-9A-Za-z -]+$/.test(rest) || !/[0-9A-Za-z]/.test(rest)) return HUISNUMMER_BEREIK;
+  const [nummer, toevoeging] = rest.length <= TOEVOEGING_MAX ? [m[1], rest.toUpperCase()] : ['9', 'A'];
+  return `${HUISNUMMER_BEREIK}; zet de huisletter of toevoeging in \`toevoeging\`, bijvoorbeeld huisnummer ${nummer} en toevoeging ${toevoeging}`;
+}
+
 /** The contract publishes the house number as text; an integer (as answers return it) is accepted too. */
 export const huisnummerSchema = z
-  .union([z.string().regex(HUISNUMMER_RE, HUISNUMMER_BEREIK), z.int(HUISNUMMER_BEREIK).min(1, HUISNUMMER_BEREIK).max(99999, HUISNUMMER_BEREIK)], {
+  .union([z.string().regex(HUISNUMMER_RE, { error: (iss) => huisnummerFout(iss.input) }), z.int(HUISNUMMER_BEREIK).min(1, HUISNUMMER_BEREIK).max(99999, HUISNUMMER_BEREIK)], {
     error: (iss) =>
-      iss.code !== 'invalid_union' ? undefined : typeof iss.input === 'number' || typeof iss.input === 'string' ? HUISNUMMER_BEREIK : 'verwacht het huisnummer als tekst, zoals "12"',
+      iss.code !== 'invalid_union' ? undefined : typeof iss.input === 'number' || typeof iss.input === 'string' ? huisnummerFout(iss.input) : 'verwacht het huisnummer als tekst, zoals "12"',
   })
   .meta({
     override: ({ jsonSchema }) => {
@@ -38,7 +47,9 @@ export const toevoegingSchema = z
   .regex(/^[0-9A-Za-z \-]*$/, 'ongeldige toevoeging: alleen letters, cijfers, spatie en streepje')
   .nullable()
   .optional()
-  .meta({ description: 'Huisletter en/of huisnummertoevoeging: `A`, `2`, `A-2`, `A 2`.', examples: ['A'] });
+  .meta({ description: 'Huisletter en/of huisnummertoevoeging: `A`, `2`, `A-2`, `A 2`. Leeg telt als geen toevoeging.', examples: ['A'] })
+  // Without a letter or digit ("", " ", "-") it is no toevoeging: the same request, fingerprint and charge as absent.
+  .transform((v) => (v == null || toevoegingVergelijkvorm(v) ? v : null));
 
 export const adresInvoerSchema = z
   .strictObject({ postcode: postcodeSchema, huisnummer: huisnummerSchema, toevoeging: toevoegingSchema }, { error: (iss) => (iss.code === 'invalid_type' ? 'verwacht een object met postcode en huisnummer' : undefined) })
