@@ -207,4 +207,14 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
     // Released: the CLI works again.
     expect((await insight('account', 'create', '--name', 'na', '--json')).credits).toBe(0);
   });
+
+  it.skipIf(dialect === 'postgres' || process.platform !== 'linux')('a lock left by a crash whose pid now belongs to another program is taken over', async () => {
+    const ander = spawn('sleep', ['30']);
+    try {
+      writeFileSync(path.join(dataDir, 'insight.lock'), String(ander.pid));
+      expect((await insight('account', 'create', '--name', 'na-crash', '--json')).credits).toBe(0);
+    } finally {
+      ander.kill();
+    }
+  });
 });

@@ -317,9 +317,14 @@ export class DatabaseLockedError extends Error {
 function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  // After a crash and a reboot the pid may be another program's: where /proc says so, the lock is stale.
+  try {
+    return /(^|\/)node[^/\0]*\0/.test(readFileSync(`/proc/${pid}/cmdline`, 'latin1'));
+  } catch {
+    return true;
   }
 }
 
