@@ -26,6 +26,12 @@ export interface WozOpties {
 
 export const WOZ_KOPREGEL = 'postcode;huisnummer;toevoeging;peildatum;waarde';
 
+/**
+ * Lower bound of a plausible WOZ value (docs/import-formaten.md): real ones start at a few thousand euros
+ * (a parking space, a shed); a lower figure is a cut-off or mistyped line.
+ */
+export const WOZ_MINIMUM = 1_000;
+
 const VERWACHT = `WOZ-bestand (CSV met kopregel ${WOZ_KOPREGEL}, zie docs/import-formaten.md)`;
 
 export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = {}): AsyncGenerator<WozResultaat> {
@@ -57,6 +63,10 @@ export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = 
     const waarde = leesGeheelGetal(wRuw);
     if (waarde === null || waarde < 1) {
       yield fout(wRuw ? `ongeldige waarde ${citeer(wRuw)} (geheel aantal euro's, alleen cijfers)` : 'waarde ontbreekt');
+      continue;
+    }
+    if (waarde < WOZ_MINIMUM) {
+      yield fout(`onwaarschijnlijk lage WOZ-waarde ${citeer(wRuw)} (minder dan € ${WOZ_MINIMUM.toLocaleString('nl-NL')}; afgebroken regel of typefout?)`);
       continue;
     }
     const gecombineerd = !k.has('huisletter');
