@@ -2,6 +2,7 @@
 import { andereSoortHint, bestanden, beschrijfKop, kopVanEerste, type Bron, type BronItem } from './bron.ts';
 import type { Readable } from 'node:stream';
 import { eersteRegel, leesCsvRecords } from './csv.ts';
+import { controleerUtf8 } from './utf8.ts';
 import { geldigLonLat, geldigRd, rdNaarLonLat } from './geo.ts';
 import { invloedenNaBag } from './invloeden-na.ts';
 import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
@@ -135,13 +136,14 @@ async function controleer(bron: Bron): Promise<void> {
     if (b.soort === 'xml') throw new VerkeerdFormaatFout(`Dit is ${b.tekst}, geen CSV. Voor het LVBAG-extract: gebruik \`insight import bag-xml\`. Verwacht: ${VERWACHT}.`);
     if (b.soort !== 'tekst') throw new VerkeerdFormaatFout(`Dit is ${b.tekst}, geen CSV. Verwacht: ${VERWACHT}.`);
     kiesVariant(eersteRegel(bron.kop));
-    return;
+    return controleerUtf8(bron, () => true);
   }
   const eerste = await kopVanEerste(bron, isCsv);
   if (!eerste) {
     throw new VerkeerdFormaatFout(`In ${bron.soort === 'zip' ? 'deze zip' : 'deze map'} staat geen .csv-bestand. Verwacht: ${VERWACHT}.`);
   }
   kiesVariant(eersteRegel(eerste.kop));
+  await controleerUtf8(bron, isCsv);
 }
 
 const NUMMERAANDUIDING = /^\d{16}$/;

@@ -13,6 +13,7 @@ import { SaxesParser } from 'saxes';
 import { beschrijfKop, bestanden, kopVanEerste, lijstItems, type Bron, type BronItem } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesPosList } from './geo.ts';
 import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
+import { StrikteDecoder } from './utf8.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import type { Database } from '../../../db/client.ts';
 import { DEMO_BRON } from '../demo/opzet.ts';
@@ -343,10 +344,10 @@ async function parseXml(
     tekst = '';
   });
 
-  const decoder = new TextDecoder('utf-8');
+  const decoder = new StrikteDecoder();
   try {
     for await (const chunk of stroom) {
-      p.write(decoder.decode(chunk as Buffer, { stream: true }));
+      p.write(decoder.decode(chunk as Buffer));
     }
     p.write(decoder.decode());
     p.close();

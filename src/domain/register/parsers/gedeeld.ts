@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { Geometry } from 'geojson';
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
+import { StrikteDecoder } from '../import/utf8.ts';
 import { citeer, datumKolom, datumUtc, geldigePostcode, leesDatumIso, schoneToevoeging, toevoegingSleutel } from '../../begrippen.ts';
 
 export interface ParseOk<T extends string, R> {
@@ -216,7 +217,7 @@ async function* leesCsvVan(
 
   // Unquoted lines are split here (several times cheaper than csv-parse); from the first line with a quote
   // (or a bare CR) csv-parse reads the rest.
-  const decoder = new TextDecoder('utf-8');
+  const decoder = new StrikteDecoder();
   let rest = '';
   let regels = 0;
   let eerste = true;
@@ -224,7 +225,7 @@ async function* leesCsvVan(
   let overslaan = false;
   buiten: for (;;) {
     const r = await stukken.next();
-    let nieuw = r.done ? decoder.decode() : decoder.decode(r.value, { stream: true });
+    let nieuw = r.done ? decoder.decode() : decoder.decode(r.value);
     if (overslaan) {
       const nl = nieuw.indexOf('\n');
       if (nl < 0) {
@@ -286,7 +287,7 @@ async function* leesCsvVan(
     for (let t of [begin, null]) {
       if (t === null) {
         for await (const b of stukken) {
-          const d = decoder.decode(b, { stream: true });
+          const d = decoder.decode(b);
           if (d) laatsteTeken = d[d.length - 1];
           yield d;
         }

@@ -4,12 +4,12 @@
  * geometry. A legacy `crs` naming EPSG:28992 is reprojected; coordinates stored 2D to ~1 cm.
  */
 import { createHash } from 'node:crypto';
-import { StringDecoder } from 'node:string_decoder';
 import proj4 from 'proj4';
 import type { Geometry, Position } from 'geojson';
 import { type InvloedObjectRij, type ParseFout, type ParseOk, citeer, controleerTekstbestand } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
 import { leidAdresInvloedenAf } from '../import/invloeden-na.ts';
+import { StrikteDecoder } from '../import/utf8.ts';
 
 export type { InvloedObjectRij } from './gedeeld.ts';
 
@@ -321,7 +321,7 @@ export function featureNaarRij(f: unknown, opts: { bron?: string; omzetter?: Omz
 
 export async function* parseInvloeden(input: NodeJS.ReadableStream, opts: InvloedOpties = {}): AsyncGenerator<InvloedResultaat> {
   const scanner = new FeatureScanner(opts.maxFeatureTekens ?? 256 * 1024 * 1024);
-  const decoder = new StringDecoder('utf8');
+  const decoder = new StrikteDecoder();
   let eerste = true;
   let omzetter: Omzetter | undefined;
   let crsGecontroleerd = false;
@@ -331,7 +331,7 @@ export async function* parseInvloeden(input: NodeJS.ReadableStream, opts: Invloe
       controleerTekstbestand(buf, VERWACHT);
       eerste = false;
     }
-    const features = scanner.voer(decoder.write(buf));
+    const features = scanner.voer(decoder.decode(buf));
     for (const rf of features) {
       if (!crsGecontroleerd) {
         crsGecontroleerd = true;
@@ -356,7 +356,7 @@ export async function* parseInvloeden(input: NodeJS.ReadableStream, opts: Invloe
       }
     }
   }
-  scanner.voer(decoder.end());
+  scanner.voer(decoder.decode());
   scanner.einde();
 }
 

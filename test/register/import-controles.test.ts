@@ -1,0 +1,44 @@
+/** Checks on what an import accepts, end to end (review findings M4, L1, L2). */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { voerImportUit } from '../../src/domain/register/import/runner.ts';
+import { VerkeerdFormaatFout } from '../../src/domain/register/import/types.ts';
+import { parseWoz } from '../../src/domain/register/parsers/woz.ts';
+import { dialect, useTestDatabase } from '../support/db.ts';
+import { CSV_FULL, maakZip, schrijf, tijdelijkeMap } from '../support/hulp.ts';
+import { stroomVan, verzamel } from '../support/stroom.ts';
+
+/** Windows-1252 bytes of a Latin-1 text (É = 0xC9, ë = 0xEB). */
+const cp1252 = (t: string) => Buffer.from(t, 'latin1');
+
+describe(`import checks (${dialect})`, () => {
+  const db = useTestDatabase();
+  const tmp = tijdelijkeMap();
+  afterAll(() => tmp.weg());
+
+  it('refuses a Windows-1252 file at the line of its first non-UTF-8 byte, before anything is written', async () => {
+    const rijen = readFileSync(CSV_FULL, 'utf8').split('\n');
+    rijen[40] = rijen[40].replace('Oosterdokskade', 'Rue de la Reine Élisabeth');
+    const csv = schrijf(path.join(tmp.pad, 'bagadres-1252.csv'), cp1252(rijen.join('\n')));
+    const runs = await db.prisma.importRun.count();
+    await expect(voerImportUit(db, 'bag-csv', csv)).rejects.toThrow(VerkeerdFormaatFout);
+    await expect(voerImportUit(db, 'bag-csv', csv)).rejects.toThrow('regel 41: bestand is geen UTF-8 (byte 0xC9); sla het op als UTF-8 (Windows-1252?). Er is niets geïmporteerd.');
+    const zip = schrijf(path.join(tmp.pad, 'bag.zip'), maakZip({ 'bagadres-full.csv': cp1252(rijen.join('\n')) }));
+    await expect(voerImportUit(db, 'bag-csv', zip)).rejects.toThrow(/^bagadres-full\.csv: regel 41: bestand is geen UTF-8/);
+
+    const woz = schrijf(path.join(tmp.pad, 'woz.csv'), cp1252('postcode;huisnummer;toevoeging;peildatum;waarde\n1011AB;1;;2025-01-01;300000\n1011AB;2;ë;2025-01-01;300000\n'));
+    await expect(voerImportUit(db, 'woz', woz)).rejects.toThrow('regel 3: bestand is geen UTF-8 (byte 0xEB)');
+    const geo = schrijf(
+      path.join(tmp.pad, 'n2k.geojson'),
+      cp1252('{"type":"FeatureCollection","features":[\n{"type":"Feature","properties":{"type":"natura2000","naam":"Étang"},"geometry":{"type":"Point","coordinates":[5,52]}}]}\n'),
+    );
+    await expect(voerImportUit(db, 'invloeden', geo)).rejects.toThrow('regel 2: bestand is geen UTF-8 (byte 0xC9)');
+    expect(await db.prisma.importRun.count()).toBe(runs);
+    expect(await db.prisma.adres.count()).toBe(0);
+    // The parser on its own stops at the same line, also with the byte split from its line by a chunk edge.
+    await expect(verzamel(parseWoz(stroomVan(cp1252('postcode;huisnummer;toevoeging;peildatum;waarde\n1011AB;1;;2025-01-01;300000\n1011AB;2;ë;2025-01-01;3\n'), 5)))).rejects.toThrow(
+      /^regel 3: bestand is geen UTF-8/,
+    );
+  });
+});
