@@ -1,12 +1,12 @@
 /** Checks on what an import accepts, end to end (review findings M4, L1, L2). */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { voerImportUit } from '../../src/domain/register/import/runner.ts';
 import { VerkeerdFormaatFout } from '../../src/domain/register/import/types.ts';
 import { parseWoz } from '../../src/domain/register/parsers/woz.ts';
 import { dialect, useTestDatabase } from '../support/db.ts';
-import { CSV_FULL, maakZip, schrijf, tijdelijkeMap } from '../support/hulp.ts';
+import { CSV_FULL, fixtureBestanden, maakZip, schrijf, tijdelijkeMap } from '../support/hulp.ts';
 import { stroomVan, verzamel } from '../support/stroom.ts';
 
 /** Windows-1252 bytes of a Latin-1 text (É = 0xC9, ë = 0xEB). */
@@ -40,5 +40,17 @@ describe(`import checks (${dialect})`, () => {
     await expect(verzamel(parseWoz(stroomVan(cp1252('postcode;huisnummer;toevoeging;peildatum;waarde\n1011AB;1;;2025-01-01;300000\n1011AB;2;ë;2025-01-01;3\n'), 5)))).rejects.toThrow(
       /^regel 3: bestand is geen UTF-8/,
     );
+  });
+
+  it('reads bouwjaar 1005 (Amsterdam: unknown) and years outside 1000 .. now + 5 as unknown', async () => {
+    const map = path.join(tmp.pad, 'bouwjaar');
+    mkdirSync(map);
+    for (const [naam, inhoud] of Object.entries(fixtureBestanden())) {
+      const t = inhoud.toString('utf8');
+      writeFileSync(path.join(map, naam), naam.includes('PND') ? t.replaceAll('oorspronkelijkBouwjaar>1585<', 'oorspronkelijkBouwjaar>1005<').replaceAll('oorspronkelijkBouwjaar>1992<', 'oorspronkelijkBouwjaar>2999<') : inhoud);
+    }
+    await voerImportUit(db, 'bag-xml', map);
+    expect((await db.prisma.adres.findUniqueOrThrow({ where: { id: '0221200000330227' } })).bouwjaar).toBeNull();
+    expect((await db.prisma.pand.findMany({ orderBy: { id: 'asc' } })).map((p) => p.bouwjaar)).toEqual([null, null]);
   });
 });

@@ -5,7 +5,7 @@ import { eersteRegel, leesCsvRecords } from './csv.ts';
 import { controleerUtf8 } from './utf8.ts';
 import { geldigLonLat, geldigRd, rdNaarLonLat } from './geo.ts';
 import { invloedenNaBag } from './invloeden-na.ts';
-import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
+import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
 import { citeer, geldigePostcode } from '../../begrippen.ts';
 
 const VERWACHT =
@@ -217,7 +217,8 @@ function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[
     return;
   }
   const oppervlakte = geheel(veld(v, i.oppervlakte));
-  const bouwjaar = geheel(veld(v, i.bouwjaar));
+  const bouwjaarRuw = geheel(veld(v, i.bouwjaar));
+  const bouwjaar = bouwjaarRuw === undefined ? undefined : bouwjaarOfNull(bouwjaarRuw, new Date().getUTCFullYear());
   const x = getal(veld(v, i.x));
   const y = getal(veld(v, i.y));
   let lon = getal(veld(v, i.lon));

@@ -5,7 +5,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { beschrijfKop, type Bron } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesGpkgGeometrie } from './geo.ts';
-import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
+import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import { citeer, geldigePostcode } from '../../begrippen.ts';
 
@@ -112,7 +112,7 @@ function tekst(v: unknown): string | null {
 
 function plausibelBouwjaar(v: unknown): number | null {
   const n = typeof v === 'number' ? v : Number(tekst(v));
-  return Number.isInteger(n) && n >= 1000 && n <= new Date().getUTCFullYear() + 5 ? n : null;
+  return bouwjaarOfNull(n, new Date().getUTCFullYear());
 }
 
 const ID = /^\d{16}$/;

@@ -12,7 +12,7 @@ import type { Position } from 'geojson';
 import { SaxesParser } from 'saxes';
 import { beschrijfKop, bestanden, kopVanEerste, lijstItems, type Bron, type BronItem } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesPosList } from './geo.ts';
-import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
+import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
 import { StrikteDecoder } from './utf8.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import type { Database } from '../../../db/client.ts';
@@ -363,8 +363,7 @@ const huidig = (o: { begin: string | null; eind: string | null }, peil: string) 
 
 function plausibelBouwjaar(v: string | undefined, peil: string): number | null {
   if (!v || !/^\d{3,4}$/.test(v)) return null;
-  const j = Number(v);
-  return j >= 1000 && j <= Number(peil.slice(0, 4)) + 5 ? j : null;
+  return bouwjaarOfNull(Number(v), Number(peil.slice(0, 4)));
 }
 
 const rond3 = (v: number) => Math.round(v * 1000) / 1000;

@@ -59,6 +59,11 @@ export const BAG_VOORWAARDEN: Partial<Record<TabelNaam, string>> = {
   pand: `${BRON_DATUM('pand')} IS NULL OR ${BRON_DATUM('excluded')} IS NULL OR ${BRON_DATUM('excluded')} >= ${BRON_DATUM('pand')}`,
 };
 
+/** Amsterdam writes 1005 for "unknown"; a year outside 1000 .. `tot` + 5 is no year either. */
+export function bouwjaarOfNull(j: number | null, tot: number): number | null {
+  return j !== null && Number.isInteger(j) && j >= 1000 && j <= tot + 5 && j !== 1005 ? j : null;
+}
+
 /** A BAG import kind: reads one source and writes addresses, panden and (after it) house types. */
 export function bagSoort(s: Pick<ImportSoort, 'naam' | 'omschrijving' | 'verwacht' | 'controleer' | 'lees' | 'na'>): ImportSoort {
   return { ...s, tabellen: ['adres', 'pand', 'woningtype'], bestandNodig: true, voorwaarden: BAG_VOORWAARDEN };
