@@ -121,6 +121,7 @@ describe(`bag-gpkg: PDOK bag-light GeoPackage (${dialect})`, () => {
       straat: 'Teststraat',
       woonplaats: 'Doesburg',
       gemeenteCode: '0221',
+      gemeente: 'Doesburg', // from the CBS table: BAG light has no names
       objectType: 'verblijfsobject',
       objectId: vid(1),
       pandId: pid(1),

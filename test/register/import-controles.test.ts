@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { voerImportUit } from '../../src/domain/register/import/runner.ts';
 import { VerkeerdFormaatFout } from '../../src/domain/register/import/types.ts';
 import { parseWoz } from '../../src/domain/register/parsers/woz.ts';
+import { gemeenteNaam } from '../../src/domain/register/import/gemeenten.ts';
 import { dialect, useTestDatabase } from '../support/db.ts';
 import { CSV_FULL, fixtureBestanden, maakZip, schrijf, tijdelijkeMap } from '../support/hulp.ts';
 import { stroomVan, verzamel } from '../support/stroom.ts';
@@ -52,5 +53,31 @@ describe(`import checks (${dialect})`, () => {
     await voerImportUit(db, 'bag-xml', map);
     expect((await db.prisma.adres.findUniqueOrThrow({ where: { id: '0221200000330227' } })).bouwjaar).toBeNull();
     expect((await db.prisma.pand.findMany({ orderBy: { id: 'asc' } })).map((p) => p.bouwjaar)).toEqual([null, null]);
+  });
+
+  it('names the gemeente from the CBS table when the Leveringsdocument names none (the national extract)', async () => {
+    const map = path.join(tmp.pad, 'landelijk');
+    mkdirSync(map);
+    for (const [naam, inhoud] of Object.entries(fixtureBestanden())) {
+      writeFileSync(
+        path.join(map, naam),
+        naam.startsWith('Leveringsdocument')
+          ? inhoud.toString('utf8').replace(/<selecties-extract:Gebied-GEM>[\s\S]*<\/selecties-extract:Gebied-GEM>/, '<selecties-extract:Gebied-NLD><selecties-extract:GebiedIdentificatie>NLD</selecties-extract:GebiedIdentificatie></selecties-extract:Gebied-NLD>')
+          : inhoud,
+      );
+    }
+    await db.prisma.adres.deleteMany({ where: { gemeenteCode: '0221' } });
+    const s = await voerImportUit(db, 'bag-xml', map);
+    expect(s.gebied).toBe('NLD');
+    expect((await db.prisma.adres.findMany({ where: { gemeenteCode: '0221' } })).map((a) => a.gemeente)).toEqual(Array(5).fill('Doesburg'));
+    // 342 municipalities on 1 January 2025; names of their day; a code the table lacks has none.
+    expect(gemeenteNaam('0014', '2025-01-01')).toBe('Groningen');
+    expect(gemeenteNaam('1992', '2025-01-01')).toBe('Voorne aan Zee');
+    expect(gemeenteNaam('0501', '2020-09-15')).toBe('Brielle');
+    expect(gemeenteNaam('0501', '2025-01-01')).toBeNull();
+    expect(gemeenteNaam('0620', '2010-01-01')).toBe('Vianen');
+    expect(gemeenteNaam('9999', '2025-01-01')).toBeNull();
+    const regels = readFileSync(new URL('../../src/domain/register/import/bronnen/cbs-gemeentelijke-indeling.csv', import.meta.url), 'utf8').trim().split('\n').slice(1);
+    expect(regels.filter((r) => r.endsWith(';')).length).toBe(342);
   });
 });

@@ -6,6 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { beschrijfKop, type Bron } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesGpkgGeometrie } from './geo.ts';
 import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
+import { gemeenteNaam } from './gemeenten.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import { citeer, geldigePostcode } from '../../begrippen.ts';
 
@@ -287,6 +288,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           : [];
         const pand = tekst(r.pand);
         const gem = tekst(r.gemeente_code);
+        const gemCode = gem && /^\d{1,4}$/.test(gem) ? gem.padStart(4, '0') : gem;
         yield {
           ok: true,
           tabel: 'adres',
@@ -299,7 +301,8 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
             toevoeging: tekst(r.toevoeging),
             straat,
             woonplaats,
-            gemeente_code: gem && /^\d{1,4}$/.test(gem) ? gem.padStart(4, '0') : gem,
+            gemeente_code: gemCode,
+            gemeente: gemCode ? gemeenteNaam(gemCode, datum ?? new Date().toISOString().slice(0, 10)) : null,
             object_type: n,
             object_id: objectId,
             pand_id: pand && ID.test(pand) ? pand : null,

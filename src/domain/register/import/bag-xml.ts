@@ -13,6 +13,7 @@ import { SaxesParser } from 'saxes';
 import { beschrijfKop, bestanden, kopVanEerste, lijstItems, type Bron, type BronItem } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesPosList } from './geo.ts';
 import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
+import { gemeenteNaam } from './gemeenten.ts';
 import { StrikteDecoder } from './utf8.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import type { Database } from '../../../db/client.ts';
@@ -568,7 +569,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           toevoeging: r.toevoeging,
           straat: r.straat,
           woonplaats: r.woonplaats,
-          gemeente: gemCode ? (uit.gemeenten.get(gemCode) ?? null) : null,
+          gemeente: gemCode ? (uit.gemeenten.get(gemCode) ?? gemeenteNaam(gemCode, peil)) : null,
           gemeente_code: gemCode,
           object_type: soortTekst,
           object_id: r.ao_id,
