@@ -8,6 +8,7 @@ import { parseWoz } from '../../src/domain/register/parsers/woz.ts';
 import { gemeenteNaam } from '../../src/domain/register/import/gemeenten.ts';
 import { dialect, useTestDatabase } from '../support/db.ts';
 import { CSV_FULL, fixtureBestanden, maakZip, schrijf, tijdelijkeMap } from '../support/hulp.ts';
+import { maakAdres } from '../support/register.ts';
 import { stroomVan, verzamel } from '../support/stroom.ts';
 
 /** Windows-1252 bytes of a Latin-1 text (É = 0xC9, ë = 0xEB). */
@@ -79,5 +80,24 @@ describe(`import checks (${dialect})`, () => {
     expect(gemeenteNaam('9999', '2025-01-01')).toBeNull();
     const regels = readFileSync(new URL('../../src/domain/register/import/bronnen/cbs-gemeentelijke-indeling.csv', import.meta.url), 'utf8').trim().split('\n').slice(1);
     expect(regels.filter((r) => r.endsWith(';')).length).toBe(342);
+  });
+
+  it('refuses a later row of a WOZ file that gives the same address and peildatum another value; the first holds', async () => {
+    const a = await maakAdres(db.prisma, { huisnummer: 3 });
+    const csv = [
+      'postcode;huisnummer;toevoeging;peildatum;waarde',
+      `${a.postcode};3;;2025-01-01;300000`,
+      `${a.postcode};3;;2025-01-01;300000`,
+      `${a.postcode};3;;2024-01-01;280000`,
+      `${a.postcode};3;;2025-01-01;310000`,
+      '',
+    ].join('\n');
+    for (const batchGrootte of [2, 1000]) {
+      const s = await voerImportUit(db, 'woz', schrijf(path.join(tmp.pad, 'woz-dubbel.csv'), csv), { batchGrootte });
+      expect(s.afgewezen).toBe(1);
+      expect(s.redenen).toEqual([{ regel: 5, reden: 'tegenstrijdige WOZ-waarde: regel 2 gaf voor dit adres en deze peildatum 300000, deze regel 310000 (de eerste geldt)' }]);
+      const waarden = await db.prisma.wozWaarde.findMany({ where: { adresId: a.id }, orderBy: { peildatum: 'asc' } });
+      expect(waarden.map((w) => w.waarde)).toEqual([280000, 300000]);
+    }
   });
 });
