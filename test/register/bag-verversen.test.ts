@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { voerImportUit } from '../../src/domain/register/import/runner.ts';
+import { samenvattingTekst, voerImportUit } from '../../src/domain/register/import/runner.ts';
 import { DEMO_BRON } from '../../src/domain/register/demo/opzet.ts';
 import { dialect, useTestDatabase } from '../support/db.ts';
 import { XML_MAP, fixtureBestanden, tijdelijkeMap } from '../support/hulp.ts';
@@ -58,6 +58,7 @@ describe(`bag-xml refresh: ended and vanished objects, older extracts (${dialect
     const s = await voerImportUit(db, 'bag-xml', nieuw);
     expect(s.verwijderd).toEqual({ adressen: 2, ingetrokken: 1, nietInExtract: 1, panden: 1 });
     expect(s.gebied).toEqual(['0221']);
+    expect(samenvattingTekst(s)).toContain('\n  verwijderd: adressen 2, ingetrokken 1, nietInExtract 1, panden 1\n');
     expect(await ids()).toEqual(['0221200000330151', '0221200000330171', '0221200000330173', '0363200000000001']);
     expect(await db.prisma.pand.findUnique({ where: { id: GESLOOPT_PAND } })).toBeNull();
     // Derived rows go with the address; the WOZ value stays (the valuation reads WOZ per sale).
@@ -73,6 +74,7 @@ describe(`bag-xml refresh: ended and vanished objects, older extracts (${dialect
     const panden = await db.prisma.pand.findMany({ orderBy: { id: 'asc' } });
     const s = await voerImportUit(db, 'bag-xml', XML_MAP);
     expect(s.ouderDanBestaand).toBe(3);
+    expect(samenvattingTekst(s)).toContain('\n  ouder dan bestaand (behouden): 3\n');
     expect(s.verwijderd).toEqual({ adressen: 0, ingetrokken: 0, nietInExtract: 0, panden: 0 });
     expect(await db.prisma.adres.findMany({ where: { id: { in: voor.map((a) => a.id) } }, orderBy: { id: 'asc' } })).toEqual(voor);
     expect((await db.prisma.pand.findMany({ where: { id: { in: panden.map((p) => p.id) } }, orderBy: { id: 'asc' } })).map((p) => p.bron)).toEqual(panden.map((p) => p.bron));

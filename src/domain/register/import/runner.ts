@@ -276,6 +276,7 @@ export function samenvattingTekst(s: ImportSamenvatting): string {
   const weg = s.verwijderd as Record<string, number> | undefined;
   if (weg) regels.push(`  verwijderd: ${Object.entries(weg).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   if (s.ouderDanBestaand) regels.push(`  ouder dan bestaand (behouden): ${s.ouderDanBestaand}`);
+  if (s.nietOpgeruimd) regels.push(`  niet opgeruimd: ${String(s.nietOpgeruimd)}`);
   const wt = s.woningtype as { typen?: Record<string, number>; onbepaald?: number; geimporteerdBehouden?: number } | undefined;
   if (wt?.typen) {
     regels.push(
