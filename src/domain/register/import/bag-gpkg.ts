@@ -7,6 +7,9 @@ import { beschrijfKop, type Bron } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesGpkgGeometrie } from './geo.ts';
 import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
 import { gemeenteNaam } from './gemeenten.ts';
+import { verwijderAdressen, verwijderPanden } from './opruimen.ts';
+import { SchijfSet } from './schijf-set.ts';
+import type { Database } from '../../../db/client.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import { citeer, geldigePostcode } from '../../begrippen.ts';
 
@@ -143,6 +146,9 @@ const rond3 = (v: number) => Math.round(v * 1000) / 1000;
 
 async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<ImportRecord> {
   const db = openGpkg(bron!.pad);
+  // Ended objects: "a:" + hoofdadres → object, "p:" + pand; deleted once every row is written.
+  const weg = new SchijfSet();
+  let overgedragen = false;
   try {
     const l = controleerLagen(db);
     let datum: string | null = null;
@@ -192,6 +198,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           const status = tekst(r.status);
           if (status && NIET_ACTUEEL.has(status.toLowerCase())) {
             ctx.overgeslagen(`status ${citeer(status)}`);
+            weg.zet(`p:${id}`);
             continue;
           }
           const g = leesGpkgGeometrie(r.geom as Uint8Array | null);
@@ -229,11 +236,12 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
         }
         if (dubbel.has(objectId) && dubbel.get(objectId) !== regel) continue; // the same verblijfsobject in another pand
         const status = tekst(r.status);
+        const nad = tekst(r.nad);
         if (status && NIET_ACTUEEL.has(status.toLowerCase())) {
           ctx.overgeslagen(`status ${citeer(status)}`);
+          if (nad) weg.zet(`a:${nad}`, objectId);
           continue;
         }
-        const nad = tekst(r.nad);
         if (!nad || !ID.test(nad)) {
           yield fout(nad ? `ongeldige nummeraanduiding ${citeer(nad)}` : 'hoofdadres (nummeraanduiding) ontbreekt');
           continue;
@@ -321,9 +329,40 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
       }
     }
     bron!.gelezenBytes = bron!.totaalBytes;
+    overgedragen = true;
+    ctx.naSchrijven({ voer: (d) => ruimOp(d, weg, datum ?? new Date().toISOString().slice(0, 10)), sluit: () => weg.sluit() });
   } finally {
     db.close();
+    if (!overgedragen) weg.sluit();
   }
+}
+
+/** BAG light is not known to be complete (a clipped file looks the same), so only what it ends is deleted. */
+async function ruimOp(db: Database, weg: SchijfSet, peil: string): Promise<Record<string, unknown>> {
+  const t = { adressen: 0, panden: 0 };
+  let nads: string[] = [];
+  let objecten: string[] = [];
+  let panden: string[] = [];
+  const spoel = async (alles: boolean) => {
+    if (nads.length >= 5000 || (alles && nads.length)) {
+      t.adressen += await verwijderAdressen(db, nads, peil, objecten);
+      nads = [];
+      objecten = [];
+    }
+    if (panden.length >= 5000 || alles) {
+      t.panden += await verwijderPanden(db, panden, peil);
+      panden = [];
+    }
+  };
+  for (const { k, w } of weg.alle()) {
+    if (k.startsWith('a:')) {
+      nads.push(k.slice(2));
+      objecten.push(w);
+    } else panden.push(k.slice(2));
+    await spoel(false);
+  }
+  await spoel(true);
+  return { verwijderd: t };
 }
 
 export const bagGpkg = bagSoort({

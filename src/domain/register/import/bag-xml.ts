@@ -14,6 +14,7 @@ import { beschrijfKop, bestanden, kopVanEerste, lijstItems, type Bron, type Bron
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesPosList } from './geo.ts';
 import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
 import { gemeenteNaam } from './gemeenten.ts';
+import { verwijderAdressen, verwijderPanden } from './opruimen.ts';
 import { StrikteDecoder } from './utf8.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import type { Database } from '../../../db/client.ts';
@@ -595,7 +596,6 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
 }
 
 const PAGINA = 5000;
-const BRON_DATUM_SQL = `substring(bron from '\\d{4}-\\d{2}-\\d{2}$')`;
 
 /**
  * After the writes: deletes the addresses and panden whose object this extract ends (ingetrokken, gesloopt, ...)
@@ -645,17 +645,13 @@ async function ruimOp(db: Database, staging: Staging, peil: string, gebied: 'NLD
     na = rijen[rijen.length - 1].id;
   }
 
-  const verwijderPanden = async (ids: string[]) => {
-    if (ids.length) {
-      t.panden += Number(
-        await db.prisma.$executeRawUnsafe(`DELETE FROM pand WHERE id = ANY($1::text[]) AND (${BRON_DATUM_SQL} IS NULL OR ${BRON_DATUM_SQL} <= $2)`, ids, peil),
-      );
-    }
+  const panden = async (ids: string[]) => {
+    t.panden += await verwijderPanden(db, ids, peil);
   };
   if (gebied === 'NLD') {
     for (let na = ''; ; ) {
       const rijen = (await db.prisma.$queryRawUnsafe(`SELECT id, bron FROM pand WHERE id > $1 AND bron <> $2 ORDER BY id LIMIT ${PAGINA}`, na, DEMO_BRON)) as { id: string; bron: string }[];
-      await verwijderPanden(rijen.filter((r) => pndWeg(r.id) || (!pndGezien(r.id) && binnen(r.bron, null) && !geweigerd(r.id))).map((r) => r.id));
+      await panden(rijen.filter((r) => pndWeg(r.id) || (!pndGezien(r.id) && binnen(r.bron, null) && !geweigerd(r.id))).map((r) => r.id));
       if (rijen.length < PAGINA) break;
       na = rijen[rijen.length - 1].id;
     }
@@ -664,24 +660,13 @@ async function ruimOp(db: Database, staging: Staging, peil: string, gebied: 'NLD
     for (const r of sq.prepare('SELECT id FROM pnd WHERE weg = 1').iterate() as Iterable<{ id: string }>) {
       ids.push(r.id);
       if (ids.length >= PAGINA) {
-        await verwijderPanden(ids);
+        await panden(ids);
         ids = [];
       }
     }
-    await verwijderPanden(ids);
+    await panden(ids);
   }
   return { verwijderd: t, gebied: gebied === null ? null : gebied === 'NLD' ? 'NLD' : [...gebied].sort(), ouderDanBestaand };
-}
-
-/** With their derived rows; WOZ values and labels stay (the valuation reads WOZ per sale). */
-async function verwijderAdressen(db: Database, ids: string[], peil: string): Promise<number> {
-  const waar = `SELECT id FROM adres WHERE id = ANY($1::text[]) AND (bron_datum IS NULL OR bron_datum <= $2::date)`;
-  const [, , n] = await db.prisma.$transaction([
-    db.prisma.$executeRawUnsafe(`DELETE FROM adres_invloed WHERE adres_id IN (${waar})`, ids, peil),
-    db.prisma.$executeRawUnsafe(`DELETE FROM woningtype WHERE adres_id IN (${waar})`, ids, peil),
-    db.prisma.$executeRawUnsafe(`DELETE FROM adres WHERE id IN (${waar})`, ids, peil),
-  ]);
-  return Number(n);
 }
 
 export const bagXml = bagSoort({

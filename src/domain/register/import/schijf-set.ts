@@ -31,6 +31,12 @@ export class SchijfSet {
     return this.#lees.get(k) !== undefined;
   }
 
+  /** Every key with its value, in key order. */
+  alle(): Iterable<{ k: string; w: string }> {
+    this.#commit();
+    return this.#db.prepare('SELECT k, w FROM s ORDER BY k').iterate() as Iterable<{ k: string; w: string }>;
+  }
+
   #commit(): void {
     if (this.#inTx > 0) this.#db.exec('COMMIT');
     this.#inTx = 0;
