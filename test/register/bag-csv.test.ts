@@ -191,3 +191,27 @@ describe(`bag-csv: NLExtract bagadres-full (${dialect})`, () => {
     });
   });
 });
+
+describe(`bag-csv refresh: ended objects and panden (${dialect})`, () => {
+  const db = useTestDatabase();
+  const tmp = tijdelijkeMap();
+  afterAll(() => tmp.weg());
+
+  it('skips a row whose object or pand has an ending status and deletes what an earlier import wrote for it', async () => {
+    await voerImportUit(db, 'bag-csv', CSV_FULL);
+    const regels = readFileSync(CSV_FULL, 'utf8').split('\n');
+    const velden = regels.map((r) => r.split(';'));
+    const perPand = new Map<string, number>();
+    for (const v of velden.slice(1)) if (v[15]) perPand.set(v[15], (perPand.get(v[15]) ?? 0) + 1);
+    const enkel = velden.findIndex((v, i) => i > 0 && v[15] && perPand.get(v[15]) === 1);
+    const ander = velden.findIndex((v, i) => i > 0 && i !== enkel && v[13] === 'VBO');
+    velden[enkel][16] = 'Pand gesloopt';
+    velden[ander][11] = 'Verblijfsobject ingetrokken';
+    const s = await voerImportUit(db, 'bag-csv', schrijf(path.join(tmp.pad, 'nieuw.csv'), velden.map((v) => v.join(';')).join('\n')));
+    expect(s.overgeslagen).toEqual({ 'status "Verblijfsobject ingetrokken"': 1 });
+    expect(s.verwijderd).toEqual({ adressen: 1, panden: 1 });
+    expect(await db.prisma.adres.findUnique({ where: { id: velden[ander][8] } })).toBeNull();
+    expect(await db.prisma.pand.findUnique({ where: { id: velden[enkel][15] } })).toBeNull();
+    expect(await db.prisma.adres.count()).toBe(98);
+  });
+});

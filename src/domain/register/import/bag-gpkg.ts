@@ -7,9 +7,8 @@ import { beschrijfKop, type Bron } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesGpkgGeometrie } from './geo.ts';
 import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
 import { gemeenteNaam } from './gemeenten.ts';
-import { verwijderAdressen, verwijderPanden } from './opruimen.ts';
+import { EINDSTATUS, ruimBeeindigdeOp } from './opruimen.ts';
 import { SchijfSet } from './schijf-set.ts';
-import type { Database } from '../../../db/client.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import { citeer, geldigePostcode } from '../../begrippen.ts';
 
@@ -24,15 +23,6 @@ const VEREIST: Record<string, string[]> = {
   standplaats: ADRES_KOLOMMEN,
 };
 
-const NIET_ACTUEEL = new Set([
-  'niet gerealiseerd pand',
-  'pand gesloopt',
-  'pand ten onrechte opgevoerd',
-  'niet gerealiseerd verblijfsobject',
-  'verblijfsobject ingetrokken',
-  'verblijfsobject ten onrechte opgevoerd',
-  'plaats ingetrokken',
-]);
 
 interface Laag {
   naam: string;
@@ -196,7 +186,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           }
           if (dubbel.has(id) && dubbel.get(id) !== regel) continue;
           const status = tekst(r.status);
-          if (status && NIET_ACTUEEL.has(status.toLowerCase())) {
+          if (status && EINDSTATUS.has(status.toLowerCase())) {
             ctx.overgeslagen(`status ${citeer(status)}`);
             weg.zet(`p:${id}`);
             continue;
@@ -237,7 +227,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
         if (dubbel.has(objectId) && dubbel.get(objectId) !== regel) continue; // the same verblijfsobject in another pand
         const status = tekst(r.status);
         const nad = tekst(r.nad);
-        if (status && NIET_ACTUEEL.has(status.toLowerCase())) {
+        if (status && EINDSTATUS.has(status.toLowerCase())) {
           ctx.overgeslagen(`status ${citeer(status)}`);
           if (nad) weg.zet(`a:${nad}`, objectId);
           continue;
@@ -330,39 +320,11 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
     }
     bron!.gelezenBytes = bron!.totaalBytes;
     overgedragen = true;
-    ctx.naSchrijven({ voer: (d) => ruimOp(d, weg, datum ?? new Date().toISOString().slice(0, 10)), sluit: () => weg.sluit() });
+    ctx.naSchrijven({ voer: (d) => ruimBeeindigdeOp(d, weg, datum ?? new Date().toISOString().slice(0, 10)), sluit: () => weg.sluit() });
   } finally {
     db.close();
     if (!overgedragen) weg.sluit();
   }
-}
-
-/** BAG light is not known to be complete (a clipped file looks the same), so only what it ends is deleted. */
-async function ruimOp(db: Database, weg: SchijfSet, peil: string): Promise<Record<string, unknown>> {
-  const t = { adressen: 0, panden: 0 };
-  let nads: string[] = [];
-  let objecten: string[] = [];
-  let panden: string[] = [];
-  const spoel = async (alles: boolean) => {
-    if (nads.length >= 5000 || (alles && nads.length)) {
-      t.adressen += await verwijderAdressen(db, nads, peil, objecten);
-      nads = [];
-      objecten = [];
-    }
-    if (panden.length >= 5000 || alles) {
-      t.panden += await verwijderPanden(db, panden, peil);
-      panden = [];
-    }
-  };
-  for (const { k, w } of weg.alle()) {
-    if (k.startsWith('a:')) {
-      nads.push(k.slice(2));
-      objecten.push(w);
-    } else panden.push(k.slice(2));
-    await spoel(false);
-  }
-  await spoel(true);
-  return { verwijderd: t };
 }
 
 export const bagGpkg = bagSoort({
