@@ -15,11 +15,18 @@ const rij = (regel: number, ...velden: string[]): CsvItem => ({ soort: 'rij', ve
  */
 describe('CSV records: the direct split and csv-parse agree', () => {
   it('unquoted lines (CRLF, BOM, empty lines, a last line without newline)', async () => {
-    expect(await lees('\ufeffa;b\r\n1;2\r\n\r\n;;\r\n3;4')).toEqual([rij(1, 'a', 'b'), rij(2, '1', '2'), rij(4, '', '', ''), rij(5, '3', '4')]);
+    expect(await lees('\ufeffa;b\r\n1;2\r\n\r\n;;\r\n3;4')).toEqual([rij(1, 'a', 'b'), rij(2, '1', '2'), rij(4, '', '', ''), { ...rij(5, '3', '4'), open: true }]);
   });
 
   it('a quoted field after unquoted lines keeps its line numbers, also across lines', async () => {
     expect(await lees('a;b\n1;2\n3;"x;y"\n"4";"5\n6"\n7;8\n')).toEqual([rij(1, 'a', 'b'), rij(2, '1', '2'), rij(3, '3', 'x;y'), rij(5, '4', '5\n6'), rij(6, '7', '8')]);
+  });
+
+  it('marks the last line as open only when no line end follows it, on both paths', async () => {
+    expect((await lees('a;b\n1;2\n')).at(-1)).toEqual(rij(2, '1', '2'));
+    expect((await lees('a;b\r\n1;2\r')).at(-1)).toEqual(rij(2, '1', '2'));
+    expect((await lees('a;b\n"1";2')).at(-1)).toEqual({ ...rij(2, '1', '2'), open: true });
+    expect((await lees('a;b\n"1";2\n')).at(-1)).toEqual(rij(2, '1', '2'));
   });
 
   it('a quote never closed is reported at its line', async () => {

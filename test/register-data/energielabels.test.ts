@@ -27,6 +27,12 @@ function nieuw(v: Partial<Record<string, string>>): string {
 const d = (s: string) => new Date(`${s}T00:00:00Z`);
 
 describe('parseEnergielabels (EP-Online v2 CSV)', () => {
+  it('refuses a last line cut off before the label registration fields', async () => {
+    const heel = nieuw({ Pand_energieklasse: 'C', Meting_geldig_tot: '20340101', Pand_registratiedatum: '20240102', Pand_postcode: '1234AB', Pand_huisnummer: '1' });
+    const rows = await verzamel(parseEnergielabels(stroomVan(`${KOP_NIEUW}\n${heel}\n${heel.split(';').slice(0, 13).join(';')}`)));
+    expect(rows.map((r) => (r.ok ? 'ok' : `${r.regel}: ${r.reden}`))).toEqual(['ok', `3: laatste regel afgebroken: 13 van de ${KOP_NIEUW.split(';').length} velden en geen regeleinde (is het bestand onvolledig?)`]);
+  });
+
   it('reads the newer format with metadata lines, separate huisletter/toevoeging, decimal comma', async () => {
     const csv = [
       'PublicatieDatum;01-09-2026',

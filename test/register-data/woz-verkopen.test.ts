@@ -61,6 +61,20 @@ describe('parseWoz', () => {
     expect(rows[1]).toMatchObject({ ok: false, reden: expect.stringMatching(/aanhalingsteken/) });
   });
 
+  it('refuses an implausibly low value (a cut-off line) and a last line cut off before its last field', async () => {
+    const kop = 'postcode;huisnummer;toevoeging;peildatum;waarde';
+    const rows = await verzamel(parseWoz(stroomVan(`${kop}\n7800SD;2;;2025-01-01;1000\n7800SD;3;;2025-01-01;22`)));
+    expect(rows.map((r) => (r.ok ? r.rij.waarde : `${r.regel}: ${r.reden}`))).toEqual([
+      1000,
+      '3: onwaarschijnlijk lage WOZ-waarde "22" (minder dan € 1.000; afgebroken regel of typefout?)',
+    ]);
+    for (const csv of [`${kop}\n7800SD;3;;2025-01-01`, `${kop}\n"7800SD";3;;2025-01-01`]) {
+      expect(await verzamel(parseWoz(stroomVan(csv)))).toEqual([
+        { ok: false, regel: 2, reden: 'laatste regel afgebroken: 4 van de 5 velden en geen regeleinde (is het bestand onvolledig?)' },
+      ]);
+    }
+  });
+
   it('refuses a wrong file at the header, naming the expected columns', async () => {
     await expect(verzamel(parseWoz(stroomVan('"ID";"Perioden";"PrijsindexBestaandeKoopwoningen_1"\n"0";"1995MM01";"41.3"\n')))).rejects.toThrow(
       /geen WOZ-bestand \(CSV met kopregel postcode;huisnummer;toevoeging;peildatum;waarde.*Kolom\(men\) postcode, huisnummer, peildatum, waarde ontbreken/,
@@ -142,6 +156,20 @@ describe('parseVerkopen', () => {
     ]);
     // ';' file: a decimal comma is read as such.
     expect(rows[6]).toMatchObject({ ok: true, rij: { lat: 52.1, lon: 5.1 } });
+  });
+
+  it('refuses a last line without a line end that has fewer fields than the header (a file cut off)', async () => {
+    const kop = 'postcode;huisnummer;toevoeging;transactiedatum;koopsom;oppervlakte;perceel;bouwjaar';
+    for (const [regel, eind] of [
+      ['1234AB;3;;2024-01-01;250000;11', ''],
+      ['"1234AB";3;;2024-01-01;250000;11', ''],
+    ]) {
+      const rows = await verzamel(parseVerkopen(stroomVan(`${kop}\n1234AB;2;;2024-01-01;250000;118;;1978\n${regel}${eind}`)));
+      expect(rows.map((r) => (r.ok ? 'ok' : `${r.regel}: ${r.reden}`))).toEqual(['ok', '3: laatste regel afgebroken: 6 van de 8 velden en geen regeleinde (is het bestand onvolledig?)']);
+    }
+    // With a line end, a short line still reads its missing optional columns as empty.
+    const rows = await verzamel(parseVerkopen(stroomVan(`${kop}\n1234AB;3;;2024-01-01;250000;11\n`)));
+    expect(rows).toMatchObject([{ ok: true, rij: { oppervlakte: 11, bouwjaar: null } }]);
   });
 
   it('refuses a WOZ file and a GeoJSON file', async () => {

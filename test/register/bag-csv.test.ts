@@ -45,7 +45,7 @@ describe(`bag-csv: NLExtract bagadres-full (${dialect})`, () => {
       pandId: '0363100012181960',
       gebruiksdoelen: ['woonfunctie'],
       oppervlakte: 96,
-      bouwjaar: 1005,
+      bouwjaar: null, // the file says 1005: Amsterdam's "unknown"
       status: 'Verblijfsobject in gebruik',
       rdX: 122177,
       rdY: 487877,
@@ -57,7 +57,7 @@ describe(`bag-csv: NLExtract bagadres-full (${dialect})`, () => {
     expect(meer.gebruiksdoelen).toEqual(['woonfunctie', 'bijeenkomstfunctie']);
     const lig = await db.prisma.adres.findFirstOrThrow({ where: { objectType: 'ligplaats' } });
     expect(lig.pandId).toBeNull();
-    expect(await db.prisma.pand.findUniqueOrThrow({ where: { id: '0363100012181960' } })).toMatchObject({ bouwjaar: 1005, status: 'Pand in gebruik', geometrie: null });
+    expect(await db.prisma.pand.findUniqueOrThrow({ where: { id: '0363100012181960' } })).toMatchObject({ bouwjaar: null, status: 'Pand in gebruik', geometrie: null });
 
     const run = await db.prisma.importRun.findUniqueOrThrow({ where: { id: s.importRunId } });
     expect(run).toMatchObject({ soort: 'bag-csv', bestand: CSV_FULL, gelezen: 99, ingevoegd: s.ingevoegd, bijgewerkt: 0, afgewezen: 0 });
@@ -189,5 +189,29 @@ describe(`bag-csv: NLExtract bagadres-full (${dialect})`, () => {
       bron: 'NLExtract bagadresplus',
       afgeleidUit: 'NLExtract bagadresplus: Tussen of geschakelde woning',
     });
+  });
+});
+
+describe(`bag-csv refresh: ended objects and panden (${dialect})`, () => {
+  const db = useTestDatabase();
+  const tmp = tijdelijkeMap();
+  afterAll(() => tmp.weg());
+
+  it('skips a row whose object or pand has an ending status and deletes what an earlier import wrote for it', async () => {
+    await voerImportUit(db, 'bag-csv', CSV_FULL);
+    const regels = readFileSync(CSV_FULL, 'utf8').split('\n');
+    const velden = regels.map((r) => r.split(';'));
+    const perPand = new Map<string, number>();
+    for (const v of velden.slice(1)) if (v[15]) perPand.set(v[15], (perPand.get(v[15]) ?? 0) + 1);
+    const enkel = velden.findIndex((v, i) => i > 0 && v[15] && perPand.get(v[15]) === 1);
+    const ander = velden.findIndex((v, i) => i > 0 && i !== enkel && v[13] === 'VBO');
+    velden[enkel][16] = 'Pand gesloopt';
+    velden[ander][11] = 'Verblijfsobject ingetrokken';
+    const s = await voerImportUit(db, 'bag-csv', schrijf(path.join(tmp.pad, 'nieuw.csv'), velden.map((v) => v.join(';')).join('\n')));
+    expect(s.overgeslagen).toEqual({ 'status "Verblijfsobject ingetrokken"': 1 });
+    expect(s.verwijderd).toEqual({ adressen: 1, panden: 1 });
+    expect(await db.prisma.adres.findUnique({ where: { id: velden[ander][8] } })).toBeNull();
+    expect(await db.prisma.pand.findUnique({ where: { id: velden[enkel][15] } })).toBeNull();
+    expect(await db.prisma.adres.count()).toBe(98);
   });
 });

@@ -121,6 +121,7 @@ describe(`bag-gpkg: PDOK bag-light GeoPackage (${dialect})`, () => {
       straat: 'Teststraat',
       woonplaats: 'Doesburg',
       gemeenteCode: '0221',
+      gemeente: 'Doesburg', // from the CBS table: BAG light has no names
       objectType: 'verblijfsobject',
       objectId: vid(1),
       pandId: pid(1),
@@ -194,5 +195,27 @@ describe(`bag-gpkg: PDOK bag-light GeoPackage (${dialect})`, () => {
     e.exec('CREATE TABLE x (a)');
     e.close();
     await expect(voerImportUit(db, 'bag-gpkg', sqlite)).rejects.toThrow(/SQLite-database maar geen GeoPackage/);
+  });
+});
+
+describe(`bag-gpkg refresh: what a newer file ends is deleted (${dialect})`, () => {
+  const db = useTestDatabase();
+  const tmp = tijdelijkeMap();
+  afterAll(() => tmp.weg());
+
+  it('deletes the address of a VBO now ingetrokken and a pand now gesloopt; a file lacking an object deletes nothing', async () => {
+    const v = (n: number, extra: Partial<GpkgVbo> = {}): GpkgVbo => ({ id: vid(n), nad: nid(n), huisnummer: n, postcode: '6981AB', gebruiksdoel: 'woonfunctie', pand: pid(n), geom: punt(n * 10), ...extra });
+    const p = (n: number, status?: string) => ({ id: pid(n), geom: vlak(n * 10, n * 10 + 6), ...(status ? { status } : {}) });
+    const oud = path.join(tmp.pad, 'oud.gpkg');
+    maakGpkg(oud, { panden: [p(1), p(2), p(3)], vbos: [v(1), v(2), v(3)] });
+    await voerImportUit(db, 'bag-gpkg', oud);
+    expect(await db.prisma.adres.count()).toBe(3);
+    const nieuw = path.join(tmp.pad, 'nieuw.gpkg');
+    maakGpkg(nieuw, { panden: [p(1), p(2, 'Pand gesloopt')], vbos: [v(1), v(2, { status: 'Verblijfsobject ingetrokken' })] });
+    const s = await voerImportUit(db, 'bag-gpkg', nieuw);
+    expect(s.verwijderd).toEqual({ adressen: 1, panden: 1 });
+    expect((await db.prisma.adres.findMany({ orderBy: { id: 'asc' } })).map((a) => a.id)).toEqual([nid(1), nid(3)]);
+    expect((await db.prisma.pand.findMany({ orderBy: { id: 'asc' } })).map((x) => x.id)).toEqual([pid(1), pid(3)]);
+    expect(await db.prisma.woningtype.count({ where: { adresId: nid(2) } })).toBe(0);
   });
 });

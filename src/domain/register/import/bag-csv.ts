@@ -2,9 +2,12 @@
 import { andereSoortHint, bestanden, beschrijfKop, kopVanEerste, type Bron, type BronItem } from './bron.ts';
 import type { Readable } from 'node:stream';
 import { eersteRegel, leesCsvRecords } from './csv.ts';
+import { controleerUtf8 } from './utf8.ts';
+import { EINDSTATUS, ruimBeeindigdeOp } from './opruimen.ts';
+import { SchijfSet } from './schijf-set.ts';
 import { geldigLonLat, geldigRd, rdNaarLonLat } from './geo.ts';
 import { invloedenNaBag } from './invloeden-na.ts';
-import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
+import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
 import { citeer, geldigePostcode } from '../../begrippen.ts';
 
 const VERWACHT =
@@ -135,13 +138,14 @@ async function controleer(bron: Bron): Promise<void> {
     if (b.soort === 'xml') throw new VerkeerdFormaatFout(`Dit is ${b.tekst}, geen CSV. Voor het LVBAG-extract: gebruik \`insight import bag-xml\`. Verwacht: ${VERWACHT}.`);
     if (b.soort !== 'tekst') throw new VerkeerdFormaatFout(`Dit is ${b.tekst}, geen CSV. Verwacht: ${VERWACHT}.`);
     kiesVariant(eersteRegel(bron.kop));
-    return;
+    return controleerUtf8(bron, () => true);
   }
   const eerste = await kopVanEerste(bron, isCsv);
   if (!eerste) {
     throw new VerkeerdFormaatFout(`In ${bron.soort === 'zip' ? 'deze zip' : 'deze map'} staat geen .csv-bestand. Verwacht: ${VERWACHT}.`);
   }
   kiesVariant(eersteRegel(eerste.kop));
+  await controleerUtf8(bron, isCsv);
 }
 
 const NUMMERAANDUIDING = /^\d{16}$/;
@@ -174,6 +178,9 @@ interface CsvStaat {
   idx: Record<string, number | undefined>;
   aantalKolommen: number;
   doelKolommen: [string, number][];
+  /** Ended objects and panden, deleted after the writes (opruimen.ts). */
+  weg: SchijfSet;
+  overgeslagen: (reden: string) => void;
   /** The export lists a pand's addresses one after another. */
   vorigPand: { id: string; bouwjaar: number | null; status: string | null } | null;
 }
@@ -188,6 +195,13 @@ function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[
   const id = veld(v, i.id);
   if (!id || !NUMMERAANDUIDING.test(id)) {
     uit.push(fout(id ? `ongeldige nummeraanduiding ${citeer(id)} (16 cijfers verwacht)` : 'nummeraanduiding ontbreekt'));
+    return;
+  }
+  const status = veld(v, i.status);
+  if (status && EINDSTATUS.has(status.toLowerCase())) {
+    st.overgeslagen(`status ${citeer(status)}`);
+    const obj = veld(v, i.object_id);
+    if (obj) st.weg.zet(`a:${id}`, obj);
     return;
   }
   const pcRuw = veld(v, i.postcode);
@@ -215,7 +229,8 @@ function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[
     return;
   }
   const oppervlakte = geheel(veld(v, i.oppervlakte));
-  const bouwjaar = geheel(veld(v, i.bouwjaar));
+  const bouwjaarRuw = geheel(veld(v, i.bouwjaar));
+  const bouwjaar = bouwjaarRuw === undefined ? undefined : bouwjaarOfNull(bouwjaarRuw, new Date().getUTCFullYear());
   const x = getal(veld(v, i.x));
   const y = getal(veld(v, i.y));
   let lon = getal(veld(v, i.lon));
@@ -282,7 +297,7 @@ function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[
       gebruiksdoelen,
       oppervlakte,
       bouwjaar,
-      status: veld(v, i.status),
+      status,
       rd_x: x,
       rd_y: y,
       lat,
@@ -296,7 +311,8 @@ function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[
     // would only be dropped by the writer, so it is not emitted. A pand that differs is, so later rows win.
     const pandStatus = veld(v, i.pandstatus);
     const vorig = st.vorigPand;
-    if (!vorig || vorig.id !== pandId || vorig.bouwjaar !== bouwjaar || vorig.status !== pandStatus) {
+    if (pandStatus && EINDSTATUS.has(pandStatus.toLowerCase())) st.weg.zet(`p:${pandId}`);
+    else if (!vorig || vorig.id !== pandId || vorig.bouwjaar !== bouwjaar || vorig.status !== pandStatus) {
       st.vorigPand = { id: pandId, bouwjaar, status: pandStatus };
       uit.push({ ok: true, tabel: 'pand', regel, bijproduct: true, rij: { id: pandId, bouwjaar, status: pandStatus, bron: st.variant.bron } });
     }
@@ -316,7 +332,7 @@ function verwerkRij(v: string[], regel: number, st: CsvStaat, uit: ImportRecord[
   }
 }
 
-async function* leesBestand(stroom: Readable, ctx: LeesContext): AsyncGenerator<ImportRecord[]> {
+async function* leesBestand(stroom: Readable, ctx: LeesContext, weg: SchijfSet): AsyncGenerator<ImportRecord[]> {
   let st: CsvStaat | null = null;
   for await (const items of leesCsvRecords(stroom, ';')) {
     const uit: ImportRecord[] = [];
@@ -332,6 +348,8 @@ async function* leesBestand(stroom: Readable, ctx: LeesContext): AsyncGenerator<
           doelKolommen:
             k.variant === PLUS ? GEBRUIKSDOELEN.map((d) => [d, k.index.get(d)] as [string, number]).filter(([, i]) => i !== undefined) : [],
           vorigPand: null,
+          weg,
+          overgeslagen: (r) => ctx.overgeslagen(r),
         };
         ctx.extra.csvVariant = k.variant.naam;
       }
@@ -342,10 +360,18 @@ async function* leesBestand(stroom: Readable, ctx: LeesContext): AsyncGenerator<
 }
 
 async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<ImportRecord[]> {
-  for await (const b of bestanden(bron!, { filter: (i) => i.isZip || bron!.soort === 'bestand' || isCsv(i) })) {
-    for await (const deel of leesBestand(await b.open(), ctx)) {
-      yield bron!.soort === 'bestand' ? deel : deel.map((r) => (r.ok ? r : { ...r, reden: `${b.naam}: ${r.reden}` }));
+  const weg = new SchijfSet();
+  let overgedragen = false;
+  try {
+    for await (const b of bestanden(bron!, { filter: (i) => i.isZip || bron!.soort === 'bestand' || isCsv(i) })) {
+      for await (const deel of leesBestand(await b.open(), ctx, weg)) {
+        yield bron!.soort === 'bestand' ? deel : deel.map((r) => (r.ok ? r : { ...r, reden: `${b.naam}: ${r.reden}` }));
+      }
     }
+    overgedragen = true;
+    ctx.naSchrijven({ voer: (db) => ruimBeeindigdeOp(db, weg, new Date().toISOString().slice(0, 10)), sluit: () => weg.sluit() });
+  } finally {
+    if (!overgedragen) weg.sluit();
   }
 }
 

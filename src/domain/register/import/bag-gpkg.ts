@@ -5,7 +5,10 @@
 import { DatabaseSync } from 'node:sqlite';
 import { beschrijfKop, type Bron } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesGpkgGeometrie } from './geo.ts';
-import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
+import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
+import { gemeenteNaam } from './gemeenten.ts';
+import { EINDSTATUS, ruimBeeindigdeOp } from './opruimen.ts';
+import { SchijfSet } from './schijf-set.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import { citeer, geldigePostcode } from '../../begrippen.ts';
 
@@ -20,15 +23,6 @@ const VEREIST: Record<string, string[]> = {
   standplaats: ADRES_KOLOMMEN,
 };
 
-const NIET_ACTUEEL = new Set([
-  'niet gerealiseerd pand',
-  'pand gesloopt',
-  'pand ten onrechte opgevoerd',
-  'niet gerealiseerd verblijfsobject',
-  'verblijfsobject ingetrokken',
-  'verblijfsobject ten onrechte opgevoerd',
-  'plaats ingetrokken',
-]);
 
 interface Laag {
   naam: string;
@@ -112,7 +106,7 @@ function tekst(v: unknown): string | null {
 
 function plausibelBouwjaar(v: unknown): number | null {
   const n = typeof v === 'number' ? v : Number(tekst(v));
-  return Number.isInteger(n) && n >= 1000 && n <= new Date().getUTCFullYear() + 5 ? n : null;
+  return bouwjaarOfNull(n, new Date().getUTCFullYear());
 }
 
 const ID = /^\d{16}$/;
@@ -142,6 +136,9 @@ const rond3 = (v: number) => Math.round(v * 1000) / 1000;
 
 async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<ImportRecord> {
   const db = openGpkg(bron!.pad);
+  // Ended objects: "a:" + hoofdadres → object, "p:" + pand; deleted once every row is written.
+  const weg = new SchijfSet();
+  let overgedragen = false;
   try {
     const l = controleerLagen(db);
     let datum: string | null = null;
@@ -189,8 +186,9 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           }
           if (dubbel.has(id) && dubbel.get(id) !== regel) continue;
           const status = tekst(r.status);
-          if (status && NIET_ACTUEEL.has(status.toLowerCase())) {
+          if (status && EINDSTATUS.has(status.toLowerCase())) {
             ctx.overgeslagen(`status ${citeer(status)}`);
+            weg.zet(`p:${id}`);
             continue;
           }
           const g = leesGpkgGeometrie(r.geom as Uint8Array | null);
@@ -228,11 +226,12 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
         }
         if (dubbel.has(objectId) && dubbel.get(objectId) !== regel) continue; // the same verblijfsobject in another pand
         const status = tekst(r.status);
-        if (status && NIET_ACTUEEL.has(status.toLowerCase())) {
+        const nad = tekst(r.nad);
+        if (status && EINDSTATUS.has(status.toLowerCase())) {
           ctx.overgeslagen(`status ${citeer(status)}`);
+          if (nad) weg.zet(`a:${nad}`, objectId);
           continue;
         }
-        const nad = tekst(r.nad);
         if (!nad || !ID.test(nad)) {
           yield fout(nad ? `ongeldige nummeraanduiding ${citeer(nad)}` : 'hoofdadres (nummeraanduiding) ontbreekt');
           continue;
@@ -287,6 +286,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           : [];
         const pand = tekst(r.pand);
         const gem = tekst(r.gemeente_code);
+        const gemCode = gem && /^\d{1,4}$/.test(gem) ? gem.padStart(4, '0') : gem;
         yield {
           ok: true,
           tabel: 'adres',
@@ -299,7 +299,8 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
             toevoeging: tekst(r.toevoeging),
             straat,
             woonplaats,
-            gemeente_code: gem && /^\d{1,4}$/.test(gem) ? gem.padStart(4, '0') : gem,
+            gemeente_code: gemCode,
+            gemeente: gemCode ? gemeenteNaam(gemCode, datum ?? new Date().toISOString().slice(0, 10)) : null,
             object_type: n,
             object_id: objectId,
             pand_id: pand && ID.test(pand) ? pand : null,
@@ -318,8 +319,11 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
       }
     }
     bron!.gelezenBytes = bron!.totaalBytes;
+    overgedragen = true;
+    ctx.naSchrijven({ voer: (d) => ruimBeeindigdeOp(d, weg, datum ?? new Date().toISOString().slice(0, 10)), sluit: () => weg.sluit() });
   } finally {
     db.close();
+    if (!overgedragen) weg.sluit();
   }
 }
 

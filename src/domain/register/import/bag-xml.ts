@@ -12,8 +12,13 @@ import type { Position } from 'geojson';
 import { SaxesParser } from 'saxes';
 import { beschrijfKop, bestanden, kopVanEerste, lijstItems, type Bron, type BronItem } from './bron.ts';
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesPosList } from './geo.ts';
-import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort } from './types.ts';
+import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
+import { gemeenteNaam } from './gemeenten.ts';
+import { verwijderAdressen, verwijderPanden } from './opruimen.ts';
+import { StrikteDecoder } from './utf8.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
+import type { Database } from '../../../db/client.ts';
+import { DEMO_BRON } from '../demo/opzet.ts';
 import { citeer, normaliseerPostcode, POSTCODE_RE } from '../../begrippen.ts';
 
 const VERWACHT =
@@ -99,10 +104,12 @@ CREATE TABLE wpl (id TEXT PRIMARY KEY, naam TEXT, begin TEXT, vk INTEGER) WITHOU
 CREATE TABLE gem (wpl TEXT PRIMARY KEY, gem TEXT, begin TEXT, definitief INTEGER) WITHOUT ROWID;
 CREATE TABLE opr (id TEXT PRIMARY KEY, naam TEXT, wpl TEXT, begin TEXT, vk INTEGER) WITHOUT ROWID;
 CREATE TABLE num (id TEXT PRIMARY KEY, postcode TEXT, huisnummer INTEGER, huisletter TEXT, toevoeging TEXT, opr TEXT, wpl TEXT,
-  fout TEXT, begin TEXT, vk INTEGER) WITHOUT ROWID;
-CREATE TABLE pnd (id TEXT PRIMARY KEY, bouwjaar INTEGER, status TEXT, geom TEXT, begin TEXT, vk INTEGER, regel TEXT) WITHOUT ROWID;
+  fout TEXT, weg INTEGER, begin TEXT, vk INTEGER) WITHOUT ROWID;
+CREATE TABLE pnd (id TEXT PRIMARY KEY, bouwjaar INTEGER, status TEXT, geom TEXT, regel TEXT, weg INTEGER, begin TEXT, vk INTEGER) WITHOUT ROWID;
 CREATE TABLE ao (id TEXT PRIMARY KEY, soort TEXT, hoofd TEXT, neven TEXT, pand TEXT, doelen TEXT, opp INTEGER, status TEXT,
-  x REAL, y REAL, begin TEXT, vk INTEGER, regel TEXT) WITHOUT ROWID;
+  x REAL, y REAL, regel TEXT, weg INTEGER, begin TEXT, vk INTEGER) WITHOUT ROWID;
+CREATE TABLE geweigerd (id TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE gezien (id TEXT PRIMARY KEY) WITHOUT ROWID;
 `;
 
 const LAATSTE_WINT = (t: string, kolommen: string[]) =>
@@ -127,9 +134,10 @@ class Staging {
     this.st = {
       wpl: ins('wpl', ['naam']),
       opr: ins('opr', ['naam', 'wpl']),
-      num: ins('num', ['postcode', 'huisnummer', 'huisletter', 'toevoeging', 'opr', 'wpl', 'fout']),
-      pnd: ins('pnd', ['bouwjaar', 'status', 'geom', 'regel']),
-      ao: ins('ao', ['soort', 'hoofd', 'neven', 'pand', 'doelen', 'opp', 'status', 'x', 'y', 'regel']),
+      num: ins('num', ['postcode', 'huisnummer', 'huisletter', 'toevoeging', 'opr', 'wpl', 'fout', 'weg']),
+      pnd: ins('pnd', ['bouwjaar', 'status', 'geom', 'regel', 'weg']),
+      ao: ins('ao', ['soort', 'hoofd', 'neven', 'pand', 'doelen', 'opp', 'status', 'x', 'y', 'regel', 'weg']),
+      geweigerd: this.db.prepare('INSERT OR IGNORE INTO geweigerd (id) VALUES (?)'),
       gem: this.db.prepare(
         `INSERT INTO gem (wpl, gem, begin, definitief) VALUES (?, ?, ?, ?) ON CONFLICT(wpl) DO UPDATE SET gem = excluded.gem, begin = excluded.begin,
          definitief = excluded.definitief WHERE (excluded.definitief, excluded.begin) > (gem.definitief, gem.begin)`,
@@ -206,6 +214,8 @@ const VELD_ELEMENTEN = new Set([
 interface XmlUitkomst {
   peildatum: string | null;
   gemeenten: Map<string, string>;
+  /** The Leveringsdocument's area: the whole country or these gemeenten. */
+  gebied: 'NLD' | Set<string> | null;
 }
 
 async function parseXml(
@@ -322,8 +332,12 @@ async function parseXml(
       else if (naam === 'status') gem.status = waarde;
     } else if (naam === 'StandTechnischeDatum') {
       if (/^\d{4}-\d{2}-\d{2}$/.test(waarde)) uit.peildatum ??= waarde;
+    } else if (naam === 'Gebied-NLD') {
+      uit.gebied = 'NLD';
     } else if (naam === 'GemeenteIdentificatie') {
       levGemeente = waarde;
+      const g = uit.gebied ?? new Set<string>();
+      if (stack.includes('Gebied-GEM') && g !== 'NLD') uit.gebied = g.add(waarde.padStart(4, '0'));
     } else if (naam === 'GemeenteNaam' && levGemeente) {
       uit.gemeenten.set(levGemeente, waarde);
     }
@@ -332,10 +346,10 @@ async function parseXml(
     tekst = '';
   });
 
-  const decoder = new TextDecoder('utf-8');
+  const decoder = new StrikteDecoder();
   try {
     for await (const chunk of stroom) {
-      p.write(decoder.decode(chunk as Buffer, { stream: true }));
+      p.write(decoder.decode(chunk as Buffer));
     }
     p.write(decoder.decode());
     p.close();
@@ -351,8 +365,7 @@ const huidig = (o: { begin: string | null; eind: string | null }, peil: string) 
 
 function plausibelBouwjaar(v: string | undefined, peil: string): number | null {
   if (!v || !/^\d{3,4}$/.test(v)) return null;
-  const j = Number(v);
-  return j >= 1000 && j <= Number(peil.slice(0, 4)) + 5 ? j : null;
+  return bouwjaarOfNull(Number(v), Number(peil.slice(0, 4)));
 }
 
 const rond3 = (v: number) => Math.round(v * 1000) / 1000;
@@ -360,10 +373,14 @@ const rond3 = (v: number) => Math.round(v * 1000) / 1000;
 async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<ImportRecord> {
   const staging = new Staging();
   const fouten: FoutRecord[] = [];
-  const uit: XmlUitkomst = { peildatum: null, gemeenten: new Map() };
+  const uit: XmlUitkomst = { peildatum: null, gemeenten: new Map(), gebied: null };
+  let overgedragen = false;
   const vandaag = new Date().toISOString().slice(0, 10);
   let huidigBestand = '';
-  const weiger = (o: BagObject, reden: string) => fouten.push({ ok: false, regel: o.regel, reden: `${huidigBestand}: ${reden}` });
+  const weiger = (o: BagObject, reden: string) => {
+    if (o.id) staging.st.geweigerd.run(o.id); // its rows stay
+    fouten.push({ ok: false, regel: o.regel, reden: `${huidigBestand}: ${reden}` });
+  };
 
   const object = (o: BagObject) => {
     const peil = uit.peildatum ?? vandaag;
@@ -376,11 +393,16 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
       return;
     }
     const status = o.velden.status ?? null;
+    const begin = o.begin ?? '';
     if (status && NIET_ACTUEEL.has(status.toLowerCase())) {
       ctx.overgeslagen(`status ${citeer(status)}`);
+      // Staged as ended, so a later voorkomen still wins and the sweep deletes what it held.
+      staging.tel();
+      if (o.soort === 'NUM') staging.st.num.run(o.id, null, null, null, null, null, null, null, 1, begin, o.vk);
+      else if (o.soort === 'PND') staging.st.pnd.run(o.id, null, status, null, null, 1, begin, o.vk);
+      else if (o.soort === 'VBO' || o.soort === 'LIG' || o.soort === 'STA') staging.st.ao.run(o.id, o.soort, null, '[]', null, null, null, status, null, null, null, 1, begin, o.vk);
       return;
     }
-    const begin = o.begin ?? '';
     staging.tel();
     switch (o.soort) {
       case 'WPL':
@@ -397,7 +419,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
         if (huisnummer === null) fout = hn ? `ongeldig huisnummer ${citeer(hn)}` : 'huisnummer ontbreekt';
         else if (pc !== null && !POSTCODE_RE.test(pc)) fout = `ongeldige postcode ${citeer(o.velden.postcode)}`;
         else if (!o.opr) fout = 'openbare ruimte (ligtAan) ontbreekt';
-        staging.st.num.run(o.id, pc, huisnummer, o.velden.huisletter ?? null, o.velden.huisnummertoevoeging ?? null, o.opr, o.wpl, fout, begin, o.vk);
+        staging.st.num.run(o.id, pc, huisnummer, o.velden.huisletter ?? null, o.velden.huisnummertoevoeging ?? null, o.opr, o.wpl, fout, 0, begin, o.vk);
         break;
       }
       case 'PND': {
@@ -406,7 +428,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           return;
         }
         const geom = rdPolygonenNaarGeoJson(o.polygonen);
-        staging.st.pnd.run(o.id, plausibelBouwjaar(o.velden.oorspronkelijkBouwjaar, peil), status, JSON.stringify(geom), `${huidigBestand}:${o.regel}`, begin, o.vk);
+        staging.st.pnd.run(o.id, plausibelBouwjaar(o.velden.oorspronkelijkBouwjaar, peil), status, JSON.stringify(geom), `${huidigBestand}:${o.regel}`, 0, begin, o.vk);
         break;
       }
       case 'VBO':
@@ -450,6 +472,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           xy?.x ?? null,
           xy?.y ?? null,
           `${huidigBestand}:${o.regel}`,
+          0,
           begin,
           o.vk,
         );
@@ -477,7 +500,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
     ctx.extra.peildatum = peil;
 
     ctx.fase('panden');
-    for (const r of staging.db.prepare('SELECT id, bouwjaar, status, geom FROM pnd ORDER BY id').iterate() as Iterable<{
+    for (const r of staging.db.prepare('SELECT id, bouwjaar, status, geom FROM pnd WHERE weg = 0 ORDER BY id').iterate() as Iterable<{
       id: string;
       bouwjaar: number | null;
       status: string | null;
@@ -489,18 +512,18 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
     ctx.fase('adressen');
     const adressen = staging.db.prepare(`
       WITH nad AS (
-        SELECT hoofd AS nad, id AS ao, 0 AS neven FROM ao
-        UNION ALL SELECT j.value, ao.id, 1 FROM ao, json_each(ao.neven) j
+        SELECT hoofd AS nad, id AS ao, 0 AS neven FROM ao WHERE weg = 0
+        UNION ALL SELECT j.value, ao.id, 1 FROM ao, json_each(ao.neven) j WHERE ao.weg = 0
       )
       SELECT nad.nad, nad.neven, ao.id AS ao_id, ao.soort, ao.pand, ao.doelen, ao.opp, ao.status, ao.x, ao.y, ao.regel,
         n.id AS num_id, n.postcode, n.huisnummer, n.huisletter, n.toevoeging, n.opr, n.fout,
         o.naam AS straat, COALESCE(n.wpl, o.wpl) AS wpl_id, w.naam AS woonplaats, g.gem, p.bouwjaar
       FROM nad JOIN ao ON ao.id = nad.ao
-      LEFT JOIN num n ON n.id = nad.nad
+      LEFT JOIN num n ON n.id = nad.nad AND n.weg = 0
       LEFT JOIN opr o ON o.id = n.opr
       LEFT JOIN wpl w ON w.id = COALESCE(n.wpl, o.wpl)
       LEFT JOIN gem g ON g.wpl = COALESCE(n.wpl, o.wpl)
-      LEFT JOIN pnd p ON p.id = ao.pand
+      LEFT JOIN pnd p ON p.id = ao.pand AND p.weg = 0
       ORDER BY nad.nad, nad.neven, ao.id`);
     let vorige = '';
     for (const r of adressen.iterate() as Iterable<Record<string, string | number | null>>) {
@@ -547,7 +570,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           toevoeging: r.toevoeging,
           straat: r.straat,
           woonplaats: r.woonplaats,
-          gemeente: gemCode ? (uit.gemeenten.get(gemCode) ?? null) : null,
+          gemeente: gemCode ? (uit.gemeenten.get(gemCode) ?? gemeenteNaam(gemCode, peil)) : null,
           gemeente_code: gemCode,
           object_type: soortTekst,
           object_id: r.ao_id,
@@ -565,9 +588,91 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
         },
       };
     }
+    overgedragen = true;
+    ctx.naSchrijven({ voer: (db) => ruimOp(db, staging, peil, uit.gebied), sluit: () => staging.sluit() });
   } finally {
-    staging.sluit();
+    if (!overgedragen) staging.sluit();
   }
+}
+
+const PAGINA = 5000;
+
+/**
+ * After the writes: deletes the addresses and panden whose object this extract ends (ingetrokken, gesloopt, ...)
+ * and, when the Leveringsdocument names the area, BAG-extract rows of that area it no longer holds. Rows from
+ * a newer extract stay. One pass over the table by id, looked up in the staging file: flat memory.
+ */
+async function ruimOp(db: Database, staging: Staging, peil: string, gebied: 'NLD' | Set<string> | null): Promise<Record<string, unknown>> {
+  const sq = staging.db;
+  sq.exec(`INSERT OR IGNORE INTO gezien SELECT hoofd FROM ao WHERE weg = 0 AND hoofd IS NOT NULL;
+    INSERT OR IGNORE INTO gezien SELECT j.value FROM ao, json_each(ao.neven) j WHERE ao.weg = 0;`);
+  const een = (sql: string) => {
+    const st = sq.prepare(sql);
+    return (id: string | null) => id !== null && st.get(id) !== undefined;
+  };
+  // A page's ids in one statement each: a call per row cost more than the rest of the pass.
+  const perPagina = (sql: string) => {
+    const st = sq.prepare(sql);
+    return (ids: string[]) => new Map((st.all(JSON.stringify(ids)) as { id: string; weg: number }[]).map((r) => [r.id, r.weg]));
+  };
+  const gezienIn = perPagina('SELECT g.id, 0 AS weg FROM json_each(?) j JOIN gezien g ON g.id = j.value');
+  const pndIn = perPagina('SELECT p.id, p.weg FROM json_each(?) j JOIN pnd p ON p.id = j.value');
+  const aoWeg = een('SELECT 1 FROM ao WHERE id = ? AND weg = 1');
+  const numWeg = een('SELECT 1 FROM num WHERE id = ? AND weg = 1');
+  const geweigerd = een('SELECT 1 FROM geweigerd WHERE id = ?');
+  const binnen = (bron: string, gem: string | null) =>
+    gebied !== null && bron.startsWith('BAG 2.0 Extract ') && (gebied === 'NLD' || (gem !== null && gebied.has(gem)));
+  const t = { adressen: 0, ingetrokken: 0, nietInExtract: 0, panden: 0 };
+  let ouderDanBestaand = 0;
+
+  for (let na = ''; ; ) {
+    const rijen = (await db.prisma.$queryRawUnsafe(
+      `SELECT id, object_id, bron, to_char(bron_datum, 'YYYY-MM-DD') AS datum, gemeente_code FROM adres WHERE id > $1 AND bron <> $2 ORDER BY id LIMIT ${PAGINA}`,
+      na,
+      DEMO_BRON,
+    )) as { id: string; object_id: string | null; bron: string; datum: string | null; gemeente_code: string | null }[];
+    const weg: string[] = [];
+    const gezien = gezienIn(rijen.map((r) => r.id));
+    for (const r of rijen) {
+      const nieuwer = r.datum !== null && r.datum > peil;
+      if (gezien.has(r.id)) {
+        if (nieuwer) ouderDanBestaand++;
+      } else if (!nieuwer && (aoWeg(r.object_id) || numWeg(r.id))) {
+        weg.push(r.id);
+        t.ingetrokken++;
+      } else if (!nieuwer && binnen(r.bron, r.gemeente_code) && !geweigerd(r.object_id)) {
+        weg.push(r.id);
+        t.nietInExtract++;
+      }
+    }
+    if (weg.length) t.adressen += await verwijderAdressen(db, weg, peil);
+    if (rijen.length < PAGINA) break;
+    na = rijen[rijen.length - 1].id;
+  }
+
+  const panden = async (ids: string[]) => {
+    t.panden += await verwijderPanden(db, ids, peil);
+  };
+  if (gebied === 'NLD') {
+    for (let na = ''; ; ) {
+      const rijen = (await db.prisma.$queryRawUnsafe(`SELECT id, bron FROM pand WHERE id > $1 AND bron <> $2 ORDER BY id LIMIT ${PAGINA}`, na, DEMO_BRON)) as { id: string; bron: string }[];
+      const inExtract = pndIn(rijen.map((r) => r.id));
+      await panden(rijen.filter((r) => inExtract.get(r.id) === 1 || (!inExtract.has(r.id) && binnen(r.bron, null) && !geweigerd(r.id))).map((r) => r.id));
+      if (rijen.length < PAGINA) break;
+      na = rijen[rijen.length - 1].id;
+    }
+  } else {
+    let ids: string[] = [];
+    for (const r of sq.prepare('SELECT id FROM pnd WHERE weg = 1').iterate() as Iterable<{ id: string }>) {
+      ids.push(r.id);
+      if (ids.length >= PAGINA) {
+        await panden(ids);
+        ids = [];
+      }
+    }
+    await panden(ids);
+  }
+  return { verwijderd: t, gebied: gebied === null ? null : gebied === 'NLD' ? 'NLD' : [...gebied].sort(), ouderDanBestaand };
 }
 
 export const bagXml = bagSoort({

@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { resolveAdresIds } from '../parsers/gedeeld.ts';
 import { bestanden, beschrijfKop, type Bron } from './bron.ts';
 import { TABELLEN, type TabelNaam } from './tabellen.ts';
+import { controleerUtf8 } from './utf8.ts';
 import { type FoutRecord, type ImportRecord, type ImportSoort, type RijRecord, VerkeerdFormaatFout } from './types.ts';
 
 export type ParserRecord = (Omit<RijRecord, 'rij'> & { rij: object }) | FoutRecord;
@@ -61,6 +62,7 @@ export function bestandSoort(def: BestandSoortDef): ImportSoort {
       } finally {
         bron.gelezenBytes = voor;
       }
+      await controleerUtf8(bron, (i) => !/(^|\/)(\.|__MACOSX)/.test(i.naam));
     },
     async *lees(bron) {
       const meer = bron!.soort !== 'bestand';

@@ -5,6 +5,7 @@
 import type { Readable } from 'node:stream';
 import { parse as parseSync } from 'csv-parse/sync';
 import { MAX_REGEL_TEKENS } from '../parsers/gedeeld.ts';
+import { StrikteDecoder } from './utf8.ts';
 
 export type CsvItem = { velden: string[]; regel: number; fout?: undefined } | { fout: string; regel: number; velden?: undefined };
 
@@ -17,7 +18,7 @@ function telQuotes(s: string): number {
 }
 
 export async function* leesCsvRecords(input: Readable, scheiding: string): AsyncGenerator<CsvItem[]> {
-  const decoder = new TextDecoder('utf-8');
+  const decoder = new StrikteDecoder();
   let rest = '';
   let regel = 0;
   let eerste = true;
@@ -95,7 +96,7 @@ export async function* leesCsvRecords(input: Readable, scheiding: string): Async
   };
 
   for await (const chunk of input) {
-    let tekst = typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
+    let tekst = typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array);
     if (overslaan) {
       const nl = tekst.indexOf('\n');
       if (nl < 0) continue;

@@ -7,7 +7,7 @@ import { type IndexUitstel, stelIndexenUit } from './indexen.ts';
 import { BatchSchrijver, type UpsertTelling } from './schrijver.ts';
 import { laadSoorten } from './soorten.ts';
 import { type TabelNaam, isTabelNaam, normaliseerRij } from './tabellen.ts';
-import type { ImportSamenvatting, ImportSoort, RijRecord } from './types.ts';
+import type { ImportSamenvatting, ImportSoort, NaSchrijven, RijRecord } from './types.ts';
 import { stilleVoortgang, type Voortgang } from './voortgang.ts';
 
 export interface ImportOpties {
@@ -139,6 +139,10 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
   };
   voortgang.start(() => ({ fase, gelezenBytes: bron?.gelezenBytes ?? 0, totaalBytes: bron?.totaalBytes ?? 0, rijen: s.gelezen }));
 
+  const stappen: NaSchrijven[] = [];
+  const sluitStappen = () => {
+    for (const st of stappen.splice(0)) st.sluit();
+  };
   let wachtend: RijRecord[] = [];
   const verwerk = async (items: RijRecord[]) => {
     const klaar = soort.voorbereid ? await soort.voorbereid(items, db) : items;
@@ -166,6 +170,9 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
       },
       overgeslagen: (reden: string, aantal = 1) => {
         s.overgeslagen[reden] = (s.overgeslagen[reden] ?? 0) + aantal;
+      },
+      naSchrijven: (st: NaSchrijven) => {
+        stappen.push(st);
       },
       extra,
     };
@@ -199,11 +206,17 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
     await schrijver.sluit();
     await bouwIndexen();
     gestopt();
+    for (const st of stappen) {
+      fase = 'opruimen';
+      Object.assign(extra, await st.voer(db));
+    }
+    sluitStappen();
     if (soort.na) {
       fase = 'afleiden';
       Object.assign(extra, await soort.na(db, { stil: opts.stil ?? false }));
     }
   } catch (e) {
+    sluitStappen();
     voortgang.stop(false);
     await schrijver.afbreken().catch(() => {});
     await bouwIndexen().catch(() => {}); // else left for the next import or start (uitgestelde_index)
@@ -260,6 +273,10 @@ export function samenvattingTekst(s: ImportSamenvatting): string {
     regels.push(`  ${t}: ${c!.ingevoegd} ingevoegd, ${c!.bijgewerkt} bijgewerkt, ${c!.ongewijzigd} ongewijzigd`);
   }
   for (const [r, n] of Object.entries(s.overgeslagen)) regels.push(`  overgeslagen (${r}): ${n}`);
+  const weg = s.verwijderd as Record<string, number> | undefined;
+  if (weg) regels.push(`  verwijderd: ${Object.entries(weg).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  if (s.ouderDanBestaand) regels.push(`  ouder dan bestaand (behouden): ${s.ouderDanBestaand}`);
+  if (s.nietOpgeruimd) regels.push(`  niet opgeruimd: ${String(s.nietOpgeruimd)}`);
   const wt = s.woningtype as { typen?: Record<string, number>; onbepaald?: number; geimporteerdBehouden?: number } | undefined;
   if (wt?.typen) {
     regels.push(

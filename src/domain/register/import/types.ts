@@ -23,10 +23,17 @@ export interface FoutRecord {
 
 export type ImportRecord = RijRecord | FoutRecord;
 
+/** Runs once every row is written, only when reading and writing succeeded; `sluit` runs in any case. */
+export interface NaSchrijven {
+  voer(db: Database): Promise<Record<string, unknown>>;
+  sluit(): void;
+}
+
 export interface LeesContext {
   db: Database;
   fase(tekst: string): void;
   overgeslagen(reden: string, aantal?: number): void;
+  naSchrijven(stap: NaSchrijven): void;
   extra: Record<string, unknown>;
 }
 
@@ -45,9 +52,21 @@ export interface ImportSoort {
   parallel?: number;
 }
 
+/** A bron ending in its extract date ("BAG 2.0 Extract 2024-01-01"): an older one never overwrites a newer one. */
+const BRON_DATUM = (t: string) => `substring(${t}.bron from '\\d{4}-\\d{2}-\\d{2}$')`;
+export const BAG_VOORWAARDEN: Partial<Record<TabelNaam, string>> = {
+  adres: 'adres.bron_datum IS NULL OR excluded.bron_datum IS NULL OR excluded.bron_datum >= adres.bron_datum',
+  pand: `${BRON_DATUM('pand')} IS NULL OR ${BRON_DATUM('excluded')} IS NULL OR ${BRON_DATUM('excluded')} >= ${BRON_DATUM('pand')}`,
+};
+
+/** Amsterdam writes 1005 for "unknown"; a year outside 1000 .. `tot` + 5 is no year either. */
+export function bouwjaarOfNull(j: number | null, tot: number): number | null {
+  return j !== null && Number.isInteger(j) && j >= 1000 && j <= tot + 5 && j !== 1005 ? j : null;
+}
+
 /** A BAG import kind: reads one source and writes addresses, panden and (after it) house types. */
 export function bagSoort(s: Pick<ImportSoort, 'naam' | 'omschrijving' | 'verwacht' | 'controleer' | 'lees' | 'na'>): ImportSoort {
-  return { ...s, tabellen: ['adres', 'pand', 'woningtype'], bestandNodig: true };
+  return { ...s, tabellen: ['adres', 'pand', 'woningtype'], bestandNodig: true, voorwaarden: BAG_VOORWAARDEN };
 }
 
 export class VerkeerdFormaatFout extends Error {

@@ -8,6 +8,7 @@ import {
   type EnergielabelRij,
   type ParseFout,
   type ParseOkMetAdres,
+  afgebroken,
   citeer,
   kolomIndex,
   leesCsv,
@@ -91,6 +92,7 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
   let bron = opts.bron ?? 'EP-Online';
   let c: Record<string, number | undefined> = {};
   let gecombineerd = false;
+  let kopVelden = 0;
 
   for await (const item of leesCsv(input, { scheiding: 'auto', verwacht: VERWACHT })) {
     if (!kolommen) {
@@ -104,6 +106,7 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
       const ontbreekt = VERPLICHT.filter((k) => !namen.includes(k));
       if (ontbreekt.length) throw new Error(`Dit is geen volledig EP-Online-bestand: kolom(men) ${ontbreekt.join(', ')} ontbreken. Verwacht: ${VERWACHT}.`);
       kolommen = kolomIndex(item.velden);
+      kopVelden = item.velden.length;
       const k = kolommen;
       c = {
         postcode: k.get('pand_postcode'),
@@ -124,6 +127,10 @@ export async function* parseEnergielabels(input: NodeJS.ReadableStream, opts: En
     }
     if (item.soort === 'fout') {
       yield { ok: false, regel: item.regel, reden: item.reden };
+      continue;
+    }
+    if (item.open && item.velden.length < kopVelden) {
+      yield { ok: false, regel: item.regel, reden: afgebroken(item.velden.length, kopVelden) };
       continue;
     }
     const v = item.velden;

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { Geometry } from 'geojson';
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
+import { StrikteDecoder } from '../import/utf8.ts';
 import { citeer, datumKolom, datumUtc, geldigePostcode, leesDatumIso, schoneToevoeging, toevoegingSleutel } from '../../begrippen.ts';
 
 export interface ParseOk<T extends string, R> {
@@ -91,7 +92,8 @@ export interface ParseOkMetAdres<T extends string, R> extends ParseOk<T, R> {
 
 export type CsvScheiding = ';' | ',' | 'auto';
 
-export type CsvItem = { soort: 'rij'; velden: string[]; regel: number } | { soort: 'fout'; regel: number; reden: string };
+/** `open`: the file's last line, with no line end after it (possibly cut off). */
+export type CsvItem = { soort: 'rij'; velden: string[]; regel: number; open?: true } | { soort: 'fout'; regel: number; reden: string };
 
 const KOP_MAX_BYTES = 64 * 1024;
 /** A longer line is refused without being held (docs/import-formaten.md). */
@@ -133,14 +135,22 @@ export async function* csvNaKopregel<K>(
   kop: (velden: string[]) => K,
 ): AsyncGenerator<{ ok: true; kop: K; velden: string[]; regel: number } | ParseFout> {
   let k: K | undefined;
+  let kopVelden = 0;
   for await (const item of leesCsv(input, opts)) {
     if (k === undefined) {
       if (item.soort === 'fout') throw new Error(`Dit is geen ${opts.verwacht}: de kopregel is onleesbaar.`);
       k = kop(item.velden);
+      kopVelden = item.velden.length;
     } else if (item.soort === 'fout') yield { ok: false, regel: item.regel, reden: item.reden };
+    else if (item.open && item.velden.length < kopVelden) yield { ok: false, regel: item.regel, reden: afgebroken(item.velden.length, kopVelden) };
     else yield { ok: true, kop: k, velden: item.velden, regel: item.regel };
   }
   if (k === undefined) throw new Error(`Het bestand heeft geen kopregel: dit is geen ${opts.verwacht}.`);
+}
+
+/** A last line without a line end and with fewer fields than the header: the file was cut off. */
+export function afgebroken(velden: number, kop: number): string {
+  return `laatste regel afgebroken: ${velden} van de ${kop} velden en geen regeleinde (is het bestand onvolledig?)`;
 }
 
 /** Throws when the header lacks one of `nodig`: the file is of another kind. */
@@ -207,7 +217,7 @@ async function* leesCsvVan(
 
   // Unquoted lines are split here (several times cheaper than csv-parse); from the first line with a quote
   // (or a bare CR) csv-parse reads the rest.
-  const decoder = new TextDecoder('utf-8');
+  const decoder = new StrikteDecoder();
   let rest = '';
   let regels = 0;
   let eerste = true;
@@ -215,7 +225,7 @@ async function* leesCsvVan(
   let overslaan = false;
   buiten: for (;;) {
     const r = await stukken.next();
-    let nieuw = r.done ? decoder.decode() : decoder.decode(r.value, { stream: true });
+    let nieuw = r.done ? decoder.decode() : decoder.decode(r.value);
     if (overslaan) {
       const nl = nieuw.indexOf('\n');
       if (nl < 0) {
@@ -238,9 +248,11 @@ async function* leesCsvVan(
     let start = 0;
     for (;;) {
       let nl = tekst.indexOf('\n', start);
+      let open = false;
       if (nl < 0) {
         if (!r.done || start >= tekst.length) break;
         nl = tekst.length;
+        open = true;
       }
       if (nl - start > MAX_REGEL_TEKENS) {
         start = nl + 1;
@@ -252,10 +264,13 @@ async function* leesCsvVan(
         overdracht = tekst.slice(start);
         break buiten;
       }
-      if (lijn.charCodeAt(lijn.length - 1) === 13) lijn = lijn.slice(0, -1);
+      if (lijn.charCodeAt(lijn.length - 1) === 13) {
+        lijn = lijn.slice(0, -1);
+        open = false;
+      }
       regels++;
       start = nl + 1;
-      if (lijn !== '') yield { soort: 'rij', velden: lijn.split(scheiding), regel: regels };
+      if (lijn !== '') yield open ? { soort: 'rij', velden: lijn.split(scheiding), regel: regels, open } : { soort: 'rij', velden: lijn.split(scheiding), regel: regels };
     }
     rest = tekst.slice(start);
     if (rest.length > MAX_REGEL_TEKENS && !r.done) {
@@ -267,10 +282,20 @@ async function* leesCsvVan(
   }
 
   const verschuiving = regels;
+  let laatsteTeken = '';
   async function* restVanaf(begin: string): AsyncGenerator<string> {
-    yield begin;
-    for await (const b of stukken) yield decoder.decode(b, { stream: true });
-    yield decoder.decode();
+    for (let t of [begin, null]) {
+      if (t === null) {
+        for await (const b of stukken) {
+          const d = decoder.decode(b);
+          if (d) laatsteTeken = d[d.length - 1];
+          yield d;
+        }
+        t = decoder.decode();
+      }
+      if (t) laatsteTeken = t[t.length - 1];
+      yield t;
+    }
   }
   const fouten: CsvItem[] = [];
   const parser = parse({
@@ -295,10 +320,14 @@ async function* leesCsvVan(
   bronGemaakt(stroom);
   stroom.on('error', (e) => parser.destroy(e));
   stroom.pipe(parser);
+  // One record is held back: only at the end is it known to be the last.
+  let vorige: CsvItem | null = null;
   for await (const r of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    if (vorige) yield vorige;
     while (fouten.length) yield fouten.shift()!;
-    yield { soort: 'rij', velden: r.record, regel: r.info.lines + verschuiving };
+    vorige = { soort: 'rij', velden: r.record, regel: r.info.lines + verschuiving };
   }
+  if (vorige) yield laatsteTeken === '\n' || laatsteTeken === '\r' ? vorige : { ...vorige, open: true };
   while (fouten.length) yield fouten.shift()!;
 }
 

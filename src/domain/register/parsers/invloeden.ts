@@ -4,12 +4,16 @@
  * geometry. A legacy `crs` naming EPSG:28992 is reprojected; coordinates stored 2D to ~1 cm.
  */
 import { createHash } from 'node:crypto';
-import { StringDecoder } from 'node:string_decoder';
 import proj4 from 'proj4';
 import type { Geometry, Position } from 'geojson';
 import { type InvloedObjectRij, type ParseFout, type ParseOk, citeer, controleerTekstbestand } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
 import { leidAdresInvloedenAf } from '../import/invloeden-na.ts';
+import { StrikteDecoder } from '../import/utf8.ts';
+import { SchijfSet } from '../import/schijf-set.ts';
+import type { ImportSoort } from '../import/types.ts';
+import type { Database } from '../../../db/client.ts';
+import { DEMO_BRON } from '../demo/opzet.ts';
 
 export type { InvloedObjectRij } from './gedeeld.ts';
 
@@ -321,7 +325,7 @@ export function featureNaarRij(f: unknown, opts: { bron?: string; omzetter?: Omz
 
 export async function* parseInvloeden(input: NodeJS.ReadableStream, opts: InvloedOpties = {}): AsyncGenerator<InvloedResultaat> {
   const scanner = new FeatureScanner(opts.maxFeatureTekens ?? 256 * 1024 * 1024);
-  const decoder = new StringDecoder('utf8');
+  const decoder = new StrikteDecoder();
   let eerste = true;
   let omzetter: Omzetter | undefined;
   let crsGecontroleerd = false;
@@ -331,7 +335,7 @@ export async function* parseInvloeden(input: NodeJS.ReadableStream, opts: Invloe
       controleerTekstbestand(buf, VERWACHT);
       eerste = false;
     }
-    const features = scanner.voer(decoder.write(buf));
+    const features = scanner.voer(decoder.decode(buf));
     for (const rf of features) {
       if (!crsGecontroleerd) {
         crsGecontroleerd = true;
@@ -356,11 +360,59 @@ export async function* parseInvloeden(input: NodeJS.ReadableStream, opts: Invloe
       }
     }
   }
-  scanner.voer(decoder.end());
+  scanner.voer(decoder.decode());
   scanner.einde();
 }
 
-export const invloedenSoort = bestandSoort({
+const basis = bestandSoort({
   naam: 'invloeden', omschrijving: 'omgevingsinvloeden (Natura 2000, hoogspanning, ...)', verwacht: 'een bestand met invloedobjecten', tabellen: ['invloed_object', 'adres_invloed'], parse: (input) => parseInvloeden(input),
   na: async (db) => ({ adresInvloed: await leidAdresInvloedenAf(db) }),
 });
+
+/**
+ * A file is the whole set of each bron + type it holds: after the writes, objects of those that it lacks are
+ * deleted (the after-step then recomputes the changed types). Not when a feature was refused: that one's
+ * old object would go too.
+ */
+export const invloedenSoort: ImportSoort = {
+  ...basis,
+  async *lees(bron, ctx) {
+    const ids = new SchijfSet();
+    const sets = new Map<string, { bron: string; type: string }>();
+    let afgewezen = 0;
+    let klaar = false;
+    try {
+      for await (const deel of basis.lees(bron, ctx)) {
+        for (const r of Array.isArray(deel) ? deel : [deel]) {
+          if (!r.ok) afgewezen++;
+          else {
+            const o = r.rij as unknown as InvloedObjectRij;
+            ids.zet(o.id);
+            sets.set(`${o.bron}\u0001${o.type}`, { bron: o.bron, type: o.type });
+          }
+        }
+        yield deel;
+      }
+      klaar = true;
+      ctx.naSchrijven({ voer: (db) => verwijderOntbrekende(db, ids, [...sets.values()], afgewezen), sluit: () => ids.sluit() });
+    } finally {
+      if (!klaar) ids.sluit();
+    }
+  },
+};
+
+async function verwijderOntbrekende(db: Database, ids: SchijfSet, sets: { bron: string; type: string }[], afgewezen: number): Promise<Record<string, unknown>> {
+  if (afgewezen > 0) return { verwijderd: { invloedObjecten: 0 }, nietOpgeruimd: `${afgewezen} feature(s) afgewezen: objecten die het bestand mist, blijven staan` };
+  let n = 0;
+  for (const { bron, type } of sets) {
+    if (bron === DEMO_BRON) continue;
+    for (let na = ''; ; ) {
+      const rijen = (await db.prisma.$queryRawUnsafe(`SELECT id FROM invloed_object WHERE bron = $1 AND type = $2 AND id > $3 ORDER BY id LIMIT 5000`, bron, type, na)) as { id: string }[];
+      const weg = rijen.filter((r) => !ids.heeft(r.id)).map((r) => r.id);
+      if (weg.length) n += Number(await db.prisma.$executeRawUnsafe(`DELETE FROM invloed_object WHERE id = ANY($1::text[])`, weg));
+      if (rijen.length < 5000) break;
+      na = rijen[rijen.length - 1].id;
+    }
+  }
+  return { verwijderd: { invloedObjecten: n } };
+}

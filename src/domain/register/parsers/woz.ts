@@ -15,6 +15,8 @@ import {
   veld,
 } from './gedeeld.ts';
 import { bestandSoort } from '../import/bestand-soort.ts';
+import { SchijfSet } from '../import/schijf-set.ts';
+import type { FoutRecord, ImportSoort, RijRecord } from '../import/types.ts';
 
 export type { WozRij } from './gedeeld.ts';
 
@@ -25,6 +27,12 @@ export interface WozOpties {
 }
 
 export const WOZ_KOPREGEL = 'postcode;huisnummer;toevoeging;peildatum;waarde';
+
+/**
+ * Lower bound of a plausible WOZ value (docs/import-formaten.md): real ones start at a few thousand euros
+ * (a parking space, a shed); a lower figure is a cut-off or mistyped line.
+ */
+export const WOZ_MINIMUM = 1_000;
 
 const VERWACHT = `WOZ-bestand (CSV met kopregel ${WOZ_KOPREGEL}, zie docs/import-formaten.md)`;
 
@@ -59,6 +67,10 @@ export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = 
       yield fout(wRuw ? `ongeldige waarde ${citeer(wRuw)} (geheel aantal euro's, alleen cijfers)` : 'waarde ontbreekt');
       continue;
     }
+    if (waarde < WOZ_MINIMUM) {
+      yield fout(`onwaarschijnlijk lage WOZ-waarde ${citeer(wRuw)} (minder dan € ${WOZ_MINIMUM.toLocaleString('nl-NL')}; afgebroken regel of typefout?)`);
+      continue;
+    }
     const gecombineerd = !k.has('huisletter');
     const adres: AdresSleutel = {
       ...nummer,
@@ -71,6 +83,37 @@ export async function* parseWoz(input: NodeJS.ReadableStream, opts: WozOpties = 
   }
 }
 
-export const wozSoort = bestandSoort({
+const basis = bestandSoort({
   naam: 'woz', omschrijving: 'WOZ-waarden (CSV)', verwacht: 'een WOZ-bestand (CSV)', tabellen: ['woz_waarde'], parse: (input) => parseWoz(input),
 });
+
+/** Per run: address + peildatum → "waarde;regel" of its first row. */
+const perRun = new WeakMap<object, SchijfSet>();
+
+/** Two rows of one file for the same address and peildatum with different values: the first wins, the later is refused. */
+export const wozSoort: ImportSoort = {
+  ...basis,
+  async *lees(bron, ctx) {
+    const gezien = new SchijfSet();
+    perRun.set(ctx.db, gezien);
+    try {
+      yield* basis.lees(bron, ctx);
+    } finally {
+      ctx.naSchrijven({ voer: async () => ({}), sluit: () => gezien.sluit() });
+    }
+  },
+  async voorbereid(items, db) {
+    const klaar = await basis.voorbereid!(items, db);
+    const gezien = perRun.get(db);
+    if (!gezien) return klaar;
+    return klaar.map((r): RijRecord | FoutRecord => {
+      if (!r.ok) return r;
+      const w = r.rij as unknown as WozRij;
+      const eerder = gezien.zet(`${w.adres_id}|${w.peildatum.toISOString().slice(0, 10)}`, `${w.waarde};${r.regel ?? 0}`);
+      if (eerder === undefined) return r;
+      const [waarde, regel] = eerder.split(';');
+      if (Number(waarde) === w.waarde) return r;
+      return { ok: false, regel: r.regel ?? 0, reden: `tegenstrijdige WOZ-waarde: regel ${regel} gaf voor dit adres en deze peildatum ${waarde}, deze regel ${w.waarde} (de eerste geldt)` };
+    });
+  },
+};
