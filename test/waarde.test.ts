@@ -89,6 +89,35 @@ describe(`POST /api/v1/inzicht/waarde (${dialect})`, () => {
     expect(usage).toMatchObject({ voorziening: 'waarde', status: 422, credits: 18, gefactureerdCent: 90 });
   });
 
+  async function credits(accountId: string) {
+    return (await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits;
+  }
+
+  it('an address without woonfunctie (shop, office, berth) is a free 422 saying it is not a dwelling, also with woonoppervlakte', async () => {
+    const { accountId, key } = await t.klant(100);
+    const winkel = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: 110, gebruiksdoelen: ['winkelfunctie'] });
+    await t.db.prisma.woningtype.create({ data: { adresId: winkel.id, woningtype: 'overig', afgeleidUit: 'test', bron: 'testdata' } });
+    const kantoor = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: 302, gebruiksdoelen: ['kantoorfunctie', 'bijeenkomstfunctie'] });
+    const ligplaats = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: null, objectType: 'ligplaats', gebruiksdoelen: [] });
+    for (const [a, body, wat] of [
+      [winkel, adresBody(winkel), /gebruiksdoel winkelfunctie/],
+      [kantoor, adresBody(kantoor), /gebruiksdoel kantoorfunctie, bijeenkomstfunctie/],
+      [kantoor, { ...adresBody(kantoor), woonoppervlakte: 120 }, /kantoorfunctie/],
+      [ligplaats, { ...adresBody(ligplaats), woonoppervlakte: 80 }, /een ligplaats/],
+    ] as const) {
+      const res = await post(key, body);
+      expect(res.statusCode, `${a.postcode}: ${res.body}`).toBe(422);
+      expect(res.json().fout).toMatch(/^Dit adres is geen woning: /);
+      expect(res.json().fout).toMatch(wat);
+      expect(res.json().fout).toMatch(/geen woonfunctie/);
+      expect(res.headers['insight-gefactureerd-cent']).toBe('0');
+    }
+    expect(await credits(accountId)).toBe(100);
+    // A home with a second use is a home.
+    const metPraktijk = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: 110, gebruiksdoelen: ['woonfunctie', 'kantoorfunctie'] });
+    expect((await post(key, adresBody(metPraktijk))).statusCode).toBe(200);
+  });
+
   it('an unknown address is 404 and not charged', async () => {
     const { accountId, key } = await t.klant(100);
     const res = await post(key, { adres: { postcode: '9999ZZ', huisnummer: '1' } });
