@@ -118,6 +118,20 @@ describe(`POST /api/v1/inzicht/waarde (${dialect})`, () => {
     expect((await post(key, adresBody(metPraktijk))).statusCode).toBe(200);
   });
 
+  it('a held area below 20 m² (a BAG placeholder such as 1) counts as unknown: free 422 asking for woonoppervlakte, which then values it', async () => {
+    const { accountId, key } = await t.klant(100);
+    for (const oppervlakte of [1, 19, null]) {
+      const a = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte });
+      const res = await post(key, adresBody(a));
+      expect(res.statusCode, `${oppervlakte}: ${res.body}`).toBe(422);
+      expect(res.json().fout).toMatch(/^De woonoppervlakte van dit adres is onbekend.*geef woonoppervlakte mee \(20 tot en met 2000 m²\)\.$/);
+      if (oppervlakte) expect(res.json().fout).toContain(`de BAG vermeldt ${oppervlakte} m²`);
+      expect(res.headers['insight-gefactureerd-cent']).toBe('0');
+      expect((await post(key, { ...adresBody(a), woonoppervlakte: 100 })).statusCode).toBe(200);
+    }
+    expect(await credits(accountId)).toBe(100 - 3 * 18);
+  });
+
   it('an unknown address is 404 and not charged', async () => {
     const { accountId, key } = await t.klant(100);
     const res = await post(key, { adres: { postcode: '9999ZZ', huisnummer: '1' } });

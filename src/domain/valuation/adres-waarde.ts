@@ -46,7 +46,7 @@ export type AdresWaarde =
   /** No valuation of a home applies (not a home, area or location unknown); not the model's refusal. */
   | { soort: 'onvoldoende_gegevens'; reden: string };
 
-/** The bounds of the `woonoppervlakte` a caller may send. */
+/** The bounds of the `woonoppervlakte` a caller may send; a smaller held area is a BAG placeholder (often 1 m²). */
 export const MIN_WOONOPPERVLAKTE = 20;
 export const MAX_WOONOPPERVLAKTE = 2000;
 
@@ -58,7 +58,10 @@ export function geenWoningwaarde(a: WaarderingsAdres, woonoppervlakte: number | 
     return `Dit adres is geen woning: de BAG vermeldt ${wat}, geen woonfunctie. Een marktwaarde als woning is er niet voor te bepalen.`;
   }
   const oppervlakte = woonoppervlakte ?? a.oppervlakte;
-  if (!oppervlakte) return `De woonoppervlakte van dit adres is onbekend; geef woonoppervlakte mee (${MIN_WOONOPPERVLAKTE} tot en met ${MAX_WOONOPPERVLAKTE} m²).`;
+  if (oppervlakte == null || oppervlakte < MIN_WOONOPPERVLAKTE) {
+    const bag = oppervlakte == null ? '' : ` (de BAG vermeldt ${oppervlakte} m², een plaatshouder voor onbekend)`;
+    return `De woonoppervlakte van dit adres is onbekend${bag}; geef woonoppervlakte mee (${MIN_WOONOPPERVLAKTE} tot en met ${MAX_WOONOPPERVLAKTE} m²).`;
+  }
   if (a.lat == null || a.lon == null) return 'De ligging van dit adres is onbekend; een waarde is niet te bepalen.';
   return null;
 }
