@@ -59,6 +59,15 @@ describe('buildModel / waardeer', () => {
     if (w.soort === 'te_weinig') expect(w.reden).toMatch(/^Te weinig vergelijkbare verkopen binnen 8 km in de 60 maanden voor de peildatum \(\d, minimaal 5 nodig\)\.$/);
   });
 
+  it("takes BAG's placeholder build year 1005 (any before 1200) for unknown, in the subject and in the held sales", () => {
+    const s = sales.find((x) => x.bouwjaar != null)!;
+    const onbekend = model.waardeer(subjectAt(s, { bouwjaar: null, uitsluiten: [s.id] }), '2024-06-01');
+    expect(onbekend.soort).toBe('waarde');
+    for (const bouwjaar of [1005, 1199]) expect(model.waardeer(subjectAt(s, { bouwjaar, uitsluiten: [s.id] }), '2024-06-01')).toEqual(onbekend);
+    const t = buildSalesTable([1005, 1200, null].map((bouwjaar, i) => ({ ...s, id: `b${i}`, bouwjaar })));
+    expect([...t.bouwjaar]).toEqual([Number.NaN, 1200, Number.NaN]);
+  });
+
   it('refuses before any sale exists (peildatum before the data)', () => {
     const w = model.waardeer(subjectAt(sales[0]), '2019-01-01');
     expect(w.soort).toBe('te_weinig');

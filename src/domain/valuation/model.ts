@@ -16,7 +16,7 @@ import { ATTRIBUTE_FEATURES, FEATURES, featureCount, fitStage, refitStage, locat
 import type { Stage, StageMode, StageRow } from './learner.ts';
 import { predictGbdt } from './gbdt.ts';
 import { indexPoints, logIndexAt } from './price-index.ts';
-import { buildSalesTable, labelCode, SEGMENT_APARTMENT, SEGMENT_HOUSE, segmentOf, woningtypeCode, writeKenmerken } from './sales-table.ts';
+import { bekendBouwjaar, buildSalesTable, labelCode, SEGMENT_APARTMENT, SEGMENT_HOUSE, segmentOf, woningtypeCode, writeKenmerken } from './sales-table.ts';
 import type { SalesTable } from './sales-table.ts';
 import { KENMERKEN } from './types.ts';
 import { wozBekendOp } from './woz.ts';
@@ -126,7 +126,7 @@ function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -
   const type = woningtypeCode(subj.woningtype);
   const seg = segmentOf(type);
   const perceel = subj.perceel != null && subj.perceel > 0 ? Math.log(subj.perceel) : NaN;
-  const bouwjaar = subj.bouwjaar != null && subj.bouwjaar > 1000 ? subj.bouwjaar : NaN;
+  const bouwjaar = bekendBouwjaar(subj.bouwjaar);
   const x = subj.lon * t.projection.kx;
   const y = subj.lat * t.projection.ky;
   const woz = core.wozRatio ? wozBekendOp(subj.woz, peildatum) : null;
