@@ -68,6 +68,18 @@ describe('buildModel / waardeer', () => {
     expect([...t.bouwjaar]).toEqual([Number.NaN, 1200, Number.NaN]);
   });
 
+  it('a refusal says when the sales are there but none is similar enough in area, or in build year', () => {
+    const s = sales.find((x) => x.woningtype !== 'appartement')!;
+    const klein = model.waardeer(subjectAt(s, { oppervlakte: 10, uitsluiten: [s.id] }), '2024-06-01');
+    const oud = model.waardeer(subjectAt(s, { bouwjaar: 1300, uitsluiten: [s.id] }), '2024-06-01');
+    const waar = 'Te weinig vergelijkbare verkopen binnen 8 km in de 60 maanden voor de peildatum';
+    expect(klein).toMatchObject({ soort: 'te_weinig', nComps: 0 });
+    expect(oud).toMatchObject({ soort: 'te_weinig', nComps: 0 });
+    if (klein.soort !== 'te_weinig' || oud.soort !== 'te_weinig') return;
+    expect(klein.reden).toMatch(new RegExp(`^${waar}: er zijn \\d{3,} verkopen, maar 0 daarvan lijken in woonoppervlakte genoeg op deze woning \\(minimaal 5 nodig\\)\\.$`));
+    expect(oud.reden).toMatch(new RegExp(`^${waar}: er zijn \\d{3,} verkopen, maar 0 daarvan lijken in bouwjaar en kenmerken genoeg op deze woning \\(minimaal 5 nodig\\)\\.$`));
+  });
+
   it('refuses before any sale exists (peildatum before the data)', () => {
     const w = model.waardeer(subjectAt(sales[0]), '2019-01-01');
     expect(w.soort).toBe('te_weinig');

@@ -94,7 +94,12 @@ function fmt(v: number, digits: number): string {
 /** The refusal rule, shared by the live path and calibration so both see the same population. */
 function refusal(e: RawEstimate, s: SearchParams): string | null {
   const waar = `binnen ${(s.ringen[s.ringen.length - 1] / 1000).toLocaleString('nl-NL')} km in de ${s.vensterMaanden} maanden voor de peildatum`;
-  if (e.nComps < s.minAantal) return `Te weinig vergelijkbare verkopen ${waar} (${e.nComps}, minimaal ${s.minAantal} nodig).`;
+  if (e.nComps < s.minAantal) {
+    const n = e.inBereik ?? 0;
+    if (n < s.minAantal) return `Te weinig vergelijkbare verkopen ${waar} (${e.nComps}, minimaal ${s.minAantal} nodig).`;
+    const waarin = (e.naOppervlakte ?? n) < s.minAantal ? 'woonoppervlakte' : 'bouwjaar en kenmerken';
+    return `Te weinig vergelijkbare verkopen ${waar}: er zijn ${n} verkopen, maar ${e.nComps} daarvan ${e.nComps === 1 ? 'lijkt' : 'lijken'} in ${waarin} genoeg op deze woning (minimaal ${s.minAantal} nodig).`;
+  }
   if (e.nEff < s.minNEff) return `Te weinig vergelijkbare verkopen ${waar} (effectief ${fmt(e.nEff, 1)}, minimaal ${s.minNEff} nodig).`;
   if (!(e.spreiding <= s.maxSpreiding)) return `De vergelijkbare verkopen in de buurt lopen te ver uiteen voor een betrouwbare waarde (spreiding ${Math.round(e.spreiding * 100)}%).`;
   return null;
