@@ -132,6 +132,28 @@ describe(`POST /api/v1/inzicht/waarde (${dialect})`, () => {
     expect(await credits(accountId)).toBe(100 - 3 * 18);
   });
 
+  it('a home not built at the peildatum, or never or no longer there, is a free 422', async () => {
+    const { accountId, key } = await t.klant(100);
+    const nieuwbouw = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, bouwjaar: 2026 });
+    const gevormd = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, bouwjaar: 2026, status: 'Verblijfsobject gevormd' });
+    const nooit = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, status: 'Niet gerealiseerd verblijfsobject' });
+    const weg = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, status: 'Verblijfsobject ingetrokken' });
+    for (const [body, fout] of [
+      [{ ...adresBody(nieuwbouw), peildatum: '2021-06-01' }, /^Deze woning is volgens de BAG gebouwd in 2026, na de peildatum 2021-06-01: op die datum bestond ze nog niet\.$/],
+      [adresBody(gevormd), /^Deze woning is volgens de BAG nog niet gebouwd \(status 'Verblijfsobject gevormd'\)/],
+      [adresBody(nooit), /^Deze woning bestaat volgens de BAG niet of niet meer \(status 'Niet gerealiseerd verblijfsobject'\)/],
+      [adresBody(weg), /status 'Verblijfsobject ingetrokken'/],
+    ] as const) {
+      const res = await post(key, body);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().fout).toMatch(fout);
+      expect(res.headers['insight-gefactureerd-cent']).toBe('0');
+    }
+    expect(await credits(accountId)).toBe(100);
+    // Built in the peildatum's year: valued.
+    expect((await post(key, { ...adresBody(nieuwbouw), peildatum: '2026-06-01' })).statusCode).toBe(200);
+  });
+
   it('an unknown address is 404 and not charged', async () => {
     const { accountId, key } = await t.klant(100);
     const res = await post(key, { adres: { postcode: '9999ZZ', huisnummer: '1' } });

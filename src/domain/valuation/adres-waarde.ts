@@ -43,19 +43,30 @@ export type AdresWaarde =
   | { soort: 'waarde'; marktwaarde: number; min: number; max: number; betrouwbaarheid: Betrouwbaarheid; kansBinnen10: number; info: ModelInfo }
   /** The model refuses: too few or too scattered comparables. */
   | { soort: 'te_weinig'; reden: string; info: ModelInfo }
-  /** No valuation of a home applies (not a home, area or location unknown); not the model's refusal. */
+  /** No valuation of a home applies (not a home, not built then, area or location unknown); not the model's refusal. */
   | { soort: 'onvoldoende_gegevens'; reden: string };
 
 /** The bounds of the `woonoppervlakte` a caller may send; a smaller held area is a BAG placeholder (often 1 m²). */
 export const MIN_WOONOPPERVLAKTE = 20;
 export const MAX_WOONOPPERVLAKTE = 2000;
 
-/** Why no home's market value applies to `a` (Dutch, for the free 422), or null. */
-export function geenWoningwaarde(a: WaarderingsAdres, woonoppervlakte: number | undefined): string | null {
+/** BAG statuses of an object that does not (yet, or any longer) exist. */
+const BESTAAT_NIET = new Set(['verblijfsobject gevormd', 'niet gerealiseerd verblijfsobject', 'verblijfsobject ingetrokken', 'verblijfsobject ten onrechte opgevoerd', 'plaats ingetrokken']);
+
+/** Why no home's market value applies to `a` at `peildatum` (Dutch, for the free 422), or null. */
+export function geenWoningwaarde(a: WaarderingsAdres, peildatum: string, woonoppervlakte: number | undefined): string | null {
   const doelen = (a.gebruiksdoelen ?? []).map((d) => d.trim().toLowerCase());
   if (!doelen.includes('woonfunctie')) {
     const wat = doelen.length ? `als gebruiksdoel ${doelen.join(', ')}` : a.objectType === 'ligplaats' ? 'een ligplaats' : a.objectType === 'standplaats' ? 'een standplaats' : 'geen gebruiksdoel';
     return `Dit adres is geen woning: de BAG vermeldt ${wat}, geen woonfunctie. Een marktwaarde als woning is er niet voor te bepalen.`;
+  }
+  const status = a.status?.trim() ?? '';
+  if (BESTAAT_NIET.has(status.toLowerCase())) {
+    const wat = status.toLowerCase() === 'verblijfsobject gevormd' ? 'is volgens de BAG nog niet gebouwd' : 'bestaat volgens de BAG niet of niet meer';
+    return `Deze woning ${wat} (status '${status}'); een marktwaarde is er niet voor te bepalen.`;
+  }
+  if (a.bouwjaar != null && a.bouwjaar > Number(peildatum.slice(0, 4))) {
+    return `Deze woning is volgens de BAG gebouwd in ${a.bouwjaar}, na de peildatum ${peildatum}: op die datum bestond ze nog niet.`;
   }
   const oppervlakte = woonoppervlakte ?? a.oppervlakte;
   if (oppervlakte == null || oppervlakte < MIN_WOONOPPERVLAKTE) {
@@ -68,7 +79,7 @@ export function geenWoningwaarde(a: WaarderingsAdres, woonoppervlakte: number | 
 
 /** Value the address at `peildatum` (Y-m-d); `woonoppervlakte` replaces the BAG area when given. */
 export function waardeerAdres(model: ValuationModel, a: WaarderingsAdres, peildatum: string, woonoppervlakte?: number): AdresWaarde {
-  const reden = geenWoningwaarde(a, woonoppervlakte);
+  const reden = geenWoningwaarde(a, peildatum, woonoppervlakte);
   if (reden) return { soort: 'onvoldoende_gegevens', reden };
   // Only the WOZ value known at the peildatum (see woz.ts), as the sales' own WOZ values were chosen.
   const woz = wozBekendOp(a.woz?.map(([p, waarde]) => ({ peildatum: p, waarde })), peildatum);
