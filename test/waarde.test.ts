@@ -10,9 +10,11 @@ describe(`POST /api/v1/inzicht/waarde (${dialect})`, () => {
   let t: TestApp;
   let subject: Awaited<ReturnType<typeof maakAdres>>;
   let afgelegen: Awaited<ReturnType<typeof maakAdres>>;
+  let oudste: string;
   beforeAll(async () => {
     t = await createTestApp({ RATE_LIMIT_REST_PER_MIN: '1000' });
-    await maakVerkopen(t.db.prisma, { lat: 52.1, lon: 5.1, n: 600, van: '2020-01-01', tot: '2026-10-31' });
+    const verkopen = await maakVerkopen(t.db.prisma, { lat: 52.1, lon: 5.1, n: 600, van: '2020-01-01', tot: '2026-10-31' });
+    oudste = verkopen.map((v) => v.transactiedatum.toISOString().slice(0, 10)).sort()[0];
     subject = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: 110 });
     await t.db.prisma.woningtype.create({ data: { adresId: subject.id, woningtype: 'tussenwoning', afgeleidUit: 'test', bron: 'testdata' } });
     afgelegen = await maakAdres(t.db.prisma, { lat: 53.4, lon: 6.8, oppervlakte: 110 });
@@ -152,6 +154,17 @@ describe(`POST /api/v1/inzicht/waarde (${dialect})`, () => {
     expect(await credits(accountId)).toBe(100);
     // Built in the peildatum's year: valued.
     expect((await post(key, { ...adresBody(nieuwbouw), peildatum: '2026-06-01' })).statusCode).toBe(200);
+  });
+
+  it('a peildatum on or before the oldest held sale is a free 422 naming that sale date', async () => {
+    const { accountId, key } = await t.klant(100);
+    for (const peildatum of ['1975-01-01', '2019-01-01', oudste]) {
+      const res = await post(key, { ...adresBody(subject), peildatum });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().fout).toBe(`Voor peildatum ${peildatum} zijn geen verkopen bekend: de oudste verkoop in de gegevens is van ${oudste}. Kies een peildatum na die datum.`);
+      expect(res.headers['insight-gefactureerd-cent']).toBe('0');
+    }
+    expect(await credits(accountId)).toBe(100);
   });
 
   it('an unknown address is 404 and not charged', async () => {

@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Marktwaarde (indicatief, geen taxatie)
-         * @description Geschatte marktwaarde in hele euro met een bandbreedte (min, max: een 80%-interval, gekalibreerd op gemeten fouten) en een betrouwbaarheidslabel (hoog: kans_binnen_10_procent is minstens 0,90 en bij vergelijkbare waarderingen lag de verkoopprijs gemeten in minstens 90 % van de gevallen binnen 10 % van de waarde; laag: bij vergelijkbare waarderingen lag de verkoopprijs in minder dan 75 % van de gevallen binnen 20 %; normaal: daartussen). Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. Kost 18 credits (€ 0,90). Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht. Gratis 422: het adres is geen woning (geen woonfunctie in de BAG) of bestond op de peildatum nog niet, of de woonoppervlakte of ligging ervan is onbekend.
+         * @description Geschatte marktwaarde in hele euro met een bandbreedte (min, max: een 80%-interval, gekalibreerd op gemeten fouten) en een betrouwbaarheidslabel (hoog: kans_binnen_10_procent is minstens 0,90 en bij vergelijkbare waarderingen lag de verkoopprijs gemeten in minstens 90 % van de gevallen binnen 10 % van de waarde; laag: bij vergelijkbare waarderingen lag de verkoopprijs in minder dan 75 % van de gevallen binnen 20 %; normaal: daartussen). Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. Kost 18 credits (€ 0,90). Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht. Gratis 422: het adres is geen woning (geen woonfunctie in de BAG) of bestond op de peildatum nog niet, de woonoppervlakte of ligging ervan is onbekend, of de peildatum ligt niet na de oudste verkoop in de gegevens.
          */
         post: operations["inzicht-waarde"];
         delete?: never;
@@ -1104,7 +1104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Te weinig vergelijkbare verkopen voor een waarde (in rekening gebracht); of, gratis: het adres is geen woning (geen woonfunctie in de BAG) of bestond op de peildatum nog niet, of de woonoppervlakte of ligging ervan is onbekend. */
+            /** @description Te weinig vergelijkbare verkopen voor een waarde (in rekening gebracht); of, gratis: het adres is geen woning (geen woonfunctie in de BAG) of bestond op de peildatum nog niet, de woonoppervlakte of ligging ervan is onbekend, of de peildatum ligt niet na de oudste verkoop in de gegevens. */
             422: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */

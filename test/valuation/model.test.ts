@@ -32,6 +32,7 @@ describe('buildModel / waardeer', () => {
     expect(model.info.versie).toBe(MODEL_VERSIE);
     expect(model.info.verkopen).toBe(6000);
     expect(model.info.nieuwsteVerkoop).toBe(sales.map((s) => s.datum).sort().at(-1));
+    expect(model.info.oudsteVerkoop).toBe(sales.map((s) => s.datum).sort()[0]);
     expect(model.info.indexBron).toBe('test-index');
     expect(model.info.gekalibreerdOp).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });

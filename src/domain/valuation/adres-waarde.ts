@@ -43,7 +43,7 @@ export type AdresWaarde =
   | { soort: 'waarde'; marktwaarde: number; min: number; max: number; betrouwbaarheid: Betrouwbaarheid; kansBinnen10: number; info: ModelInfo }
   /** The model refuses: too few or too scattered comparables. */
   | { soort: 'te_weinig'; reden: string; info: ModelInfo }
-  /** No valuation of a home applies (not a home, not built then, area or location unknown); not the model's refusal. */
+  /** No valuation of a home applies (not a home, not built then, area or location unknown, no sales then); not the model's refusal. */
   | { soort: 'onvoldoende_gegevens'; reden: string };
 
 /** The bounds of the `woonoppervlakte` a caller may send; a smaller held area is a BAG placeholder (often 1 m²). */
@@ -54,7 +54,7 @@ export const MAX_WOONOPPERVLAKTE = 2000;
 const BESTAAT_NIET = new Set(['verblijfsobject gevormd', 'niet gerealiseerd verblijfsobject', 'verblijfsobject ingetrokken', 'verblijfsobject ten onrechte opgevoerd', 'plaats ingetrokken']);
 
 /** Why no home's market value applies to `a` at `peildatum` (Dutch, for the free 422), or null. */
-export function geenWoningwaarde(a: WaarderingsAdres, peildatum: string, woonoppervlakte: number | undefined): string | null {
+export function geenWoningwaarde(a: WaarderingsAdres, peildatum: string, woonoppervlakte: number | undefined, oudsteVerkoop: string | null): string | null {
   const doelen = (a.gebruiksdoelen ?? []).map((d) => d.trim().toLowerCase());
   if (!doelen.includes('woonfunctie')) {
     const wat = doelen.length ? `als gebruiksdoel ${doelen.join(', ')}` : a.objectType === 'ligplaats' ? 'een ligplaats' : a.objectType === 'standplaats' ? 'een standplaats' : 'geen gebruiksdoel';
@@ -74,12 +74,16 @@ export function geenWoningwaarde(a: WaarderingsAdres, peildatum: string, woonopp
     return `De woonoppervlakte van dit adres is onbekend${bag}; geef woonoppervlakte mee (${MIN_WOONOPPERVLAKTE} tot en met ${MAX_WOONOPPERVLAKTE} m²).`;
   }
   if (a.lat == null || a.lon == null) return 'De ligging van dit adres is onbekend; een waarde is niet te bepalen.';
+  // Comparables are sold strictly before the peildatum: on or before the oldest held sale there are none.
+  if (oudsteVerkoop && peildatum <= oudsteVerkoop) {
+    return `Voor peildatum ${peildatum} zijn geen verkopen bekend: de oudste verkoop in de gegevens is van ${oudsteVerkoop}. Kies een peildatum na die datum.`;
+  }
   return null;
 }
 
 /** Value the address at `peildatum` (Y-m-d); `woonoppervlakte` replaces the BAG area when given. */
 export function waardeerAdres(model: ValuationModel, a: WaarderingsAdres, peildatum: string, woonoppervlakte?: number): AdresWaarde {
-  const reden = geenWoningwaarde(a, peildatum, woonoppervlakte);
+  const reden = geenWoningwaarde(a, peildatum, woonoppervlakte, model.info.oudsteVerkoop);
   if (reden) return { soort: 'onvoldoende_gegevens', reden };
   // Only the WOZ value known at the peildatum (see woz.ts), as the sales' own WOZ values were chosen.
   const woz = wozBekendOp(a.woz?.map(([p, waarde]) => ({ peildatum: p, waarde })), peildatum);

@@ -543,6 +543,7 @@ export function modelFromState(state: ModelState): FittedModel {
   const info: ModelInfo = {
     versie: MODEL_VERSIE,
     verkopen: table.n,
+    oudsteVerkoop: table.n ? dateOfDay(table.day.reduce((a, d) => Math.min(a, d), Infinity)) : null,
     nieuwsteVerkoop: table.n ? dateOfDay(table.newestDay) : null,
     indexBron: core.index.bron,
     gekalibreerdOp: calibrated?.slice?.van ?? null,

@@ -27,7 +27,7 @@ export const waarde = maakLookup({
   beschrijving:
     'Geschatte marktwaarde in hele euro met een bandbreedte (min, max: een 80%-interval, gekalibreerd op gemeten fouten) en een betrouwbaarheidslabel ' +
     '(hoog: kans_binnen_10_procent is minstens 0,90 en bij vergelijkbare waarderingen lag de verkoopprijs gemeten in minstens 90 % van de gevallen binnen 10 % van de waarde; laag: bij vergelijkbare waarderingen lag de verkoopprijs in minder dan 75 % van de gevallen binnen 20 %; normaal: daartussen). Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. ' +
-    'Kost {prijs}. Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht. Gratis 422: het adres is geen woning (geen woonfunctie in de BAG) of bestond op de peildatum nog niet, of de woonoppervlakte of ligging ervan is onbekend.',
+    'Kost {prijs}. Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht. Gratis 422: het adres is geen woning (geen woonfunctie in de BAG) of bestond op de peildatum nog niet, de woonoppervlakte of ligging ervan is onbekend, of de peildatum ligt niet na de oudste verkoop in de gegevens.',
   extraInvoer: {
     peildatum: peildatumSchema,
     // A pipe, not a bare z.int(): trpc-to-openapi would switch coerce on for a bare number field.
@@ -46,7 +46,7 @@ export const waarde = maakLookup({
       'Geschatte marktwaarde (hele euro) met bandbreedte min/max (80%-interval) en betrouwbaarheid (hoog/normaal/laag) voor één Nederlands adres. ' +
       'Indicatief, geen taxatie. Kost {prijs}; te weinig vergelijkbare verkopen geeft een fout zonder getal (wel in rekening gebracht); een adres dat geen woning is, of zonder bekende woonoppervlakte, een gratis fout.',
   },
-  extraFouten: { 422: 'Te weinig vergelijkbare verkopen voor een waarde (in rekening gebracht); of, gratis: het adres is geen woning (geen woonfunctie in de BAG) of bestond op de peildatum nog niet, of de woonoppervlakte of ligging ervan is onbekend.' },
+  extraFouten: { 422: 'Te weinig vergelijkbare verkopen voor een waarde (in rekening gebracht); of, gratis: het adres is geen woning (geen woonfunctie in de BAG) of bestond op de peildatum nog niet, de woonoppervlakte of ligging ervan is onbekend, of de peildatum ligt niet na de oudste verkoop in de gegevens.' },
   data: z.object({
     marktwaarde: z.int().describe('Geschatte marktwaarde, hele euro'),
     min: z.int().describe('Ondergrens van de bandbreedte, euro'),
