@@ -99,6 +99,22 @@ describe('buildModel / waardeer', () => {
     const w = small.waardeer(subjectAt(sales[0]), '2024-06-01');
     if (w.soort === 'waarde') expect(w.betrouwbaarheid).toBe('laag');
   });
+
+  it("uncalibrated: probability and band say no more than 'laag' does (under 75 % within 20 %)", () => {
+    const small = buildModel(sales.slice(0, 600), { priceIndex: FLAT_INDEX });
+    const w = sales
+      .slice(0, 300)
+      .map((s) => small.waardeer(subjectAt(s, { uitsluiten: [s.id] }), '2024-06-01'))
+      .filter((x): x is Waardering => x.soort === 'waarde');
+    expect(w.length).toBeGreaterThan(100);
+    for (const x of w) {
+      expect(x.betrouwbaarheid).toBe('laag');
+      expect(x.kansBinnen10).toBeLessThanOrEqual(0.4335);
+      // An 80 % band within ±20 % would promise more than 75 % within 20 %.
+      expect(x.max / x.marktwaarde).toBeGreaterThan(1.25);
+      expect(x.min / x.marktwaarde).toBeLessThan(0.8);
+    }
+  });
 });
 
 describe('honesty of the comparables', () => {

@@ -7,7 +7,7 @@ import { bandFor, fitBandGroups, fitCalibration, uncertaintyScore } from './cali
 import type { Calibration, CalibrationCase } from './calibration.ts';
 import { estimate, subjectAttributes } from './comparables.ts';
 import type { CodedSubject, RawEstimate, Scratch, SearchParams } from './comparables.ts';
-import { afwijking, fitKansCurve, fitLabelThresholds, HOOG_BINNEN, kansFor, kansOngekalibreerd, labelFor, labelMetKans } from './confidence.ts';
+import { afwijking, fitKansCurve, fitLabelThresholds, HOOG_BINNEN, kansFor, kansOngekalibreerd, labelFor, labelMetKans, SIGMA_LAAG, Z80 } from './confidence.ts';
 import type { KansCurve, LabelThresholds } from './confidence.ts';
 import { coreFromState, coreToState, DEFAULT_CORE_OPTIONS, fitCore, scratchFor } from './core.ts';
 import type { CoreOptions, CoreState, FittedCore } from './core.ts';
@@ -582,10 +582,10 @@ export function modelFromState(state: ModelState): FittedModel {
       score = uncertaintyScore(cal, e);
       [lo, hi] = bandFor(cal, score, labelFor(labels, score));
     } else {
-      // Uncalibrated (tiny data): the comparables' own spread, widened for the unknown; label 'laag'.
+      // Uncalibrated (tiny data): the comparables' own spread, widened for the unknown, at least what 'laag' implies.
       score = Infinity;
-      lo = -2 * e.spreiding - 0.05;
-      hi = 2 * e.spreiding + 0.05;
+      hi = Math.max(2 * e.spreiding + 0.05, Z80 * SIGMA_LAAG);
+      lo = -hi;
     }
     const marktwaarde = Math.round(Math.exp(logWaarde));
     const kans = Math.round((fit?.kans ? kansFor(fit.kans, hi - lo) : kansOngekalibreerd(hi - lo)) * 1000) / 1000;

@@ -26,7 +26,7 @@ export const waarde = maakLookup({
   samenvatting: 'Marktwaarde (indicatief, geen taxatie)',
   beschrijving:
     'Geschatte marktwaarde in hele euro met een bandbreedte (min, max: een 80%-interval, gekalibreerd op gemeten fouten) en een betrouwbaarheidslabel ' +
-    '(hoog: kans_binnen_10_procent is minstens 0,90 en bij vergelijkbare waarderingen lag de verkoopprijs gemeten in minstens 90 % van de gevallen binnen 10 % van de waarde; laag: bij vergelijkbare waarderingen lag de verkoopprijs in minder dan 75 % van de gevallen binnen 20 %; normaal: daartussen). Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. ' +
+    '(hoog: kans_binnen_10_procent is minstens 0,90 en bij vergelijkbare waarderingen lag de verkoopprijs gemeten in minstens 90 % van de gevallen binnen 10 % van de waarde; laag: bij vergelijkbare waarderingen lag de verkoopprijs in minder dan 75 % van de gevallen binnen 20 %; normaal: daartussen). Zonder kalibratie (te weinig verkopen om fouten te meten): betrouwbaarheid laag, een bandbreedte van minstens −20 % tot +25 % en kans_binnen_10_procent hoogstens 0,43. Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. ' +
     'Kost {prijs}. Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht. Gratis 422: het adres is geen woning (geen woonfunctie in de BAG) of bestond op de peildatum nog niet, de woonoppervlakte of ligging ervan is onbekend, of de peildatum ligt niet na de oudste verkoop in de gegevens.',
   extraInvoer: {
     peildatum: peildatumSchema,
@@ -56,7 +56,10 @@ export const waarde = maakLookup({
       .number()
       .min(0)
       .max(1)
-      .describe('Kans (0–1) dat de verkoopprijs binnen 10% van de marktwaarde ligt, gekalibreerd op gemeten fouten; betrouwbaarheid is hoog alleen bij 0,90 of meer'),
+      .describe(
+        'Kans (0–1) dat de verkoopprijs binnen 10% van de marktwaarde ligt, gekalibreerd op gemeten fouten; betrouwbaarheid is hoog alleen bij 0,90 of meer. ' +
+          'Zonder kalibratie (te weinig verkopen) een aanname uit de spreiding van de vergelijkbare verkopen, nooit meer dan betrouwbaarheid laag toelaat: hoogstens 0,43.',
+      ),
     peildatum: z.string().describe('Y-m-d'),
     valuta: z.literal('EUR'),
   }),
