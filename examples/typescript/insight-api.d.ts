@@ -940,7 +940,7 @@ export interface operations {
             content: {
                 "application/json": {
                     adres: components["schemas"]["AdresInvoer"];
-                    /** @description Peildatum JJJJ-MM-DD, van 1900-01-01 tot en met vandaag; standaard vandaag (Europe/Amsterdam). */
+                    /** @description Peildatum JJJJ-MM-DD, van 1900-01-01 tot en met vandaag; standaard vandaag (Europe/Amsterdam). Vergelijkbare verkopen van vóór die datum; index, correcties en kalibratie zijn geschat op alle verkopen, dus een waarde op een datum in het verleden kan na een import van latere verkopen licht verschuiven. */
                     peildatum?: string;
                     /** @description Woonoppervlakte in m², 20 tot en met 2000; vervangt de oppervlakte uit de BAG. */
                     woonoppervlakte?: number;

@@ -88,6 +88,19 @@ describe('buildModel / waardeer', () => {
     if (w.soort === 'te_weinig') expect(w.reden).toContain('in de 60 maanden voor de peildatum (0,');
   });
 
+  it('a past peildatum cuts the comparables, not what is fitted on all held sales: later sales can move its value (docs/waardemodel.md)', () => {
+    const s = sales[0];
+    const subject = subjectAt(s, { uitsluiten: [s.id] });
+    const toen = model.waardeer(subject, '2022-06-01');
+    const later = sales.filter((x) => x.datum >= '2023-01-01').map((x) => ({ ...x, id: `L${x.id}`, objectId: `L${x.objectId}`, prijs: Math.round(x.prijs * 1.3) }));
+    const nu = buildModel([...sales, ...later], { priceIndex: FLAT_INDEX }).waardeer(subject, '2022-06-01');
+    expect(toen.soort === 'waarde' && nu.soort === 'waarde').toBe(true);
+    if (toen.soort !== 'waarde' || nu.soort !== 'waarde') return;
+    expect(nu.nComps).toBe(toen.nComps);
+    expect(nu.marktwaarde).not.toBe(toen.marktwaarde);
+    expect(Math.abs(nu.marktwaarde / toen.marktwaarde - 1)).toBeLessThan(0.05);
+  });
+
   it('rejects a subject without living area', () => {
     expect(() => model.waardeer({ lat: 52.1, lon: 5.1, oppervlakte: 0 }, '2024-01-01')).toThrow(/oppervlakte/i);
     expect(() => model.waardeer(subjectAt(sales[0]), '2024-02-30')).toThrow(/datum/i);

@@ -559,7 +559,7 @@ export function modelFromState(state: ModelState): FittedModel {
     let logWaarde = e.logWaarde;
     // The second stage was trained on every held sale: it may only speak for a peildatum after the
     // newest of them. Before that (a valuation in the past) the comparables alone answer, with
-    // their own band and labels, so no sale on or after the peildatum is ever used.
+    // their own band and labels. Index, effects and calibration are fitted on all (docs/waardemodel.md).
     const live = stage.mode !== 'vergelijking' && peilDay > table.newestDay;
     const fit = live ? tweedeFit : vergelijkingFit;
     const cal = fit?.cal ?? null;

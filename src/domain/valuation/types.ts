@@ -132,6 +132,6 @@ export interface ModelInfo {
 
 export interface ValuationModel {
   info: ModelInfo;
-  /** Value `subject` at `peildatum` (Y-m-d) using only sales strictly before that date. */
+  /** Value `subject` at `peildatum` (Y-m-d) from comparables sold strictly before that date. */
   waardeer(subject: Subject, peildatum: string): Waardering | Weigering;
 }

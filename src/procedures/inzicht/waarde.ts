@@ -16,7 +16,10 @@ const peildatumSchema = z
   .regex(DATUM_INVOER_RE, 'verwacht een datum als JJJJ-MM-DD, niet vóór 1900-01-01')
   .refine(geldigeDatum, 'geen bestaande datum')
   .optional()
-  .describe('Peildatum JJJJ-MM-DD, van 1900-01-01 tot en met vandaag; standaard vandaag (Europe/Amsterdam).');
+  .describe(
+    'Peildatum JJJJ-MM-DD, van 1900-01-01 tot en met vandaag; standaard vandaag (Europe/Amsterdam). Vergelijkbare verkopen van vóór die datum; ' +
+      'index, correcties en kalibratie zijn geschat op alle verkopen, dus een waarde op een datum in het verleden kan na een import van latere verkopen licht verschuiven.',
+  );
 
 /** 422 (charged) when the comparable sales are too thin: never a number then. */
 export const waarde = maakLookup({
