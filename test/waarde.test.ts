@@ -10,9 +10,11 @@ describe(`POST /api/v1/inzicht/waarde (${dialect})`, () => {
   let t: TestApp;
   let subject: Awaited<ReturnType<typeof maakAdres>>;
   let afgelegen: Awaited<ReturnType<typeof maakAdres>>;
+  let oudste: string;
   beforeAll(async () => {
     t = await createTestApp({ RATE_LIMIT_REST_PER_MIN: '1000' });
-    await maakVerkopen(t.db.prisma, { lat: 52.1, lon: 5.1, n: 600, van: '2020-01-01', tot: '2026-10-31' });
+    const verkopen = await maakVerkopen(t.db.prisma, { lat: 52.1, lon: 5.1, n: 600, van: '2020-01-01', tot: '2026-10-31' });
+    oudste = verkopen.map((v) => v.transactiedatum.toISOString().slice(0, 10)).sort()[0];
     subject = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: 110 });
     await t.db.prisma.woningtype.create({ data: { adresId: subject.id, woningtype: 'tussenwoning', afgeleidUit: 'test', bron: 'testdata' } });
     afgelegen = await maakAdres(t.db.prisma, { lat: 53.4, lon: 6.8, oppervlakte: 110 });
@@ -87,6 +89,82 @@ describe(`POST /api/v1/inzicht/waarde (${dialect})`, () => {
     expect((await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits).toBe(82);
     const usage = await t.db.prisma.usageRecord.findFirstOrThrow({ where: { accountId } });
     expect(usage).toMatchObject({ voorziening: 'waarde', status: 422, credits: 18, gefactureerdCent: 90 });
+  });
+
+  async function credits(accountId: string) {
+    return (await t.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).credits;
+  }
+
+  it('an address without woonfunctie (shop, office, berth) is a free 422 saying it is not a dwelling, also with woonoppervlakte', async () => {
+    const { accountId, key } = await t.klant(100);
+    const winkel = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: 110, gebruiksdoelen: ['winkelfunctie'] });
+    await t.db.prisma.woningtype.create({ data: { adresId: winkel.id, woningtype: 'overig', afgeleidUit: 'test', bron: 'testdata' } });
+    const kantoor = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: 302, gebruiksdoelen: ['kantoorfunctie', 'bijeenkomstfunctie'] });
+    const ligplaats = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: null, objectType: 'ligplaats', gebruiksdoelen: [] });
+    for (const [a, body, wat] of [
+      [winkel, adresBody(winkel), /gebruiksdoel winkelfunctie/],
+      [kantoor, adresBody(kantoor), /gebruiksdoel kantoorfunctie, bijeenkomstfunctie/],
+      [kantoor, { ...adresBody(kantoor), woonoppervlakte: 120 }, /kantoorfunctie/],
+      [ligplaats, { ...adresBody(ligplaats), woonoppervlakte: 80 }, /een ligplaats/],
+    ] as const) {
+      const res = await post(key, body);
+      expect(res.statusCode, `${a.postcode}: ${res.body}`).toBe(422);
+      expect(res.json().fout).toMatch(/^Dit adres is geen woning: /);
+      expect(res.json().fout).toMatch(wat);
+      expect(res.json().fout).toMatch(/geen woonfunctie/);
+      expect(res.headers['insight-gefactureerd-cent']).toBe('0');
+    }
+    expect(await credits(accountId)).toBe(100);
+    // A home with a second use is a home.
+    const metPraktijk = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte: 110, gebruiksdoelen: ['woonfunctie', 'kantoorfunctie'] });
+    expect((await post(key, adresBody(metPraktijk))).statusCode).toBe(200);
+  });
+
+  it('a held area below 20 m² (a BAG placeholder such as 1) counts as unknown: free 422 asking for woonoppervlakte, which then values it', async () => {
+    const { accountId, key } = await t.klant(100);
+    for (const oppervlakte of [1, 19, null]) {
+      const a = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, oppervlakte });
+      const res = await post(key, adresBody(a));
+      expect(res.statusCode, `${oppervlakte}: ${res.body}`).toBe(422);
+      expect(res.json().fout).toMatch(/^De woonoppervlakte van dit adres is onbekend.*geef woonoppervlakte mee \(20 tot en met 2000 m²\)\.$/);
+      if (oppervlakte) expect(res.json().fout).toContain(`de BAG vermeldt ${oppervlakte} m²`);
+      expect(res.headers['insight-gefactureerd-cent']).toBe('0');
+      expect((await post(key, { ...adresBody(a), woonoppervlakte: 100 })).statusCode).toBe(200);
+    }
+    expect(await credits(accountId)).toBe(100 - 3 * 18);
+  });
+
+  it('a home not built at the peildatum, or never or no longer there, is a free 422', async () => {
+    const { accountId, key } = await t.klant(100);
+    const nieuwbouw = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, bouwjaar: 2026 });
+    const gevormd = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, bouwjaar: 2026, status: 'Verblijfsobject gevormd' });
+    const nooit = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, status: 'Niet gerealiseerd verblijfsobject' });
+    const weg = await maakAdres(t.db.prisma, { lat: 52.1, lon: 5.1, status: 'Verblijfsobject ingetrokken' });
+    for (const [body, fout] of [
+      [{ ...adresBody(nieuwbouw), peildatum: '2021-06-01' }, /^Deze woning is volgens de BAG gebouwd in 2026, na de peildatum 2021-06-01: op die datum bestond ze nog niet\.$/],
+      [adresBody(gevormd), /^Deze woning is volgens de BAG nog niet gebouwd \(status 'Verblijfsobject gevormd'\)/],
+      [adresBody(nooit), /^Deze woning bestaat volgens de BAG niet of niet meer \(status 'Niet gerealiseerd verblijfsobject'\)/],
+      [adresBody(weg), /status 'Verblijfsobject ingetrokken'/],
+    ] as const) {
+      const res = await post(key, body);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().fout).toMatch(fout);
+      expect(res.headers['insight-gefactureerd-cent']).toBe('0');
+    }
+    expect(await credits(accountId)).toBe(100);
+    // Built in the peildatum's year: valued.
+    expect((await post(key, { ...adresBody(nieuwbouw), peildatum: '2026-06-01' })).statusCode).toBe(200);
+  });
+
+  it('a peildatum on or before the oldest held sale is a free 422 naming that sale date', async () => {
+    const { accountId, key } = await t.klant(100);
+    for (const peildatum of ['1975-01-01', '2019-01-01', oudste]) {
+      const res = await post(key, { ...adresBody(subject), peildatum });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().fout).toBe(`Voor peildatum ${peildatum} zijn geen verkopen bekend: de oudste verkoop in de gegevens is van ${oudste}. Kies een peildatum na die datum.`);
+      expect(res.headers['insight-gefactureerd-cent']).toBe('0');
+    }
+    expect(await credits(accountId)).toBe(100);
   });
 
   it('an unknown address is 404 and not charged', async () => {

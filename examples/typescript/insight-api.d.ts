@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Marktwaarde (indicatief, geen taxatie)
-         * @description Geschatte marktwaarde in hele euro met een bandbreedte (min, max: een 80%-interval, gekalibreerd op gemeten fouten) en een betrouwbaarheidslabel (hoog: kans_binnen_10_procent is minstens 0,90 en bij vergelijkbare waarderingen lag de verkoopprijs gemeten in minstens 90 % van de gevallen binnen 10 % van de waarde; laag: bij vergelijkbare waarderingen lag de verkoopprijs in minder dan 75 % van de gevallen binnen 20 %; normaal: daartussen). Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. Kost 18 credits (€ 0,90). Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht; woonoppervlakte of ligging van het adres onbekend: 422, gratis.
+         * @description Geschatte marktwaarde in hele euro met een bandbreedte (min, max: een 80%-interval, gekalibreerd op gemeten fouten) en een betrouwbaarheidslabel (hoog: kans_binnen_10_procent is minstens 0,90 en bij vergelijkbare waarderingen lag de verkoopprijs gemeten in minstens 90 % van de gevallen binnen 10 % van de waarde; laag: bij vergelijkbare waarderingen lag de verkoopprijs in minder dan 75 % van de gevallen binnen 20 %; normaal: daartussen). Zonder kalibratie (te weinig verkopen om fouten te meten): betrouwbaarheid laag, een bandbreedte van minstens −20 % tot +25 % en kans_binnen_10_procent hoogstens 0,43. Vergelijkbare verkopen vóór de peildatum, geïndexeerd naar de peildatum. Kost 18 credits (€ 0,90). Te weinig vergelijkbare verkopen: 422 zonder getal, wel in rekening gebracht. Gratis 422: het adres is geen woning (geen woonfunctie in de BAG) of bestond op de peildatum nog niet, de woonoppervlakte of ligging ervan is onbekend, of de peildatum ligt niet na de oudste verkoop in de gegevens.
          */
         post: operations["inzicht-waarde"];
         delete?: never;
@@ -389,7 +389,7 @@ export interface components {
                 max: number;
                 /** @enum {string} */
                 betrouwbaarheid: "hoog" | "normaal" | "laag";
-                /** @description Kans (0–1) dat de verkoopprijs binnen 10% van de marktwaarde ligt, gekalibreerd op gemeten fouten; betrouwbaarheid is hoog alleen bij 0,90 of meer */
+                /** @description Kans (0–1) dat de verkoopprijs binnen 10% van de marktwaarde ligt, gekalibreerd op gemeten fouten; betrouwbaarheid is hoog alleen bij 0,90 of meer. Zonder kalibratie (te weinig verkopen) een aanname uit de spreiding van de vergelijkbare verkopen, nooit meer dan betrouwbaarheid laag toelaat: hoogstens 0,43. */
                 kans_binnen_10_procent: number;
                 /** @description Y-m-d */
                 peildatum: string;
@@ -940,7 +940,7 @@ export interface operations {
             content: {
                 "application/json": {
                     adres: components["schemas"]["AdresInvoer"];
-                    /** @description Peildatum JJJJ-MM-DD, van 1900-01-01 tot en met vandaag; standaard vandaag (Europe/Amsterdam). */
+                    /** @description Peildatum JJJJ-MM-DD, van 1900-01-01 tot en met vandaag; standaard vandaag (Europe/Amsterdam). Vergelijkbare verkopen van vóór die datum; index, correcties en kalibratie zijn geschat op alle verkopen, dus een waarde op een datum in het verleden kan na een import van latere verkopen licht verschuiven. */
                     peildatum?: string;
                     /** @description Woonoppervlakte in m², 20 tot en met 2000; vervangt de oppervlakte uit de BAG. */
                     woonoppervlakte?: number;
@@ -1110,7 +1110,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
-            /** @description Te weinig vergelijkbare verkopen voor een waarde (in rekening gebracht), of woonoppervlakte of ligging van het adres onbekend (gratis). */
+            /** @description Te weinig vergelijkbare verkopen voor een waarde (in rekening gebracht); of, gratis: het adres is geen woning (geen woonfunctie in de BAG) of bestond op de peildatum nog niet, de woonoppervlakte of ligging ervan is onbekend, of de peildatum ligt niet na de oudste verkoop in de gegevens. */
             422: {
                 headers: {
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */

@@ -11,6 +11,10 @@ export interface AdresOpties {
   oppervlakte?: number | null;
   lat?: number;
   lon?: number;
+  objectType?: string;
+  gebruiksdoelen?: string[];
+  bouwjaar?: number | null;
+  status?: string | null;
 }
 
 /** A unique postcode per call: 1000AA, 1000AB, ... in a range tests do not otherwise use. */
@@ -38,13 +42,13 @@ export async function maakAdres(db: Db, o: AdresOpties = {}) {
       buurtNaam: 'Centrum',
       wijkCode: 'WK999901',
       wijkNaam: 'Oud',
-      objectType: 'verblijfsobject',
+      objectType: o.objectType ?? 'verblijfsobject',
       objectId: `${id}v`,
       pandId: `${id}p`,
-      gebruiksdoelen: ['woonfunctie'],
+      gebruiksdoelen: o.gebruiksdoelen ?? ['woonfunctie'],
       oppervlakte: o.oppervlakte === undefined ? 120 : o.oppervlakte,
-      bouwjaar: 1975,
-      status: 'Verblijfsobject in gebruik',
+      bouwjaar: o.bouwjaar === undefined ? 1975 : o.bouwjaar,
+      status: o.status === undefined ? 'Verblijfsobject in gebruik' : o.status,
       lat: o.lat ?? 52.1,
       lon: o.lon ?? 5.1,
       bron: 'testdata',

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { formatAblation, formatSummary } from '../../src/cli/commands/backtest.ts';
 import { parseVerkopen } from '../../src/domain/register/parsers/verkopen.ts';
 import { accuracy, computeMetrics, defaultFrom, formatPredictionsCsv, formatSalesCsv, parseSalesCsv, renderReport, runBacktest } from '../../src/domain/valuation/backtest/index.ts';
 import type { BacktestPrediction } from '../../src/domain/valuation/backtest/index.ts';
@@ -82,6 +83,23 @@ describe('sales CSV', () => {
     // Foreign files: decimal prices and years are rounded, an area of 0 is unknown.
     const f = await parseSalesCsv('id,datum,prijs,lat,lon,oppervlakte,bouwjaar\n3,2024-01-03,350000.4,47.5,-122.3,0,1978.0\n');
     expect(f.verkopen[0]).toMatchObject({ prijs: 350000, oppervlakte: null, bouwjaar: 1978 });
+  });
+
+  it("bounds koopsom as the import does (1 to 2^31 − 1): 1e308 made the PRD Infinity", async () => {
+    const r = await parseSalesCsv('id,datum,prijs,lat,lon\na,2024-01-01,1e308,52,5\nb,2024-01-01,2147483648,52,5\nc,2024-01-01,0.4,52,5\nd,2024-01-01,2147483647,52,5\ne,2024-01-01,1,52,5\n');
+    expect(r.geweigerd.map((g) => g.regel)).toEqual([2, 3, 4]);
+    expect(r.geweigerd[0].reden).toBe('ongeldige koopsom "1e308" (getal 1–2147483647)');
+    expect(r.verkopen.map((v) => v.prijs)).toEqual([2147483647, 1]);
+  });
+});
+
+describe('backtest text output', () => {
+  it("prints '–', never NaN or Infinity, for figures a tiny file cannot give (two sales)", () => {
+    const twee = syntheticSales({ n: 2, seed: 5 }).sales.map((s, i) => ({ ...s, datum: `2024-0${i + 1}-01` }));
+    const r = runBacktest(twee);
+    const tekst = [formatSummary(r), formatAblation([{ mode: 'gecombineerd', omschrijving: 'x', hitRate: NaN, overall: r.metrics.overall, gewicht: NaN, bomen: 0 }])].join('\n');
+    expect(tekst).not.toMatch(/NaN|Infinity/);
+    expect(tekst).toMatch(/^Mediaan ratio {3}– {3}COD – {3}PRD –$/m);
   });
 });
 

@@ -32,6 +32,7 @@ describe('buildModel / waardeer', () => {
     expect(model.info.versie).toBe(MODEL_VERSIE);
     expect(model.info.verkopen).toBe(6000);
     expect(model.info.nieuwsteVerkoop).toBe(sales.map((s) => s.datum).sort().at(-1));
+    expect(model.info.oudsteVerkoop).toBe(sales.map((s) => s.datum).sort()[0]);
     expect(model.info.indexBron).toBe('test-index');
     expect(model.info.gekalibreerdOp).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
@@ -59,11 +60,45 @@ describe('buildModel / waardeer', () => {
     if (w.soort === 'te_weinig') expect(w.reden).toMatch(/^Te weinig vergelijkbare verkopen binnen 8 km in de 60 maanden voor de peildatum \(\d, minimaal 5 nodig\)\.$/);
   });
 
+  it("takes BAG's placeholder build year 1005 (any before 1200) for unknown, in the subject and in the held sales", () => {
+    const s = sales.find((x) => x.bouwjaar != null)!;
+    const onbekend = model.waardeer(subjectAt(s, { bouwjaar: null, uitsluiten: [s.id] }), '2024-06-01');
+    expect(onbekend.soort).toBe('waarde');
+    for (const bouwjaar of [1005, 1199]) expect(model.waardeer(subjectAt(s, { bouwjaar, uitsluiten: [s.id] }), '2024-06-01')).toEqual(onbekend);
+    const t = buildSalesTable([1005, 1200, null].map((bouwjaar, i) => ({ ...s, id: `b${i}`, bouwjaar })));
+    expect([...t.bouwjaar]).toEqual([Number.NaN, 1200, Number.NaN]);
+  });
+
+  it('a refusal says when the sales are there but none is similar enough in area, or in build year', () => {
+    const s = sales.find((x) => x.woningtype !== 'appartement')!;
+    const klein = model.waardeer(subjectAt(s, { oppervlakte: 10, uitsluiten: [s.id] }), '2024-06-01');
+    const oud = model.waardeer(subjectAt(s, { bouwjaar: 1300, uitsluiten: [s.id] }), '2024-06-01');
+    const waar = 'Te weinig vergelijkbare verkopen binnen 8 km in de 60 maanden voor de peildatum';
+    expect(klein).toMatchObject({ soort: 'te_weinig', nComps: 0 });
+    expect(oud).toMatchObject({ soort: 'te_weinig', nComps: 0 });
+    if (klein.soort !== 'te_weinig' || oud.soort !== 'te_weinig') return;
+    expect(klein.reden).toMatch(new RegExp(`^${waar}: er zijn \\d{3,} verkopen, maar 0 daarvan lijken in woonoppervlakte genoeg op deze woning \\(minimaal 5 nodig\\)\\.$`));
+    expect(oud.reden).toMatch(new RegExp(`^${waar}: er zijn \\d{3,} verkopen, maar 0 daarvan lijken in bouwjaar en kenmerken genoeg op deze woning \\(minimaal 5 nodig\\)\\.$`));
+  });
+
   it('refuses before any sale exists (peildatum before the data)', () => {
     const w = model.waardeer(subjectAt(sales[0]), '2019-01-01');
     expect(w.soort).toBe('te_weinig');
     // The reason says where and when was searched: not an empty neighbourhood, but no sales before the peildatum.
     if (w.soort === 'te_weinig') expect(w.reden).toContain('in de 60 maanden voor de peildatum (0,');
+  });
+
+  it('a past peildatum cuts the comparables, not what is fitted on all held sales: later sales can move its value (docs/waardemodel.md)', () => {
+    const s = sales[0];
+    const subject = subjectAt(s, { uitsluiten: [s.id] });
+    const toen = model.waardeer(subject, '2022-06-01');
+    const later = sales.filter((x) => x.datum >= '2023-01-01').map((x) => ({ ...x, id: `L${x.id}`, objectId: `L${x.objectId}`, prijs: Math.round(x.prijs * 1.3) }));
+    const nu = buildModel([...sales, ...later], { priceIndex: FLAT_INDEX }).waardeer(subject, '2022-06-01');
+    expect(toen.soort === 'waarde' && nu.soort === 'waarde').toBe(true);
+    if (toen.soort !== 'waarde' || nu.soort !== 'waarde') return;
+    expect(nu.nComps).toBe(toen.nComps);
+    expect(nu.marktwaarde).not.toBe(toen.marktwaarde);
+    expect(Math.abs(nu.marktwaarde / toen.marktwaarde - 1)).toBeLessThan(0.05);
   });
 
   it('rejects a subject without living area', () => {
@@ -76,6 +111,22 @@ describe('buildModel / waardeer', () => {
     expect(small.info.gekalibreerdOp).toBeNull();
     const w = small.waardeer(subjectAt(sales[0]), '2024-06-01');
     if (w.soort === 'waarde') expect(w.betrouwbaarheid).toBe('laag');
+  });
+
+  it("uncalibrated: probability and band say no more than 'laag' does (under 75 % within 20 %)", () => {
+    const small = buildModel(sales.slice(0, 600), { priceIndex: FLAT_INDEX });
+    const w = sales
+      .slice(0, 300)
+      .map((s) => small.waardeer(subjectAt(s, { uitsluiten: [s.id] }), '2024-06-01'))
+      .filter((x): x is Waardering => x.soort === 'waarde');
+    expect(w.length).toBeGreaterThan(100);
+    for (const x of w) {
+      expect(x.betrouwbaarheid).toBe('laag');
+      expect(x.kansBinnen10).toBeLessThanOrEqual(0.4335);
+      // An 80 % band within ±20 % would promise more than 75 % within 20 %.
+      expect(x.max / x.marktwaarde).toBeGreaterThan(1.25);
+      expect(x.min / x.marktwaarde).toBeLessThan(0.8);
+    }
   });
 });
 

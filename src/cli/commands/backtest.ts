@@ -31,12 +31,13 @@ interface BacktestFlags {
 const DEMO = 'demo';
 
 const pct = (v: number, d = 1) => (Number.isFinite(v) ? `${(v * 100).toFixed(d)}%` : '–');
+const getal = (v: number, d: number) => (Number.isFinite(v) ? v.toFixed(d) : '–');
 
 export function formatAblation(rows: readonly AblationRow[]): string {
   const lines = ['Ablatie (zelfde splitsing)                              hit rate  MdAPE   binnen 10%  binnen 20%  dekking  COD    PRD    gewicht  bomen'];
   for (const a of rows) {
     const o = a.overall;
-    lines.push(`${a.omschrijving.padEnd(55)} ${pct(a.hitRate).padStart(8)}  ${pct(o.mdape, 2).padStart(6)}  ${pct(o.pe10).padStart(10)}  ${pct(o.pe20).padStart(10)}  ${pct(o.dekking).padStart(7)}  ${o.cod.toFixed(1).padStart(5)}  ${o.prd.toFixed(3)}  ${a.gewicht.toFixed(2).padStart(7)}  ${String(a.bomen).padStart(5)}`);
+    lines.push(`${a.omschrijving.padEnd(55)} ${pct(a.hitRate).padStart(8)}  ${pct(o.mdape, 2).padStart(6)}  ${pct(o.pe10).padStart(10)}  ${pct(o.pe20).padStart(10)}  ${pct(o.dekking).padStart(7)}  ${getal(o.cod, 1).padStart(5)}  ${getal(o.prd, 3)}  ${getal(a.gewicht, 2).padStart(7)}  ${String(a.bomen).padStart(5)}`);
   }
   return lines.join('\n');
 }
@@ -47,7 +48,7 @@ export function formatKansDecielen(rows: readonly KansDeciel[]): string {
   lines.push('  waargenomen                ' + rows.map((d) => pct(d.waargenomen, 0).padStart(5)).join(' '));
   lines.push('  verschil (punten)          ' + rows.map((d) => String(Math.round(100 * (d.waargenomen - d.voorspeld)) || 0).padStart(5)).join(' '));
   // Sampling noise alone: with the right probability the share of n sales stays within ± marge 95 % of the time.
-  lines.push('  steekproefmarge 95% (±)    ' + rows.map((d) => (100 * d.marge).toFixed(0).padStart(5)).join(' '));
+  lines.push('  steekproefmarge 95% (±)    ' + rows.map((d) => getal(100 * d.marge, 0).padStart(5)).join(' '));
   const buiten = rows.filter((d) => Math.abs(d.waargenomen - d.voorspeld) > d.marge).length;
   lines.push(`  buiten de marge: ${buiten} van ${rows.length} decielen (bij een juiste kans gemiddeld ${(0.05 * rows.length).toFixed(1).replace('.', ',')})`);
   return lines.join('\n');
@@ -65,8 +66,8 @@ function tabel(rijen: readonly Rij[]): string[] {
     const ref = rijen.find((x) => x.dataset === r.dataset && x.variant === 'referentie')?.metrics.overall.mdape ?? NaN;
     const lead = (1 - o.mdape / ref) * 100;
     const vi = r.onzekerheid.voorsprong;
-    const interval = vi ? ` (${(100 * vi.laag).toFixed(1)} … ${(100 * vi.hoog).toFixed(1)})` : '';
-    const voorsprong = r.variant === 'referentie' ? '' : `${Math.abs(lead).toFixed(1)}% ${lead >= 0 ? 'beter' : 'slechter'}${interval}`;
+    const interval = vi ? ` (${getal(100 * vi.laag, 1)} … ${getal(100 * vi.hoog, 1)})` : '';
+    const voorsprong = r.variant === 'referentie' ? '' : Number.isFinite(lead) ? `${Math.abs(lead).toFixed(1)}% ${lead >= 0 ? 'beter' : 'slechter'}${interval}` : '–';
     const mi = r.onzekerheid.mdape;
     const variant = VARIANT_OMSCHRIJVING[r.variant] + (r.kolommen.length ? ` (${r.kolommen.join(', ')})` : '');
     lines.push(
@@ -113,7 +114,7 @@ export function formatSummary(r: BacktestResult): string {
     `Hit rate        ${pct(m.hitRate)}  (${m.gewaardeerd} gewaardeerd, ${m.geweigerd} geweigerd)`,
     `MdAPE           ${pct(o.mdape, 2)}   gemiddelde APE ${pct(o.meanApe, 2)}`,
     `Binnen 5/10/20% ${pct(o.pe5)} / ${pct(o.pe10)} / ${pct(o.pe20)}`,
-    `Mediaan ratio   ${o.medianRatio.toFixed(3)}   COD ${o.cod.toFixed(1)}   PRD ${o.prd.toFixed(3)}`,
+    `Mediaan ratio   ${getal(o.medianRatio, 3)}   COD ${getal(o.cod, 1)}   PRD ${getal(o.prd, 3)}`,
     `Dekking 80%-band ${pct(o.dekking)}   (mediane bandbreedte ${pct(o.bandBreedte)})`,
     '',
     'Label     aandeel  MdAPE   binnen 10%  binnen 20%  dekking',

@@ -96,6 +96,9 @@ export interface RawEstimate {
   correctie: number;
   /** Radius of the last ring searched. */
   straal: number;
+  /** Sales of the segment within `straal` and the window, own dwelling aside; of those, with a similar area. */
+  inBereik?: number;
+  naOppervlakte?: number;
   /**
    * Weighted mean of each further attribute (KENMERKEN order) over the comparables that have it
    * (NaN: none has); null when the held sales carry no such attributes.
@@ -127,6 +130,8 @@ export class Scratch {
   w: Float64Array;
   tmp: Float64Array;
   order: number[] = [];
+  inBereik = 0;
+  naOppervlakte = 0;
   peilStamp: Int32Array;
   peilValue: Float64Array;
   request = 0;
@@ -171,19 +176,23 @@ function collect(core: ComparableCore, s: CodedSubject, peilDay: number, minDay:
   sc.ensure(found);
   const peilPos = monthPosition(peilDay);
   let k = 0;
+  sc.inBereik = 0;
+  sc.naOppervlakte = 0;
   for (let i = 0; i < found; i++) {
     const r = sc.found[i];
     const day = t.day[r];
     if (day >= peilDay || day < minDay) continue;
+    if (s.excludeObject >= 0 && t.object[r] === s.excludeObject) continue;
+    if (s.exclude !== null && s.exclude.has(t.ids[r])) continue;
+    sc.inBereik++;
     const lo = t.logOpp[r];
     if (lo !== lo) continue;
     const dOpp = s.logOpp - lo;
     if (dOpp > search.maxOppervlakteLog || dOpp < -search.maxOppervlakteLog) continue;
+    sc.naOppervlakte++;
     const by = t.bouwjaar[r];
     const dYear = s.bouwjaar - by;
     if (dYear > search.maxBouwjaarVerschil || dYear < -search.maxBouwjaarVerschil) continue;
-    if (s.excludeObject >= 0 && t.object[r] === s.excludeObject) continue;
-    if (s.exclude !== null && s.exclude.has(t.ids[r])) continue;
     const adj = attributeAdjustment(e, core.caps, s, lo, t.logPerceel[r], by, t.type[r], t.label[r], t.kenmerken, r * KENMERKEN.length);
     if (adj > core.caps.totaal || adj < -core.caps.totaal) continue;
     const c = core.curveOfRow[r];
@@ -217,7 +226,8 @@ export function estimate(core: ComparableCore, s: CodedSubject, peilDay: number,
     k = collect(core, s, peilDay, minDay, r, sc);
     if (k >= search.doelAantal) break;
   }
-  if (k === 0) return { logWaarde: NaN, nComps: 0, nEff: 0, spreiding: NaN, afstand: NaN, correctie: NaN, straal: radius, kenmerken: null };
+  const gevonden = { inBereik: sc.inBereik, naOppervlakte: sc.naOppervlakte };
+  if (k === 0) return { logWaarde: NaN, nComps: 0, nEff: 0, spreiding: NaN, afstand: NaN, correctie: NaN, straal: radius, kenmerken: null, ...gevonden };
 
   // Adaptive distance bandwidth: dense cities get a tight kernel, villages a wide one.
   const kth = Math.min(core.weights.afstandK, k) - 1;
@@ -253,7 +263,7 @@ export function estimate(core: ComparableCore, s: CodedSubject, peilDay: number,
     sd += sc.w[i] * sc.dist[i];
     sa += sc.w[i] * Math.abs(sc.adj[i]);
   }
-  const out: RawEstimate = { logWaarde, nComps: m, nEff: effectiveCount(sc.w, m), spreiding, afstand: sd / sw, correctie: sa / sw, straal: radius, kenmerken: kenmerkMeans(core.table, sc, m) };
+  const out: RawEstimate = { logWaarde, nComps: m, nEff: effectiveCount(sc.w, m), spreiding, afstand: sd / sw, correctie: sa / sw, straal: radius, kenmerken: kenmerkMeans(core.table, sc, m), ...gevonden };
   if (core.wozRatio && s.wozDeflated === s.wozDeflated) salesRatio(core, core.wozRatio, s, peilDay, sc, m, out);
   return out;
 }

@@ -152,14 +152,35 @@ export function kansFor(curve: KansCurve, breedte: number): number {
   return p[i] + f * (p[i + 1] - p[i]);
 }
 
+/** z of the two-sided 80 % interval of a normal distribution. */
+export const Z80 = 1.2816;
+
+/** P(|price / estimate − 1| <= binnen) for a normal log error with spread `sigma`. */
+function kansNormaal(sigma: number, binnen: number): number {
+  const phi = (x: number) => 0.5 * (1 + erf(x / Math.SQRT2));
+  return phi(Math.log1p(binnen) / sigma) - phi(Math.log1p(-binnen) / sigma);
+}
+
+/** The smallest log-error spread at which a normal error is under 75 % of the time within 20 %: what 'laag' says. */
+export const SIGMA_LAAG = (() => {
+  let lo = 0.01;
+  let hi = 2;
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (kansNormaal(mid, LAAG_BINNEN) >= LAAG_AANDEEL) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+})();
+
 /**
  * Without calibration: the chance that a normal log error with the spread the (uncalibrated) 80 %
- * band implies stays within 10 %. An assumption, so such a valuation is labelled 'laag' anyway.
+ * band implies stays within 10 %, that spread at least SIGMA_LAAG: such a valuation is labelled
+ * 'laag', so its probability may not claim more (at most ~0.43).
  */
 export function kansOngekalibreerd(breedte: number): number {
-  const sigma = breedte / 2 / 1.2816;
-  if (!(sigma > 0)) return 0;
-  return erf(-Math.log(0.9) / (sigma * Math.SQRT2));
+  const sigma = Math.max(breedte / 2 / Z80, SIGMA_LAAG);
+  return kansNormaal(sigma, HOOG_BINNEN);
 }
 
 /** Error function (Abramowitz–Stegun 7.1.26, |error| < 1.5e-7). */

@@ -7,7 +7,7 @@ import { bandFor, fitBandGroups, fitCalibration, uncertaintyScore } from './cali
 import type { Calibration, CalibrationCase } from './calibration.ts';
 import { estimate, subjectAttributes } from './comparables.ts';
 import type { CodedSubject, RawEstimate, Scratch, SearchParams } from './comparables.ts';
-import { afwijking, fitKansCurve, fitLabelThresholds, HOOG_BINNEN, kansFor, kansOngekalibreerd, labelFor, labelMetKans } from './confidence.ts';
+import { afwijking, fitKansCurve, fitLabelThresholds, HOOG_BINNEN, kansFor, kansOngekalibreerd, labelFor, labelMetKans, SIGMA_LAAG, Z80 } from './confidence.ts';
 import type { KansCurve, LabelThresholds } from './confidence.ts';
 import { coreFromState, coreToState, DEFAULT_CORE_OPTIONS, fitCore, scratchFor } from './core.ts';
 import type { CoreOptions, CoreState, FittedCore } from './core.ts';
@@ -16,7 +16,7 @@ import { ATTRIBUTE_FEATURES, FEATURES, featureCount, fitStage, refitStage, locat
 import type { Stage, StageMode, StageRow } from './learner.ts';
 import { predictGbdt } from './gbdt.ts';
 import { indexPoints, logIndexAt } from './price-index.ts';
-import { buildSalesTable, labelCode, SEGMENT_APARTMENT, SEGMENT_HOUSE, segmentOf, woningtypeCode, writeKenmerken } from './sales-table.ts';
+import { bekendBouwjaar, buildSalesTable, labelCode, SEGMENT_APARTMENT, SEGMENT_HOUSE, segmentOf, woningtypeCode, writeKenmerken } from './sales-table.ts';
 import type { SalesTable } from './sales-table.ts';
 import { KENMERKEN } from './types.ts';
 import { wozBekendOp } from './woz.ts';
@@ -94,7 +94,12 @@ function fmt(v: number, digits: number): string {
 /** The refusal rule, shared by the live path and calibration so both see the same population. */
 function refusal(e: RawEstimate, s: SearchParams): string | null {
   const waar = `binnen ${(s.ringen[s.ringen.length - 1] / 1000).toLocaleString('nl-NL')} km in de ${s.vensterMaanden} maanden voor de peildatum`;
-  if (e.nComps < s.minAantal) return `Te weinig vergelijkbare verkopen ${waar} (${e.nComps}, minimaal ${s.minAantal} nodig).`;
+  if (e.nComps < s.minAantal) {
+    const n = e.inBereik ?? 0;
+    if (n < s.minAantal) return `Te weinig vergelijkbare verkopen ${waar} (${e.nComps}, minimaal ${s.minAantal} nodig).`;
+    const waarin = (e.naOppervlakte ?? n) < s.minAantal ? 'woonoppervlakte' : 'bouwjaar en kenmerken';
+    return `Te weinig vergelijkbare verkopen ${waar}: er zijn ${n} verkopen, maar ${e.nComps} daarvan ${e.nComps === 1 ? 'lijkt' : 'lijken'} in ${waarin} genoeg op deze woning (minimaal ${s.minAantal} nodig).`;
+  }
   if (e.nEff < s.minNEff) return `Te weinig vergelijkbare verkopen ${waar} (effectief ${fmt(e.nEff, 1)}, minimaal ${s.minNEff} nodig).`;
   if (!(e.spreiding <= s.maxSpreiding)) return `De vergelijkbare verkopen in de buurt lopen te ver uiteen voor een betrouwbare waarde (spreiding ${Math.round(e.spreiding * 100)}%).`;
   return null;
@@ -126,7 +131,7 @@ function codeSubject(core: FittedCore, s: Subject | null, t: SalesTable, row = -
   const type = woningtypeCode(subj.woningtype);
   const seg = segmentOf(type);
   const perceel = subj.perceel != null && subj.perceel > 0 ? Math.log(subj.perceel) : NaN;
-  const bouwjaar = subj.bouwjaar != null && subj.bouwjaar > 1000 ? subj.bouwjaar : NaN;
+  const bouwjaar = bekendBouwjaar(subj.bouwjaar);
   const x = subj.lon * t.projection.kx;
   const y = subj.lat * t.projection.ky;
   const woz = core.wozRatio ? wozBekendOp(subj.woz, peildatum) : null;
@@ -538,6 +543,7 @@ export function modelFromState(state: ModelState): FittedModel {
   const info: ModelInfo = {
     versie: MODEL_VERSIE,
     verkopen: table.n,
+    oudsteVerkoop: table.n ? dateOfDay(table.day.reduce((a, d) => Math.min(a, d), Infinity)) : null,
     nieuwsteVerkoop: table.n ? dateOfDay(table.newestDay) : null,
     indexBron: core.index.bron,
     gekalibreerdOp: calibrated?.slice?.van ?? null,
@@ -553,7 +559,7 @@ export function modelFromState(state: ModelState): FittedModel {
     let logWaarde = e.logWaarde;
     // The second stage was trained on every held sale: it may only speak for a peildatum after the
     // newest of them. Before that (a valuation in the past) the comparables alone answer, with
-    // their own band and labels, so no sale on or after the peildatum is ever used.
+    // their own band and labels. Index, effects and calibration are fitted on all (docs/waardemodel.md).
     const live = stage.mode !== 'vergelijking' && peilDay > table.newestDay;
     const fit = live ? tweedeFit : vergelijkingFit;
     const cal = fit?.cal ?? null;
@@ -576,10 +582,10 @@ export function modelFromState(state: ModelState): FittedModel {
       score = uncertaintyScore(cal, e);
       [lo, hi] = bandFor(cal, score, labelFor(labels, score));
     } else {
-      // Uncalibrated (tiny data): the comparables' own spread, widened for the unknown; label 'laag'.
+      // Uncalibrated (tiny data): the comparables' own spread, widened for the unknown, at least what 'laag' implies.
       score = Infinity;
-      lo = -2 * e.spreiding - 0.05;
-      hi = 2 * e.spreiding + 0.05;
+      hi = Math.max(2 * e.spreiding + 0.05, Z80 * SIGMA_LAAG);
+      lo = -hi;
     }
     const marktwaarde = Math.round(Math.exp(logWaarde));
     const kans = Math.round((fit?.kans ? kansFor(fit.kans, hi - lo) : kansOngekalibreerd(hi - lo)) * 1000) / 1000;

@@ -30,6 +30,13 @@ export function segmentOf(typeCode: number): number {
   return typeCode === 5 ? SEGMENT_APARTMENT : SEGMENT_HOUSE;
 }
 
+/** Build years before this are unknown: BAG writes 1005 for "unknown", and no Dutch dwelling predates it. */
+export const MIN_BOUWJAAR = 1200;
+
+export function bekendBouwjaar(v: number | null | undefined): number {
+  return v != null && v >= MIN_BOUWJAAR ? v : NaN;
+}
+
 /** Code 1..8 of an energy label ('A+++' .. 'G'), 0 when unknown. */
 export function labelCode(label: string | null | undefined): number {
   if (!label) return 0;
@@ -141,7 +148,7 @@ export function buildSalesTable(sales: readonly SaleRecord[], projection?: Proje
     t.logPrijs[j] = Math.log(s.prijs);
     t.logOpp[j] = positiveLog(s.oppervlakte);
     t.logPerceel[j] = positiveLog(s.perceel);
-    t.bouwjaar[j] = s.bouwjaar != null && s.bouwjaar > 1000 ? s.bouwjaar : NaN;
+    t.bouwjaar[j] = bekendBouwjaar(s.bouwjaar);
     t.type[j] = woningtypeCode(s.woningtype);
     t.label[j] = labelCode(s.energielabel);
     t.segment[j] = segmentOf(t.type[j]);

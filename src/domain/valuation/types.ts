@@ -121,7 +121,8 @@ export interface ModelInfo {
   versie: string;
   /** Number of sales the model holds. */
   verkopen: number;
-  /** Date of the most recent held sale (Y-m-d). */
+  /** Dates of the oldest and the most recent held sale (Y-m-d). */
+  oudsteVerkoop: string | null;
   nieuwsteVerkoop: string | null;
   /** Where the time adjustment comes from (e.g. 'CBS 83906NED' or 'geschat uit verkopen'). */
   indexBron: string;
@@ -131,6 +132,6 @@ export interface ModelInfo {
 
 export interface ValuationModel {
   info: ModelInfo;
-  /** Value `subject` at `peildatum` (Y-m-d) using only sales strictly before that date. */
+  /** Value `subject` at `peildatum` (Y-m-d) from comparables sold strictly before that date. */
   waardeer(subject: Subject, peildatum: string): Waardering | Weigering;
 }

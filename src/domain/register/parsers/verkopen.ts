@@ -50,6 +50,7 @@ const WONINGTYPE_ALIAS: Record<string, string> = {
 };
 
 const KLASSE = /^(A\+{0,5}|[B-G])$/;
+const KOOPSOM_MAX = 2_147_483_647; // the import's bound (an int column), for the backtest too
 
 const VERWACHT = `verkopenbestand (CSV met kopregel ${VERKOPEN_KOPREGEL} en eventueel ${VERKOPEN_OPTIONELE_KOLOMMEN.join(';')}, zie docs/import-formaten.md)`;
 
@@ -128,7 +129,7 @@ function leesRij(v: readonly string[], k: Map<string, number>, modus: Modus): Ve
   const ksRuw = get('koopsom');
   const koopsomRuw = backtest ? leesGetal(ksRuw) : leesGeheelGetal(ksRuw);
   const koopsom = koopsomRuw === null ? null : Math.round(koopsomRuw);
-  if (koopsom === null || koopsom < 1) return ksRuw ? `ongeldige koopsom ${citeer(ksRuw)} (geheel aantal euro's, alleen cijfers)` : 'koopsom ontbreekt';
+  if (koopsom === null || koopsom < 1 || koopsom > KOOPSOM_MAX) return ksRuw ? `ongeldige koopsom ${citeer(ksRuw)} (${backtest ? 'getal 1–2147483647' : "geheel aantal euro's, alleen cijfers"})` : 'koopsom ontbreekt';
   const getal = (naam: string, min: number, max: number, decimalen: boolean): number | null | string => {
     const r = get(naam);
     if (r === null) return null;
