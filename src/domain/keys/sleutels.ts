@@ -83,8 +83,6 @@ export async function maakSleutel(
         hash: sleutelHash(key),
         voorvoegsel: voorvoegsel(key),
         verlooptOp,
-        // The same clock as the expiry: a key made to live 1 day is exactly 1 day from it (its 1-day notice).
-        aangemaaktOp: now,
       },
       select: { id: true },
     });

@@ -569,7 +569,9 @@ export async function meldVerlopendeSleutels(db: Db, now: Date): Promise<number>
          UPDATE api_sleutel SET ${kolom} = $1::timestamptz
          WHERE ingetrokken_op IS NULL AND ${kolom} IS NULL
            AND verloopt_op > $1::timestamptz + make_interval(days => $4) AND verloopt_op <= $1::timestamptz + make_interval(days => $3)
-           AND aangemaakt_op <= verloopt_op - make_interval(days => $3) -- a key made with 3 days to live was never 7 days from it
+           -- A key made with 3 days to live was never 7 days from it; one made to live exactly 1 day (its expiry
+           -- set from the application's clock, aangemaakt_op a moment later by the database's) was.
+           AND aangemaakt_op <= verloopt_op - make_interval(days => $3) + interval '1 minute'
          RETURNING id, account_id, voorvoegsel, naam, verloopt_op
        )
        SELECT m.id, webhook_schrijf(m.account_id, 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'sleutel.verloopt', $2,
