@@ -14,7 +14,7 @@ import { beschrijfKop, bestanden, kopVanEerste, lijstItems, type Bron, type Bron
 import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesPosList } from './geo.ts';
 import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
 import { gemeenteNaam } from './gemeenten.ts';
-import { verwijderAdressen, verwijderPanden } from './opruimen.ts';
+import { EINDSTATUS, verwijderAdressen, verwijderPanden } from './opruimen.ts';
 import { StrikteDecoder } from './utf8.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import type { Database } from '../../../db/client.ts';
@@ -36,17 +36,7 @@ const OBJECT_ELEMENT: Record<string, ObjectSoort> = {
   Standplaats: 'STA',
 };
 
-const NIET_ACTUEEL = new Set([
-  'naamgeving ingetrokken',
-  'woonplaats ingetrokken',
-  'niet gerealiseerd pand',
-  'pand gesloopt',
-  'pand ten onrechte opgevoerd',
-  'niet gerealiseerd verblijfsobject',
-  'verblijfsobject ingetrokken',
-  'verblijfsobject ten onrechte opgevoerd',
-  'plaats ingetrokken',
-]);
+const NIET_ACTUEEL = new Set([...EINDSTATUS, 'woonplaats ingetrokken']);
 
 type Rol = ObjectSoort | 'GEM' | 'LEV' | 'OVERSLAAN' | 'ONBEKEND';
 
