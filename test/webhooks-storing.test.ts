@@ -1,8 +1,8 @@
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Bezorger } from '../src/domain/webhooks/bezorger.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
-import { dialect } from './support/db.ts';
+import { dialect, testDatabaseUrl } from './support/db.ts';
 
 /**
  * The webhook worker during a database outage logs like the request path does: one line when claiming
@@ -41,5 +41,33 @@ describe(`webhook worker during a database outage (${dialect})`, () => {
     } finally {
       await b.sluit();
     }
+  });
+  it.skipIf(!testDatabaseUrl)('a LISTEN connection lost (its backend ended, as in a database restart) is opened again: other processes wake the worker again', async () => {
+    const regels: { msg: string }[] = [];
+    const log = pino({ level: 'warn' }, { write: (s: string) => void regels.push(JSON.parse(s)) });
+    // Polling every minute: within this test only a notification wakes the worker.
+    const b = new Bezorger({
+      db: t.db.prisma, now: () => new Date(), log, onveilig: true, pollMs: 60_000, verloopControleMs: 0,
+      luisterVerbinding: t.db.openRawConnection, luisterOpnieuwMs: 50,
+    });
+    const luisteraars = () =>
+      t.db.prisma.$queryRawUnsafe<{ pid: number }[]>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN webhook_aflevering'`);
+    await b.start();
+    try {
+      const [eerste] = await luisteraars();
+      expect(eerste).toBeDefined();
+      await t.db.prisma.$queryRawUnsafe(`SELECT pg_terminate_backend(${eerste.pid})`);
+      await expect.poll(async () => (await luisteraars()).map((r) => r.pid).filter((p) => p !== eerste.pid).length, { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => regels.map((r) => r.msg), { timeout: 5_000 }).toContain('webhooks: LISTEN-verbinding weer open');
+      const wek = vi.spyOn(b, 'wek');
+      await t.db.prisma.$executeRawUnsafe(`SELECT pg_notify('webhook_aflevering', '')`);
+      await expect.poll(() => wek.mock.calls.length, { timeout: 5_000 }).toBeGreaterThan(0);
+      expect(regels.filter((r) => r.msg.startsWith('webhooks: LISTEN-verbinding verbroken'))).toHaveLength(1);
+    } finally {
+      await b.sluit();
+    }
+    // Closed with the worker: no listening backend left behind, no reconnect after the close.
+    await new Promise((r) => setTimeout(r, 150));
+    expect(await luisteraars()).toEqual([]);
   });
 });

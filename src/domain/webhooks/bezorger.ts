@@ -42,6 +42,8 @@ export interface BezorgerOpties {
   timeoutMs?: number;
   random?: () => number;
   luisterVerbinding?: () => Promise<pg.Client>;
+  /** After the LISTEN connection is lost: how long before it is opened again (default 5 s). */
+  luisterOpnieuwMs?: number;
   /** PostgreSQL: the worker's own connections, so its statements never queue behind request traffic. */
   eigenVerbinding?: () => Promise<pg.Client>;
   verloopControleMs?: number;
@@ -168,6 +170,8 @@ export class Bezorger {
   private verloopTimer?: NodeJS.Timeout;
   private losmaken?: () => void;
   private luisteraar?: pg.Client;
+  private luisterTimer?: NodeJS.Timeout;
+  private luisterMislukt = false;
   private readonly claimVerbinding: EigenVerbinding;
   private readonly uitslagVerbinding: EigenVerbinding;
 
@@ -181,6 +185,7 @@ export class Bezorger {
       timeoutMs: TIMEOUT_MS,
       random: Math.random,
       verloopControleMs: 60_000,
+      luisterOpnieuwMs: 5_000,
       snelMs: 500,
       ...o,
       maxPerEndpointSnel: Math.min(maxTotaal, Math.max(maxPerEndpoint, o.maxPerEndpointSnel ?? Math.floor(maxTotaal / 2))),
@@ -192,17 +197,7 @@ export class Bezorger {
 
   async start(): Promise<void> {
     this.losmaken = luisterNaarAfleveringen(() => this.wek());
-    if (this.o.luisterVerbinding) {
-      try {
-        const c = await this.o.luisterVerbinding();
-        c.on('notification', () => this.wek());
-        c.on('error', (err) => this.o.log.warn({ err }, 'webhooks: LISTEN-verbinding verbroken; alleen polling'));
-        await c.query('LISTEN webhook_aflevering');
-        this.luisteraar = c;
-      } catch (err) {
-        this.o.log.warn({ err }, 'webhooks: LISTEN niet mogelijk; alleen polling');
-      }
-    }
+    await this.luister();
     this.timer = setInterval(() => this.wek(), this.o.pollMs);
     this.timer.unref();
     if (this.o.verloopControleMs > 0) {
@@ -212,6 +207,52 @@ export class Bezorger {
       controle();
     }
     this.wek();
+  }
+
+  /** LISTEN on its own connection; one lost (a database restart) is opened again every LUISTER_OPNIEUW_MS, polling meanwhile. */
+  private async luister(): Promise<void> {
+    if (!this.o.luisterVerbinding || this.gestopt) return;
+    const opnieuw = () => {
+      if (this.gestopt || this.luisterTimer) return;
+      this.luisterTimer = setTimeout(() => {
+        this.luisterTimer = undefined;
+        void this.luister();
+      }, this.o.luisterOpnieuwMs);
+      this.luisterTimer.unref();
+    };
+    let c: pg.Client | undefined;
+    try {
+      c = await this.o.luisterVerbinding();
+      const verbinding = c;
+      verbinding.on('notification', () => this.wek());
+      const weg = (err?: Error) => {
+        if (this.luisteraar !== verbinding) return;
+        this.luisteraar = undefined;
+        void verbinding.end().catch(() => {});
+        if (this.gestopt) return;
+        this.o.log.warn({ err }, 'webhooks: LISTEN-verbinding verbroken; polling tot ze weer open is');
+        this.luisterMislukt = true;
+        opnieuw();
+      };
+      verbinding.on('error', weg);
+      verbinding.on('end', () => weg());
+      await verbinding.query('LISTEN webhook_aflevering');
+      if (this.gestopt) {
+        await verbinding.end().catch(() => {});
+        return;
+      }
+      this.luisteraar = verbinding;
+      if (this.luisterMislukt) {
+        this.luisterMislukt = false;
+        this.o.log.warn('webhooks: LISTEN-verbinding weer open');
+        this.wek();
+      }
+    } catch (err) {
+      void c?.end().catch(() => {});
+      if (!this.luisterMislukt) this.o.log.warn({ err }, 'webhooks: LISTEN niet mogelijk; polling en opnieuw proberen');
+      this.luisterMislukt = true;
+      opnieuw();
+    }
   }
 
   /** Coalesced. An idle worker claims at once, so a lone event goes out within milliseconds. */
@@ -489,6 +530,7 @@ export class Bezorger {
     clearTimeout(this.gepland);
     clearInterval(this.timer);
     clearInterval(this.verloopTimer);
+    clearTimeout(this.luisterTimer);
     this.losmaken?.();
     await this.pomping;
     for (const w of this.wachtenden.splice(0)) w.klaar(false);
