@@ -61,6 +61,21 @@ describe(`Idempotency-Key (${dialect})`, () => {
     expect(await debits(accountId)).toBe(1);
   });
 
+  it('one toevoeging in another spelling (case, space or hyphen) is the same request: a replay, not a 409', async () => {
+    const { key, accountId } = await t.klant(100);
+    const a = await maakVolledigAdres(t.db.prisma, { huisletter: 'A', toevoeging: '2' });
+    const ik = { 'idempotency-key': nieuweSleutel() };
+    const eerste = await lookup(t, 'woz', key, adresBody(a, 'a2'), ik);
+    expect(eerste.statusCode, eerste.body).toBe(200);
+    expect(eerste.json().data.adres.toevoeging).toBe('A-2');
+    for (const toevoeging of ['A-2', 'A 2', 'a-2']) {
+      const r = await lookup(t, 'woz', key, adresBody(a, toevoeging), ik);
+      expect(r.statusCode, r.body).toBe(200);
+      expect(r.json().meta.cached).toBe(true);
+    }
+    expect(await debits(accountId)).toBe(1);
+  });
+
   it('a replay needs no balance: the stored answer comes back even when the account is empty', async () => {
     const { key, accountId } = await t.klant(1);
     const a = await maakVolledigAdres(t.db.prisma);

@@ -38,6 +38,12 @@ function structuur(v: string): { huisletter: string | null; toevoeging: string |
   return { huisletter: null, toevoeging: schoon(s) };
 }
 
+/** One spelling per meaning ('a2', 'A 2', 'a-2' -> 'A-2'; '2' -> '-2'): what `kiesAdres` reads from it, so one request has one fingerprint. */
+export function toevoegingNormaal(v: string): string {
+  const s = structuur(v);
+  return `${s.huisletter ?? ''}${s.toevoeging ? `-${s.toevoeging}` : ''}`;
+}
+
 export function huisnummerTekst(a: Pick<AdresRij, 'huisnummer' | 'huisletter' | 'toevoeging'>): string {
   return `${a.huisnummer}${a.huisletter ?? ''}${a.toevoeging ? `-${a.toevoeging}` : ''}`;
 }

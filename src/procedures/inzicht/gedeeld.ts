@@ -7,6 +7,7 @@ import { HUISNUMMER_RE, normaliseerPostcode, POSTCODE_INVOER_RE, TOEVOEGING_MAX,
 import { SCHEMA_VERSIE } from '../../core/schema.ts';
 import { foutBeschrijvingen } from '../../core/errors.ts';
 import { IDEMPOTENCY_KEY_RE } from '../../domain/idempotentie/idempotentie.ts';
+import { toevoegingNormaal } from '../../domain/register/adressen.ts';
 
 export const postcodeSchema = z
   .string({ error: 'verwacht tekst, zoals "1234AB"' })
@@ -48,8 +49,8 @@ export const toevoegingSchema = z
   .nullable()
   .optional()
   .meta({ description: 'Huisletter en/of huisnummertoevoeging: `A`, `2`, `A-2`, `A 2`. Leeg telt als geen toevoeging.', examples: ['A'] })
-  // Without a letter or digit ("", " ", "-") it is no toevoeging: the same request, fingerprint and charge as absent.
-  .transform((v) => (v == null || toevoegingVergelijkvorm(v) ? v : null));
+  // Without a letter or digit ("", " ", "-") it is no toevoeging; 'a2', 'A 2' and 'A-2' are one: the same request, fingerprint and charge.
+  .transform((v) => (v == null ? v : toevoegingVergelijkvorm(v) ? toevoegingNormaal(v) : null));
 
 export const adresInvoerSchema = z
   .strictObject({ postcode: postcodeSchema, huisnummer: huisnummerSchema, toevoeging: toevoegingSchema }, { error: (iss) => (iss.code === 'invalid_type' ? 'verwacht een object met postcode en huisnummer' : undefined) })
