@@ -43,10 +43,13 @@ export async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'afsluiten: geen nieuwe verzoeken, lopende verzoeken afmaken');
+    // Never before a statement still running has finished or been cancelled by the database: a charge
+    // committing after the process is gone would be paid for without an answer.
+    const hardMs = Math.max(10_000, config.DB_QUERY_TIMEOUT_MS + 1_000);
     const hard = setTimeout(() => {
-      log.error('afsluiten duurde langer dan 10 s; geforceerd stoppen');
+      log.error({ ms: hardMs }, 'afsluiten duurde te lang; geforceerd stoppen');
       process.exit(1);
-    }, 10_000);
+    }, hardMs);
     hard.unref();
     try {
       await app.close();

@@ -225,6 +225,35 @@ describe.skipIf(!testDatabaseUrl)('database outage (PostgreSQL behind a relay)',
     expect(await leesSaldo(direct.prisma, accountId)).toBe(saldo - 1);
   });
 
+  it('a charge waiting on a lock when its connection is cut (its process killed) does not commit when the lock goes: nobody got that answer', async () => {
+    expect((await woz()).statusCode).toBe(200);
+    const saldo = await leesSaldo(direct.prisma, accountId);
+    const verbruik = await direct.prisma.usageRecord.count({ where: { accountId } });
+    const admin = new pg.Client({ connectionString: direct.url });
+    await admin.connect();
+    try {
+      await admin.query('BEGIN');
+      await admin.query('SELECT 1 FROM account WHERE id = $1::uuid FOR UPDATE', [accountId]);
+      const antwoord = woz();
+      const wachtend = async () =>
+        (await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%afrekenen_bundels%'`)).rows[0].n;
+      await expect.poll(wachtend, { timeout: 10_000 }).toBe(1);
+      relais.partitie();
+      expect((await antwoord).statusCode).toBe(503);
+      // The database notices the lost client at its next check (every second), not when it next writes to it.
+      await new Promise((ok) => setTimeout(ok, 2_500));
+      await admin.query('COMMIT');
+      await expect.poll(wachtend, { timeout: 5_000 }).toBe(0);
+      await new Promise((ok) => setTimeout(ok, 300));
+      expect(await leesSaldo(direct.prisma, accountId)).toBe(saldo);
+      expect(await direct.prisma.usageRecord.count({ where: { accountId } })).toBe(verbruik);
+    } finally {
+      relais.zwart = false;
+      await admin.end().catch(() => {});
+    }
+    for (let i = 0; i < 50 && (await woz()).statusCode === 503; i++) await new Promise((ok) => setTimeout(ok, 100));
+  }, 30_000);
+
   it('a database that takes no writes (a standby after a failover): 503 with Retry-After, not 500; /readyz says so; back when writable', async () => {
     const admin = new pg.Client({ connectionString: direct.url });
     await admin.connect();
