@@ -14,3 +14,8 @@ export const accountMetaSchema = z
 export function accountMeta() {
   return { schema: SCHEMA_API, schema_versie: SCHEMA_VERSIE } as const;
 }
+
+/** Free text that is stored: PostgreSQL refuses the NUL character in text (22021), so it is the caller's 400, not our 500. */
+export function tekst(veld: string) {
+  return z.string().refine((v) => !v.includes('\u0000'), `${veld}: bevat een NUL-teken (\\u0000), dat niet is toegestaan`);
+}

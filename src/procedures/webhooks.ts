@@ -1,7 +1,7 @@
 /** Free, insight key, at most 10 per account; the web app shares the answer shapes and error translation. */
 import { z } from 'zod';
 import { inzichtProcedure, router } from '../core/trpc.ts';
-import { accountMeta, accountMetaSchema } from '../core/schema.ts';
+import { accountMeta, accountMetaSchema, tekst } from '../core/schema.ts';
 import { isoMetOffset } from '../domain/begrippen.ts';
 import { foutBeschrijvingen, InsightFout } from '../core/errors.ts';
 import type { Context } from '../core/context.ts';
@@ -105,7 +105,7 @@ const maak = inzichtProcedure
       errorResponses: { 400: 'Ongeldige URL (alleen https, geen privé- of lokale adressen, geen inloggegevens), onbekend eventtype of ongeldige Idempotency-Key.', ...fouten(), 409: `Al ${MAX_ENDPOINTS} webhooks, of de Idempotency-Key is al gebruikt voor een ander verzoek of het eerste verzoek loopt nog.` },
     },
   })
-  .input(z.strictObject({ url: z.string().max(2048).describe('https-URL van de ontvanger.'), events: eventsSchema, omschrijving: z.string().max(200).nullable().optional() }))
+  .input(z.strictObject({ url: tekst('url').max(2048).describe('https-URL van de ontvanger.'), events: eventsSchema, omschrijving: tekst('omschrijving').max(200).nullable().optional() }))
   .output(enkelMetGeheim)
   .mutation(({ ctx, input }) =>
     idempotentGemaakt(ctx, 'webhooks', input, async (vastleggen) => {
@@ -139,7 +139,7 @@ const wijzig = inzichtProcedure
     },
   })
   // actief as text, like every other input: no coercible field (test/validatie.test.ts).
-  .input(z.strictObject({ id: idParam, url: z.string().max(2048).optional(), events: eventsSchema.optional(), omschrijving: z.string().max(200).nullable().optional(), actief: z.enum(['true', 'false']).optional().describe("'true' zet de webhook aan, 'false' uit.") }))
+  .input(z.strictObject({ id: idParam, url: tekst('url').max(2048).optional(), events: eventsSchema.optional(), omschrijving: tekst('omschrijving').max(200).nullable().optional(), actief: z.enum(['true', 'false']).optional().describe("'true' zet de webhook aan, 'false' uit.") }))
   .output(enkel)
   .mutation(async ({ ctx, input }) => {
     const actief = input.actief === undefined ? undefined : input.actief === 'true';

@@ -1,5 +1,6 @@
 /** No answer tells whether an e-mail address has an account. */
 import { z } from 'zod';
+import { tekst } from '../../core/schema.ts';
 import { InsightFout } from '../../core/errors.ts';
 import { beeindigSessie, controleerLogin, csrfVoor, normaliseerEmail, startSessie } from '../../domain/gebruikers/gebruikers.ts';
 import { registreerInlogPoging, vergeefInlogPoging } from '../../domain/gebruikers/inlogpogingen.ts';
@@ -19,7 +20,7 @@ const gebruikerInfo = z.object({ email: z.string(), account: z.string(), csrf: z
 
 export const sessieRouter = router({
   aanmelden: openWebProcedure
-    .input(z.strictObject({ email: z.string().min(1, 'vul je e-mailadres in').max(254), wachtwoord: z.string().min(1, 'vul je wachtwoord in').max(MAX_WACHTWOORD) }))
+    .input(z.strictObject({ email: tekst('email').min(1, 'vul je e-mailadres in').max(254), wachtwoord: z.string().min(1, 'vul je wachtwoord in').max(MAX_WACHTWOORD) }))
     .output(gebruikerInfo)
     .mutation(async ({ ctx, input }) => {
       const { db, now } = ctx.services;

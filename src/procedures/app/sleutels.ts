@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tekst } from '../../core/schema.ts';
 import { InsightFout } from '../../core/errors.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { modusVan } from '../../domain/keys/format.ts';
@@ -51,7 +52,7 @@ export const sleutelsRouter = router({
   maak: sessieProcedure
     .input(
       z.strictObject({
-        naam: z.string().trim().min(1, 'naam: vul een naam in').max(100, 'naam: hoogstens 100 tekens'),
+        naam: tekst('naam').trim().min(1, 'naam: vul een naam in').max(100, 'naam: hoogstens 100 tekens'),
         looptijd_dagen: z.int('looptijd_dagen: een geheel aantal dagen').min(1, 'looptijd_dagen: minstens 1').max(MAX_LOOPTIJD_DAGEN, `looptijd_dagen: hoogstens ${MAX_LOOPTIJD_DAGEN}`).default(365),
         test: z.boolean('test: waar of onwaar').default(false),
       }),

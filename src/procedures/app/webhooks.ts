@@ -1,5 +1,6 @@
 /** Another account's webhook is treated exactly like one that does not exist (404). */
 import { z } from 'zod';
+import { tekst } from '../../core/schema.ts';
 import { InsightFout } from '../../core/errors.ts';
 import { router } from '../../core/trpc.ts';
 import { sessieProcedure } from '../../core/sessie.ts';
@@ -12,8 +13,8 @@ import { leesCursor, schrijfCursor } from '../../core/cursor.ts';
 
 const webhookId = z.uuid('id: geen geldige webhook-id');
 const metId = z.strictObject({ id: webhookId });
-const url = z.string().trim().min(1, 'url: vul een https-URL in').max(2048, 'url: hoogstens 2048 tekens');
-const omschrijving = z.string().trim().max(200, 'omschrijving: hoogstens 200 tekens').nullable().optional();
+const url = tekst('url').trim().min(1, 'url: vul een https-URL in').max(2048, 'url: hoogstens 2048 tekens');
+const omschrijving = tekst('omschrijving').trim().max(200, 'omschrijving: hoogstens 200 tekens').nullable().optional();
 
 export const webhooksRouter = router({
   /** Never a secret. */
