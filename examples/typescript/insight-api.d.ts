@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * Verbruik van het account, nieuwste eerst
-         * @description Alle opvragingen van alle sleutels van het account, met status en kosten. Gratis. Blader met `na` = `meta.volgende`.
+         * @description Alle opvragingen van alle sleutels van het account, met status en kosten; met een testsleutel alleen die van de testsleutels. Gratis. Blader met `na` = `meta.volgende`.
          */
         get: operations["verbruik"];
         put?: never;
@@ -175,7 +175,7 @@ export interface paths {
         put?: never;
         /**
          * Webhook registreren
-         * @description Registreert een https-URL voor gebeurtenissen van het account (REST en MCP). Gratis; hoogstens 10 per account. Het geheim `whsec_...` staat alleen in dit antwoord.
+         * @description Registreert een https-URL voor gebeurtenissen van het account (REST en MCP). Gratis; hoogstens 10 per account. Het geheim `whsec_...` staat alleen in dit antwoord. Met een testsleutel een test-webhook (hoogstens 5): die krijgt alleen de gebeurtenissen van testsleutels.
          */
         post: operations["webhooks-maak"];
         delete?: never;
@@ -624,6 +624,8 @@ export interface components {
             aangemaakt_op: string;
             /** @description Na een rotatie tekent ook het vorige geheim tot dit moment. */
             vorig_geheim_geldig_tot: string | null;
+            /** @description Geregistreerd met een testsleutel: krijgt alleen de gebeurtenissen van testsleutels, en is de enige soort die een testsleutel ziet of wijzigt. */
+            test: boolean;
             /** @description Het ondertekengeheim (`whsec_...`); alleen nu zichtbaar. */
             geheim: string;
         };
@@ -640,6 +642,8 @@ export interface components {
             aangemaakt_op: string;
             /** @description Na een rotatie tekent ook het vorige geheim tot dit moment. */
             vorig_geheim_geldig_tot: string | null;
+            /** @description Geregistreerd met een testsleutel: krijgt alleen de gebeurtenissen van testsleutels, en is de enige soort die een testsleutel ziet of wijzigt. */
+            test: boolean;
         };
         WebhookAflevering: {
             id: string;

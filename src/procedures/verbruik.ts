@@ -44,7 +44,7 @@ export const verbruik = inzichtProcedure
       protect: true,
       tags: ['account'],
       summary: 'Verbruik van het account, nieuwste eerst',
-      description: 'Alle opvragingen van alle sleutels van het account, met status en kosten. Gratis. Blader met `na` = `meta.volgende`.',
+      description: 'Alle opvragingen van alle sleutels van het account, met status en kosten; met een testsleutel alleen die van de testsleutels. Gratis. Blader met `na` = `meta.volgende`.',
       responseHeaders: rateLimitHeaders,
       errorResponses: { 400: 'Ongeldige limiet of cursor.', ...foutBeschrijvingen([403]) },
     },
@@ -64,7 +64,7 @@ export const verbruik = inzichtProcedure
   )
   .query(async ({ ctx, input }) => {
     const limiet = input.limiet ? Number(input.limiet) : 50;
-    const p = await verbruikPagina(ctx.services.db, ctx.principal.accountId, limiet, input.na ? leesCursor(input.na) : null);
+    const p = await verbruikPagina(ctx.services.db, ctx.principal.accountId, limiet, input.na ? leesCursor(input.na) : null, ctx.principal.modus === 'test');
     return {
       data: p.regels.map(alsRegel),
       meta: {

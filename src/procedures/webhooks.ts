@@ -7,7 +7,7 @@ import { foutBeschrijvingen, InsightFout } from '../core/errors.ts';
 import type { Context } from '../core/context.ts';
 import {
   afleveringenPagina, afleveringOpnieuw, haalEndpoint, lijstEndpoints, maakEndpoint, roteerGeheim, stuurTest, verwijderEndpoint,
-  WebhookFout, wijzigEndpoint, MAX_ENDPOINTS, type AfleveringRij, type EndpointRij,
+  WebhookFout, wijzigEndpoint, MAX_ENDPOINTS, MAX_TEST_ENDPOINTS, type AfleveringRij, type EndpointRij,
 } from '../domain/webhooks/beheer.ts';
 import { GEBEURTENIS_TYPES } from '../domain/webhooks/gebeurtenissen.ts';
 import { idempotencyHeaders, rateLimitHeaders } from './inzicht/gedeeld.ts';
@@ -29,6 +29,7 @@ const webhookSchema = z
     uitschakel_reden: z.string().nullable().describe('Waarom de webhook uit staat (410 van de ontvanger, 5 dagen falen, of door het account).'),
     aangemaakt_op: z.string(),
     vorig_geheim_geldig_tot: z.string().nullable().describe('Na een rotatie tekent ook het vorige geheim tot dit moment.'),
+    test: z.boolean().describe('Geregistreerd met een testsleutel: krijgt alleen de gebeurtenissen van testsleutels, en is de enige soort die een testsleutel ziet of wijzigt.'),
   })
   .meta({ id: 'Webhook' });
 
@@ -59,6 +60,7 @@ export function naarWebhook(e: EndpointRij) {
     uitschakel_reden: e.uitschakelReden,
     aangemaakt_op: isoMetOffset(e.aangemaaktOp),
     vorig_geheim_geldig_tot: e.vorigGeheimTot ? isoMetOffset(e.vorigGeheimTot) : null,
+    test: e.test,
   };
 }
 
@@ -89,6 +91,17 @@ const enkelMetGeheim = z.object({ data: metGeheim, meta: accountMetaSchema });
 const antwoordMetGeheim = (r: { endpoint: EndpointRij; geheim: string }) => ({ data: { ...naarWebhook(r.endpoint), geheim: r.geheim }, meta: accountMeta() });
 const fouten = (extra: number[] = []) => ({ ...foutBeschrijvingen([403, ...extra]) });
 
+/**
+ * A test key is for CI, where keys are kept less carefully: it sees and changes only the webhooks registered
+ * with test keys (which receive only test keys' events); the account's live webhooks are 404 to it.
+ */
+const webhookProcedure = inzichtProcedure.use(async ({ ctx, getRawInput, next }) => {
+  if (ctx.principal.modus !== 'test') return next();
+  const id = ((await getRawInput()) as { id?: unknown } | undefined)?.id;
+  if (typeof id === 'string' && !(await haalEndpoint(ctx.services.db, ctx.principal.accountId, id))?.test) throw nietGevonden();
+  return next();
+});
+
 const webhookIdempotencyHeaders = z.object({
   'Idempotency-Key': idempotencyHeaders.shape['Idempotency-Key'].describe('1 tot 255 zichtbare ASCII-tekens. Dezelfde sleutel en body binnen 24 uur geven het eerste antwoord terug (met hetzelfde geheim, header `Idempotent-Replayed: true`) in plaats van een tweede webhook; een andere body met dezelfde sleutel: 409.'),
 });
@@ -97,11 +110,11 @@ const roteerIdempotencyHeaders = z.object({
   'Idempotency-Key': idempotencyHeaders.shape['Idempotency-Key'].describe('1 tot 255 zichtbare ASCII-tekens. Dezelfde sleutel voor dezelfde webhook binnen 24 uur geeft het eerste antwoord terug (hetzelfde nieuwe geheim, header `Idempotent-Replayed: true`) in plaats van nog eens te roteren.'),
 });
 
-const maak = inzichtProcedure
+const maak = webhookProcedure
   .meta({
     openapi: {
       method: 'POST', path: '/webhooks', protect: true, tags: tag, summary: 'Webhook registreren', requestHeaders: webhookIdempotencyHeaders, responseHeaders: rateLimitHeaders,
-      description: `Registreert een https-URL voor gebeurtenissen van het account (REST en MCP). Gratis; hoogstens ${MAX_ENDPOINTS} per account. Het geheim \`whsec_...\` staat alleen in dit antwoord.`,
+      description: `Registreert een https-URL voor gebeurtenissen van het account (REST en MCP). Gratis; hoogstens ${MAX_ENDPOINTS} per account. Het geheim \`whsec_...\` staat alleen in dit antwoord. Met een testsleutel een test-webhook (hoogstens ${MAX_TEST_ENDPOINTS}): die krijgt alleen de gebeurtenissen van testsleutels.`,
       errorResponses: { 400: 'Ongeldige URL (alleen https, geen privé- of lokale adressen, geen inloggegevens), onbekend eventtype of ongeldige Idempotency-Key.', ...fouten(), 409: `Al ${MAX_ENDPOINTS} webhooks, of de Idempotency-Key is al gebruikt voor een ander verzoek of het eerste verzoek loopt nog.` },
     },
   })
@@ -109,18 +122,18 @@ const maak = inzichtProcedure
   .output(enkelMetGeheim)
   .mutation(({ ctx, input }) =>
     idempotentGemaakt(ctx, 'webhooks', input, async (vastleggen) => {
-      const r = await maakEndpoint(ctx.services.db, { accountId: ctx.principal.accountId, ...input, now: ctx.services.now(), ...doel(ctx) }, vastleggen && ((tx, r) => vastleggen(tx, antwoordMetGeheim(r)))).catch(vertaal);
+      const r = await maakEndpoint(ctx.services.db, { accountId: ctx.principal.accountId, ...input, now: ctx.services.now(), test: ctx.principal.modus === 'test', ...doel(ctx) }, vastleggen && ((tx, r) => vastleggen(tx, antwoordMetGeheim(r)))).catch(vertaal);
       return antwoordMetGeheim(r);
     }),
   );
 
-const lijst = inzichtProcedure
+const lijst = webhookProcedure
   .meta({ openapi: { method: 'GET', path: '/webhooks', protect: true, tags: tag, summary: 'Webhooks van het account', description: 'Alle webhooks van het account, met hun status en eventuele uitschakelreden; nooit het geheim.', responseHeaders: rateLimitHeaders, errorResponses: fouten() } })
   .input(z.strictObject({}))
   .output(z.object({ data: z.array(webhookSchema), meta: accountMetaSchema }))
-  .query(async ({ ctx }) => ({ data: (await lijstEndpoints(ctx.services.db, ctx.principal.accountId)).map(naarWebhook), meta: accountMeta() }));
+  .query(async ({ ctx }) => ({ data: (await lijstEndpoints(ctx.services.db, ctx.principal.accountId, ctx.principal.modus === 'test')).map(naarWebhook), meta: accountMeta() }));
 
-const haal = inzichtProcedure
+const haal = webhookProcedure
   .meta({ openapi: { method: 'GET', path: '/webhooks/{id}', protect: true, tags: tag, summary: 'Eén webhook', description: 'Eén webhook van het account (404 voor een id van een ander account); nooit het geheim.', responseHeaders: rateLimitHeaders, errorResponses: fouten([404]) } })
   .input(z.strictObject({ id: idParam }))
   .output(enkel)
@@ -130,7 +143,7 @@ const haal = inzichtProcedure
     return { data: naarWebhook(e), meta: accountMeta() };
   });
 
-const wijzig = inzichtProcedure
+const wijzig = webhookProcedure
   .meta({
     openapi: {
       method: 'PATCH', path: '/webhooks/{id}', protect: true, tags: tag, summary: 'Webhook wijzigen', responseHeaders: rateLimitHeaders,
@@ -148,7 +161,7 @@ const wijzig = inzichtProcedure
     return { data: naarWebhook(e), meta: accountMeta() };
   });
 
-const verwijder = inzichtProcedure
+const verwijder = webhookProcedure
   .meta({ openapi: { method: 'DELETE', path: '/webhooks/{id}', protect: true, tags: tag, summary: 'Webhook verwijderen', description: 'Verwijdert de webhook en zijn wachtende afleveringen.', responseHeaders: rateLimitHeaders, errorResponses: fouten([404]) } })
   .input(z.strictObject({ id: idParam }))
   .output(z.object({ data: z.object({ id: z.string(), verwijderd: z.literal(true) }), meta: accountMetaSchema }))
@@ -157,7 +170,7 @@ const verwijder = inzichtProcedure
     return { data: { id: input.id, verwijderd: true as const }, meta: accountMeta() };
   });
 
-const test = inzichtProcedure
+const test = webhookProcedure
   .meta({
     openapi: {
       method: 'POST', path: '/webhooks/{id}/test', protect: true, tags: tag, summary: 'Testgebeurtenis sturen', responseHeaders: rateLimitHeaders,
@@ -172,7 +185,7 @@ const test = inzichtProcedure
     return { data: { gebeurtenis_id: r.berichtId, aflevering_id: r.afleveringId }, meta: accountMeta() };
   });
 
-const roteer = inzichtProcedure
+const roteer = webhookProcedure
   .meta({
     openapi: {
       method: 'POST', path: '/webhooks/{id}/geheim-roteren', protect: true, tags: tag, summary: 'Geheim roteren', requestHeaders: roteerIdempotencyHeaders, responseHeaders: rateLimitHeaders,
@@ -190,7 +203,7 @@ const roteer = inzichtProcedure
     }),
   );
 
-const afleveringen = inzichtProcedure
+const afleveringen = webhookProcedure
   .meta({
     openapi: {
       method: 'GET', path: '/webhooks/{id}/afleveringen', protect: true, tags: tag, summary: 'Afleveringen van een webhook, nieuwste eerst', description: 'Per aflevering: gebeurtenis-id, type, pogingen, laatste status en fout, volgende poging. Blader met `na` = `meta.volgende`. Een gebeurtenis en haar afleveringen worden bewaard tot de bewaartermijn na de gebeurtenis (standaard 30 dagen), daarna verwijderd.', responseHeaders: rateLimitHeaders,
@@ -216,7 +229,7 @@ const afleveringen = inzichtProcedure
     };
   });
 
-const opnieuw = inzichtProcedure
+const opnieuw = webhookProcedure
   .meta({
     openapi: {
       method: 'POST', path: '/webhooks/{id}/afleveringen/{aflevering}/opnieuw', protect: true, tags: tag, summary: 'Aflevering opnieuw sturen', responseHeaders: rateLimitHeaders,

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.ts';
 import type { Cursor } from '../../core/cursor.ts';
 import { beginVanPagina, DIEPE_PAGINA, grenzen, maandBegin } from './periode.ts';
 import { datumAmsterdam } from '../begrippen.ts';
+import { TEST_PREFIX } from '../keys/format.ts';
 
 export interface VerbruikRegel {
   id: string;
@@ -59,8 +60,14 @@ async function pagina(db: Db, accountId: string, where: Prisma.UsageRecordWhereI
   return { regels: deel, volgende: rows.length > limiet && laatste ? { t: laatste.aangemaaktOp, id: laatste.id } : null };
 }
 
-export async function verbruikPagina(db: Db, accountId: string, limiet: number, na: Cursor | null): Promise<{ regels: VerbruikRegel[]; volgende: Cursor | null }> {
-  return pagina(db, accountId, na ? naCursor(na) : {}, 0, limiet);
+/** `alleenTest`: a test key's view, the calls of the account's test keys only (never the live addresses looked up). */
+export async function verbruikPagina(db: Db, accountId: string, limiet: number, na: Cursor | null, alleenTest = false): Promise<{ regels: VerbruikRegel[]; volgende: Cursor | null }> {
+  const where: Prisma.UsageRecordWhereInput = na ? naCursor(na) : {};
+  if (alleenTest) {
+    const test = await db.apiKey.findMany({ where: { accountId, voorvoegsel: { startsWith: TEST_PREFIX } }, select: { id: true } });
+    where.keyId = { in: test.map((k) => k.id) };
+  }
+  return pagina(db, accountId, where, 0, limiet);
 }
 
 /** By page number (an offset, for pages a person turns) or after a cursor (the export: no page costs more than another). */

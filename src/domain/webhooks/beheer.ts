@@ -7,6 +7,8 @@ import { controleerDoel, OngeldigDoel, type Resolver } from './doeladres.ts';
 import { GEBEURTENIS_TYPES, meldNieuweAfleveringen, nieuweBerichtId, tijdstempel, type GebeurtenisType } from './gebeurtenissen.ts';
 
 export const MAX_ENDPOINTS = 10;
+/** Endpoints registered with test keys, counted apart: a test key cannot fill the account's live places. */
+export const MAX_TEST_ENDPOINTS = 5;
 /** Both signatures are sent meanwhile. */
 export const OVERLAP_MS = 24 * 3600_000;
 
@@ -25,6 +27,7 @@ export interface EndpointRij {
   aangemaaktOp: Date;
   vorigGeheimTot: Date | null;
   falendSinds: Date | null;
+  test: boolean;
 }
 
 export class WebhookFout extends Error {
@@ -47,7 +50,7 @@ export function nieuwGeheim(): string {
 
 const select = {
   id: true, accountId: true, url: true, events: true, omschrijving: true, actief: true, uitgeschakeldOp: true,
-  uitschakelReden: true, aangemaaktOp: true, vorigGeheimTot: true, falendSinds: true,
+  uitschakelReden: true, aangemaaktOp: true, vorigGeheimTot: true, falendSinds: true, test: true,
 } as const;
 
 async function controleerUrl(url: string, opts: DoelOpties): Promise<void> {
@@ -73,13 +76,15 @@ export type Binnen = (tx: Prisma.TransactionClient, r: { endpoint: EndpointRij; 
 /** The only time the secret is shown. */
 export async function maakEndpoint(
   db: Db,
-  a: { accountId: string; url: string; events: string[]; omschrijving?: string | null; now: Date } & DoelOpties,
+  a: { accountId: string; url: string; events: string[]; omschrijving?: string | null; now: Date; test?: boolean } & DoelOpties,
   binnen?: Binnen,
 ): Promise<{ endpoint: EndpointRij; geheim: string }> {
   const events = controleerEvents(a.events);
+  const test = a.test ?? false;
+  const max = test ? MAX_TEST_ENDPOINTS : MAX_ENDPOINTS;
   const binnenLimiet = async (d: Db | Prisma.TransactionClient) => {
-    if ((await d.webhookEndpoint.count({ where: { accountId: a.accountId } })) >= MAX_ENDPOINTS) {
-      throw new WebhookFout('te_veel', `Dit account heeft al ${MAX_ENDPOINTS} webhooks; verwijder er eerst een.`);
+    if ((await d.webhookEndpoint.count({ where: { accountId: a.accountId, test } })) >= max) {
+      throw new WebhookFout('te_veel', `Dit account heeft al ${max} ${test ? 'test-webhooks' : 'webhooks'}; verwijder er eerst een.`);
     }
   };
   // Before the address's DNS lookup too (a full account costs none), and again under the lock.
@@ -91,7 +96,7 @@ export async function maakEndpoint(
     await tx.$queryRawUnsafe('SELECT 1 FROM account WHERE id = $1::uuid FOR UPDATE', a.accountId);
     await binnenLimiet(tx);
     const endpoint = await tx.webhookEndpoint.create({
-      data: { accountId: a.accountId, url: a.url, events, omschrijving: a.omschrijving ?? null, geheim, aangemaaktOp: a.now },
+      data: { accountId: a.accountId, url: a.url, events, omschrijving: a.omschrijving ?? null, geheim, aangemaaktOp: a.now, test },
       select,
     });
     await binnen?.(tx, { endpoint, geheim });
@@ -100,8 +105,8 @@ export async function maakEndpoint(
   return { endpoint, geheim };
 }
 
-export async function lijstEndpoints(db: Db, accountId: string): Promise<EndpointRij[]> {
-  return db.webhookEndpoint.findMany({ where: { accountId }, orderBy: [{ aangemaaktOp: 'asc' }, { id: 'asc' }], select });
+export async function lijstEndpoints(db: Db, accountId: string, alleenTest = false): Promise<EndpointRij[]> {
+  return db.webhookEndpoint.findMany({ where: { accountId, ...(alleenTest ? { test: true } : {}) }, orderBy: [{ aangemaaktOp: 'asc' }, { id: 'asc' }], select });
 }
 
 export async function haalEndpoint(db: Db, accountId: string, id: string): Promise<EndpointRij | null> {
