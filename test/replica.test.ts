@@ -199,6 +199,33 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     await wachtOpToestand('bruikbaar');
   });
 
+  it('an addition the primary committed a moment ago beside a lone address the replica has: 200 from the primary, not that lone address’s 404 kept for a day', async () => {
+    const los = await maakAdres(db!.prisma, { huisnummer: 3 });
+    const tot = Date.now() + 20_000;
+    while ((await vraag(standby!.url, `SELECT 1 FROM adres WHERE id = '${los.id}'`)).length === 0 && Date.now() < tot) await new Promise((r) => setTimeout(r, 50));
+    await vraag(standby!.url, 'SELECT pg_wal_replay_pause()');
+    try {
+      const nieuw = await maakVolledigAdres(db!.prisma, { postcode: los.postcode, huisnummer: 3, huisletter: 'A' });
+      expect(await metriek('insight_db_replica_toestand', `replica="${replica}",toestand="bruikbaar"`)).toBe(1);
+      expect(await vraag(standby!.url, `SELECT 1 FROM adres WHERE id = '${nieuw.id}'`)).toEqual([]);
+      const voor = (await metriek('insight_db_register_lezingen_total', 'bron="primair"')) ?? 0;
+      const idem = { 'idempotency-key': `replica-toevoeging-${nieuw.id}` };
+      const woz = () => verzoek(server!.url, 'POST', '/api/v1/inzicht/woz', { key, body: adresBody(los, 'a'), headers: idem });
+      const eerste = await woz();
+      expect(eerste.status, JSON.stringify(eerste.body)).toBe(200);
+      expect(eerste.body.data.waarden).toHaveLength(2);
+      expect(await metriek('insight_db_register_lezingen_total', 'bron="primair"')).toBeGreaterThan(voor);
+      const herhaald = await woz();
+      expect([herhaald.status, herhaald.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+      // The lone address itself, and an addition on neither server, answer as before.
+      expect((await verzoek(server!.url, 'POST', '/api/v1/inzicht/adres', { key, body: adresBody(los) })).status).toBe(200);
+      expect((await verzoek(server!.url, 'POST', '/api/v1/inzicht/adres', { key, body: adresBody(los, 'B') })).status).toBe(404);
+    } finally {
+      await vraag(standby!.url, 'SELECT pg_wal_replay_resume()');
+    }
+    await wachtOpToestand('bruikbaar');
+  });
+
   it('a stopped replica: every answer still 200, from the primary; one log line per change of state', async () => {
     const statussen: number[] = [];
     let regelsVoorStop = 0;
