@@ -33,7 +33,7 @@ describe('replica state: hysteresis, so a loaded machine does not make it flap',
   });
 
   it('definite answers act at once: not a standby, behind the bound, the first check after start', () => {
-    expect(reeksVan('bruikbaar', [{ soort: 'geen-standby' }])).toEqual(['weg']);
+    expect(reeksVan('bruikbaar', [{ soort: 'ongeschikt' }])).toEqual(['weg']);
     expect(reeksVan('bruikbaar', [lag(3001)])).toEqual(['achter']);
     expect(reeksVan('onbekend', [lag(2500)])).toEqual(['bruikbaar']);
     expect(reeksVan('onbekend', [weg])).toEqual(['weg']);

@@ -1,7 +1,9 @@
 import pg from 'pg';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
+import { Replicas } from '../src/db/replicas.ts';
 import { maakAccount, leesSaldo } from '../src/domain/billing/tegoed.ts';
 import { maakSleutel } from '../src/domain/keys/sleutels.ts';
 import { clusterOnmogelijk, startCluster, startStandby, type Cluster } from './support/cluster.ts';
@@ -224,6 +226,32 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
       await vraag(standby!.url, 'SELECT pg_wal_replay_resume()');
     }
     await wachtOpToestand('bruikbaar');
+  });
+
+  it('a replica whose user may not read a register table is not usable, with one log line naming the grant; granted, it is', async () => {
+    await vraag(primair!.url, 'DROP ROLE IF EXISTS insight_ro; CREATE ROLE insight_ro LOGIN; GRANT SELECT ON adres TO insight_ro');
+    const opStandby = async (tekst: string) => {
+      const tot = Date.now() + 20_000;
+      while ((await vraag(standby!.url, tekst)).length === 0 && Date.now() < tot) await new Promise((r) => setTimeout(r, 50));
+    };
+    await opStandby("SELECT 1 FROM pg_roles WHERE rolname = 'insight_ro'");
+    const regels: { msg: string; toestand: string; reden?: string }[] = [];
+    const log = pino({ level: 'info' }, { write: (s: string) => regels.push(JSON.parse(s)) });
+    const url = standby!.url.replace('postgres@', 'insight_ro@');
+    const replicas = new Replicas(primair!.url, { urls: [url], poolConfig: {}, maxAchterstandMs: MAX_LAG_S * 1000, controleMs: 200, log });
+    try {
+      for (let i = 0; i < 3; i++) await replicas.controleer();
+      expect(replicas.lijst[0].toestand).toBe('weg');
+      expect(regels.map((r) => r.toestand)).toEqual(['weg']);
+      expect(regels[0].reden).toMatch(/permission denied for table woz_waarde.*GRANT SELECT ON adres, woz_waarde, energielabel, woningtype, adres_invloed/);
+      await vraag(primair!.url, 'GRANT SELECT ON woz_waarde, energielabel, woningtype, adres_invloed TO insight_ro');
+      await opStandby("SELECT 1 WHERE has_table_privilege('insight_ro', 'adres_invloed', 'SELECT')");
+      for (let i = 0; i < 3; i++) await replicas.controleer();
+      expect(replicas.lijst[0].toestand).toBe('bruikbaar');
+      expect(regels.map((r) => r.toestand)).toEqual(['weg', 'bruikbaar']);
+    } finally {
+      await replicas.sluit();
+    }
   });
 
   it('a stopped replica: every answer still 200, from the primary; one log line per change of state', async () => {

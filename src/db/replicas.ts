@@ -29,6 +29,10 @@ export interface ReplicaOpties {
 /** A standby of the primary has the primary's identity (pg_control_system() needs EXECUTE). */
 const IDENTITEIT = "(SELECT system_identifier FROM pg_control_system())::text || '/' || current_database() AS identiteit";
 
+/** What the register reads read (adressen.ts, opvragen.ts): a replica whose user may not read one of them serves nothing. */
+export const REGISTERTABELLEN = ['adres', 'woz_waarde', 'energielabel', 'woningtype', 'adres_invloed'] as const;
+const LEESPROEF = `SELECT ${REGISTERTABELLEN.map((t) => `(SELECT 1 FROM ${t} LIMIT 0)`).join(', ')}`;
+
 function lsnGetal(lsn: string): bigint {
   const [hoog, laag] = lsn.split('/');
   return (BigInt(`0x${hoog}`) << 32n) + BigInt(`0x${laag}`);
@@ -62,7 +66,7 @@ class Controleverbinding {
       }
       return (await this.client.query(tekst)).rows[0] as T;
     } catch (e) {
-      this.sluit();
+      if (isVerbindingsfout(e)) this.sluit();
       throw e;
     }
   }
@@ -84,7 +88,8 @@ function isVerbindingsfout(e: unknown): boolean {
 export type Waarneming =
   | { soort: 'achterstand'; ms: number }
   | { soort: 'onbereikbaar' }
-  | { soort: 'geen-standby' };
+  /** Not a standby, of another database, or its user may not read the register: definite. */
+  | { soort: 'ongeschikt' };
 
 export interface Reeks {
   fout: number;
@@ -95,7 +100,7 @@ export const STORING_RONDES = 2;
 export const HERSTEL_RONDES = 2;
 
 export function volgendeToestand(huidig: ReplicaToestand, reeks: Reeks, w: Waarneming, grensMs: number): ReplicaToestand {
-  if (w.soort === 'geen-standby') {
+  if (w.soort === 'ongeschikt') {
     reeks.goed = 0;
     return 'weg';
   }
@@ -200,11 +205,18 @@ export class Replicas {
       return;
     }
     if (!stand.herstel || stand.lsn === null) {
-      this.neem(r, { soort: 'geen-standby' }, null, { reden: 'geen standby (gepromoveerd of geen replica)' });
+      this.neem(r, { soort: 'ongeschikt' }, null, { reden: 'geen standby (gepromoveerd of geen replica)' });
       return;
     }
     if (this.primairIdentiteit && stand.identiteit !== this.primairIdentiteit) {
-      this.neem(r, { soort: 'geen-standby' }, null, { reden: `geen standby van DATABASE_URL: ander cluster of andere database (${stand.identiteit}, primair ${this.primairIdentiteit})` });
+      this.neem(r, { soort: 'ongeschikt' }, null, { reden: `geen standby van DATABASE_URL: ander cluster of andere database (${stand.identiteit}, primair ${this.primairIdentiteit})` });
+      return;
+    }
+    try {
+      await verbinding.vraag(LEESPROEF);
+    } catch (e) {
+      const reden = `${(e as Error).message}${(e as { code?: string }).code === '42501' ? `: geef de gebruiker van deze replica leesrecht (GRANT SELECT ON ${REGISTERTABELLEN.join(', ')} TO …, op de primaire database)` : ''}`;
+      this.neem(r, isVerbindingsfout(e) ? { soort: 'onbereikbaar' } : { soort: 'ongeschikt' }, null, { reden });
       return;
     }
     const gespeeld = lsnGetal(stand.lsn);
