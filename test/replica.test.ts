@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -296,5 +298,50 @@ describe.skipIf(OVERSLAAN !== '')(`register reads from a streaming replica${OVER
     expect(regels.at(-1)?.toestand).toBe('bruikbaar');
     // The standby's template1 never served a read: one line, at the first check, saying why.
     expect(replicaLogregels(verkeerd).map((r) => [`${r.van}→${r.toestand}`, r.reden])).toEqual([['onbekend→weg', expect.stringMatching(/andere database/)]]);
+  });
+
+  it('a replica gone silent (its processes stopped, no RST): lookups wait for it at most the read bound (2 s here), those after it is weg not at all', async () => {
+    await wachtOpToestand('bruikbaar');
+    const postmaster = Number(readFileSync(path.join(standby!.map, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const kinderen = () => readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    const antwoorden: { van: number; ms: number; status: number }[] = [];
+    let stoppen = false;
+    const werkers = Array.from({ length: 4 }, async () => {
+      while (!stoppen) {
+        const van = Date.now();
+        const { status } = await verzoek(server!.url, 'POST', '/api/v1/inzicht/woz', { key, body: adresBody(adres) });
+        antwoorden.push({ van, ms: Date.now() - van, status });
+      }
+    });
+    const gestopt: number[] = [];
+    let stil = 0;
+    let weg = 0;
+    let proefMs = 0;
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      stil = Date.now();
+      for (const pid of [postmaster, ...kinderen()]) {
+        process.kill(pid, 'SIGSTOP');
+        gestopt.push(pid);
+      }
+      await wachtOpToestand('weg');
+      weg = Date.now();
+      await new Promise((r) => setTimeout(r, 1000));
+      // As the review's: a lookup sent a while after the replica was marked weg, the load still running.
+      const proef = await verzoek(server!.url, 'POST', '/api/v1/inzicht/woz', { key, body: adresBody(adres) });
+      proefMs = Date.now() - weg - 1000;
+      expect(proef.status).toBe(200);
+    } finally {
+      stoppen = true;
+      for (const pid of gestopt) process.kill(pid, 'SIGCONT');
+      await Promise.all(werkers);
+    }
+    const na = (t: number) => antwoorden.filter((a) => a.van >= t);
+    console.log(`replica stil: weg na ${weg - stil} ms; langste antwoord daarna ${Math.max(...na(stil).map((a) => a.ms))} ms; 1 s na weg ${proefMs} ms`);
+    expect(proefMs).toBeLessThan(2000);
+    expect(antwoorden.filter((a) => a.status !== 200)).toEqual([]);
+    expect(na(weg).length).toBeGreaterThan(0);
+    expect(Math.max(...na(stil).map((a) => a.ms))).toBeLessThan(2000 + 2000);
+    await wachtOpToestand('bruikbaar');
   });
 });

@@ -20,7 +20,7 @@ export interface Replica {
 
 export interface ReplicaOpties {
   urls: string[];
-  poolConfig: Omit<pg.PoolConfig, 'connectionString'>;
+  poolConfig: Omit<pg.PoolConfig, 'connectionString'> & { leestijdMs?: number };
   maxAchterstandMs: number;
   controleMs: number;
   log?: Logger;
@@ -37,6 +37,14 @@ function lsnGetal(lsn: string): bigint {
   const [hoog, laag] = lsn.split('/');
   return (BigInt(`0x${hoog}`) << 32n) + BigInt(`0x${laag}`);
 }
+
+/** A read on a replica given up after this (it can always be read from the primary), so a silent one holds no batch (bundel.ts) for DB_QUERY_TIMEOUT_MS. */
+export function leesGrensMs(controleMs: number): number {
+  return Math.max(2 * controleMs, 2_000);
+}
+
+/** A read abandoned because its replica stopped being usable meanwhile: says nothing about the replica. */
+class NietMeerBruikbaar extends Error {}
 
 export function replicaNaam(url: string): string {
   const u = new URL(url);
@@ -129,6 +137,7 @@ export class Replicas {
   private primairIdentiteit: string | undefined;
   private primairFout: string | null = null;
   private readonly reeksen = new Map<Replica, Reeks>();
+  private readonly lezers = new Map<Replica, Set<(e: Error) => void>>();
   private volgende = 0;
   private timer: NodeJS.Timeout | undefined;
   private gestopt = false;
@@ -165,9 +174,31 @@ export class Replicas {
     return undefined;
   }
 
+  /** `lees` on `r`, failing after leesGrensMs (then `r` is weg: meldFout) or as soon as `r` stops being usable. */
+  async lees<T>(r: Replica, lees: () => Promise<T>): Promise<T> {
+    const grens = leesGrensMs(this.opties.controleMs);
+    let timer: NodeJS.Timeout | undefined;
+    let opgeven: (e: Error) => void = () => {};
+    const opgegeven = new Promise<never>((_, fout) => {
+      opgeven = fout;
+      timer = setTimeout(() => fout(new Error(`geen antwoord op een registerlezing binnen ${grens} ms`)), grens);
+    });
+    let set = this.lezers.get(r);
+    if (!set) this.lezers.set(r, (set = new Set()));
+    set.add(opgeven);
+    const uit = lees();
+    uit.catch(() => {});
+    try {
+      return await Promise.race([uit, opgegeven]);
+    } finally {
+      clearTimeout(timer);
+      set.delete(opgeven);
+    }
+  }
+
   /** If the server is gone, stop sending it reads now rather than at the next check. */
   meldFout(r: Replica, e: unknown): void {
-    if (!isVerbindingsfout(e)) return;
+    if (e instanceof NietMeerBruikbaar || !isVerbindingsfout(e)) return;
     const reeks = this.reeksen.get(r);
     if (reeks) reeks.goed = 0;
     this.zet(r, 'weg', null, { reden: (e as Error).message });
@@ -246,6 +277,7 @@ export class Replicas {
     if (r.toestand === toestand) return;
     const van = r.toestand;
     r.toestand = toestand;
+    for (const opgeven of this.lezers.get(r) ?? []) opgeven(new NietMeerBruikbaar(`replica ${toestand}`));
     const velden = { replica: r.naam, van, toestand, achterstand_s: achterstandS, max_achterstand_s: this.opties.maxAchterstandMs / 1000, ...extra };
     if (toestand === 'bruikbaar') this.opties.log?.info(velden, 'replica bruikbaar: registerlezingen gaan naar deze replica');
     else this.opties.log?.warn(velden, 'replica niet bruikbaar: registerlezingen gaan naar de andere replica’s of de primaire database');
