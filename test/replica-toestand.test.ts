@@ -33,10 +33,39 @@ describe('replica state: hysteresis, so a loaded machine does not make it flap',
   });
 
   it('definite answers act at once: not a standby, behind the bound, the first check after start', () => {
-    expect(reeksVan('bruikbaar', [{ soort: 'geen-standby' }])).toEqual(['weg']);
+    expect(reeksVan('bruikbaar', [{ soort: 'ongeschikt' }])).toEqual(['weg']);
     expect(reeksVan('bruikbaar', [lag(3001)])).toEqual(['achter']);
     expect(reeksVan('onbekend', [lag(2500)])).toEqual(['bruikbaar']);
     expect(reeksVan('onbekend', [weg])).toEqual(['weg']);
+  });
+});
+
+describe('a read on a replica is given up, never held for the query timeout', () => {
+  const nooit = () => new Promise<never>(() => {});
+  const maak = (controleMs: number) =>
+    new Replicas('postgresql://x@127.0.0.1:1/p', { urls: ['postgresql://x@127.0.0.1:1/r'], poolConfig: {}, maxAchterstandMs: 1000, controleMs });
+
+  it('as soon as its replica stops being usable, without blaming the replica for it', async () => {
+    const replicas = maak(60_000);
+    const r = replicas.lijst[0];
+    r.toestand = 'bruikbaar';
+    const lezingen = [replicas.lees(r, nooit), replicas.lees(r, nooit)];
+    replicas.meldFout(r, Object.assign(new Error('terminating connection'), { code: '57P01' }));
+    for (const l of lezingen) await expect(l).rejects.toThrow('replica weg');
+    await replicas.sluit();
+  });
+
+  it('after twice the check interval, at least 2 s: then the replica is weg', async () => {
+    const replicas = maak(50);
+    const r = replicas.lijst[0];
+    r.toestand = 'bruikbaar';
+    const t0 = Date.now();
+    const fout = await replicas.lees(r, nooit).catch((e: Error) => e);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1990);
+    expect(String(fout)).toMatch(/binnen 2000 ms/);
+    replicas.meldFout(r, fout);
+    expect(r.toestand).toBe('weg');
+    await replicas.sluit();
   });
 });
 

@@ -26,6 +26,17 @@ const proxy = z.string().transform((v, ctx): boolean | number | string[] => {
   return delen;
 });
 
+/** Why `url` is no PostgreSQL URL ('' if it is); never repeats it, which may hold a password. The server parses it with `new URL`. */
+function pgUrlFout(url: string): string {
+  if (!/^postgres(ql)?:\/\//.test(url)) return 'moet met postgresql:// beginnen';
+  try {
+    new URL(url);
+    return '';
+  } catch {
+    return 'is geen geldige URL (poort 1-65535, een IPv6-adres tussen [ ], bijzondere tekens in naam of wachtwoord als %XX)';
+  }
+}
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().default('127.0.0.1'),
@@ -33,12 +44,20 @@ export const configSchema = z.object({
   DATABASE_URL: z
     .string()
     .default('')
-    .refine((v) => v === '' || /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL moet met postgresql:// beginnen'),
+    .superRefine((v, ctx) => {
+      const fout = v === '' ? '' : pgUrlFout(v);
+      if (fout) ctx.addIssue({ code: 'custom', message: fout });
+    }),
   DATABASE_REPLICA_URL: z
     .string()
     .default('')
     .transform((v) => v.split(',').map((u) => u.trim()).filter((u) => u !== ''))
-    .refine((urls) => urls.every((u) => /^postgres(ql)?:\/\//.test(u)), 'DATABASE_REPLICA_URL: elke replica moet met postgresql:// beginnen'),
+    .superRefine((urls, ctx) => {
+      urls.forEach((u, i) => {
+        const fout = pgUrlFout(u);
+        if (fout) ctx.addIssue({ code: 'custom', message: `replica ${i + 1} van ${urls.length} ${fout}` });
+      });
+    }),
   DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(100).max(MAX_MS).default(10_000),
   DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().min(50).max(MAX_MS).default(1_000),
   DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(MAX_MS).default(10_000),

@@ -11,7 +11,7 @@ import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { Logger } from 'pino';
 import { PrismaClient } from '../generated/prisma/client.ts';
-import { Replicas } from './replicas.ts';
+import { leesGrensMs, Replicas } from './replicas.ts';
 import { waarnemers } from './waarnemers.ts';
 
 export type Db = PrismaClient;
@@ -101,7 +101,7 @@ export async function registerRijen<T>(
   if (direct?.replicas && replica) {
     try {
       direct.onQuery?.(tekst);
-      rijen = (await replica.pool.query({ name: statementNaam(tekst), text: tekst, values: waarden })).rows as T[];
+      rijen = (await direct.replicas.lees(replica, () => replica.pool.query({ name: statementNaam(tekst), text: tekst, values: waarden }))).rows as T[];
       registerLezingen.meld(db, 'replica');
     } catch (e) {
       direct.replicas.meldFout(replica, e);
@@ -367,12 +367,14 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     pool.on('connect', (c) => void c.query('SET client_connection_check_interval = 1000').catch(() => {}));
     const adapterFactory = new PrismaPg(pool as unknown as ConstructorParameters<typeof PrismaPg>[0]);
     const prisma = maakClient(adapterFactory, opts.onQuery);
+    const controleMs = opts.replicaControleMs ?? 1_000;
     const replicas = opts.replicaUrls?.length
       ? new Replicas(opts.databaseUrl, {
           urls: opts.replicaUrls,
-          poolConfig,
+          // A read the replica does not answer in time ends its connection, as on the primary, only sooner.
+          poolConfig: { ...poolConfig, leestijdMs: leesGrensMs(controleMs) },
           maxAchterstandMs: opts.replicaMaxAchterstandMs ?? 10_000,
-          controleMs: opts.replicaControleMs ?? 1_000,
+          controleMs,
           log: opts.log,
         })
       : undefined;

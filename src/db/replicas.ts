@@ -20,7 +20,7 @@ export interface Replica {
 
 export interface ReplicaOpties {
   urls: string[];
-  poolConfig: Omit<pg.PoolConfig, 'connectionString'>;
+  poolConfig: Omit<pg.PoolConfig, 'connectionString'> & { leestijdMs?: number };
   maxAchterstandMs: number;
   controleMs: number;
   log?: Logger;
@@ -29,10 +29,22 @@ export interface ReplicaOpties {
 /** A standby of the primary has the primary's identity (pg_control_system() needs EXECUTE). */
 const IDENTITEIT = "(SELECT system_identifier FROM pg_control_system())::text || '/' || current_database() AS identiteit";
 
+/** What the register reads read (adressen.ts, opvragen.ts): a replica whose user may not read one of them serves nothing. */
+export const REGISTERTABELLEN = ['adres', 'woz_waarde', 'energielabel', 'woningtype', 'adres_invloed'] as const;
+const LEESPROEF = `SELECT ${REGISTERTABELLEN.map((t) => `(SELECT 1 FROM ${t} LIMIT 0)`).join(', ')}`;
+
 function lsnGetal(lsn: string): bigint {
   const [hoog, laag] = lsn.split('/');
   return (BigInt(`0x${hoog}`) << 32n) + BigInt(`0x${laag}`);
 }
+
+/** A read on a replica given up after this (it can always be read from the primary), so a silent one holds no batch (bundel.ts) for DB_QUERY_TIMEOUT_MS. */
+export function leesGrensMs(controleMs: number): number {
+  return Math.max(2 * controleMs, 2_000);
+}
+
+/** A read abandoned because its replica stopped being usable meanwhile: says nothing about the replica. */
+class NietMeerBruikbaar extends Error {}
 
 export function replicaNaam(url: string): string {
   const u = new URL(url);
@@ -62,7 +74,7 @@ class Controleverbinding {
       }
       return (await this.client.query(tekst)).rows[0] as T;
     } catch (e) {
-      this.sluit();
+      if (isVerbindingsfout(e)) this.sluit();
       throw e;
     }
   }
@@ -84,7 +96,8 @@ function isVerbindingsfout(e: unknown): boolean {
 export type Waarneming =
   | { soort: 'achterstand'; ms: number }
   | { soort: 'onbereikbaar' }
-  | { soort: 'geen-standby' };
+  /** Not a standby, of another database, or its user may not read the register: definite. */
+  | { soort: 'ongeschikt' };
 
 export interface Reeks {
   fout: number;
@@ -95,7 +108,7 @@ export const STORING_RONDES = 2;
 export const HERSTEL_RONDES = 2;
 
 export function volgendeToestand(huidig: ReplicaToestand, reeks: Reeks, w: Waarneming, grensMs: number): ReplicaToestand {
-  if (w.soort === 'geen-standby') {
+  if (w.soort === 'ongeschikt') {
     reeks.goed = 0;
     return 'weg';
   }
@@ -124,6 +137,7 @@ export class Replicas {
   private primairIdentiteit: string | undefined;
   private primairFout: string | null = null;
   private readonly reeksen = new Map<Replica, Reeks>();
+  private readonly lezers = new Map<Replica, Set<(e: Error) => void>>();
   private volgende = 0;
   private timer: NodeJS.Timeout | undefined;
   private gestopt = false;
@@ -160,9 +174,31 @@ export class Replicas {
     return undefined;
   }
 
+  /** `lees` on `r`, failing after leesGrensMs (then `r` is weg: meldFout) or as soon as `r` stops being usable. */
+  async lees<T>(r: Replica, lees: () => Promise<T>): Promise<T> {
+    const grens = leesGrensMs(this.opties.controleMs);
+    let timer: NodeJS.Timeout | undefined;
+    let opgeven: (e: Error) => void = () => {};
+    const opgegeven = new Promise<never>((_, fout) => {
+      opgeven = fout;
+      timer = setTimeout(() => fout(new Error(`geen antwoord op een registerlezing binnen ${grens} ms`)), grens);
+    });
+    let set = this.lezers.get(r);
+    if (!set) this.lezers.set(r, (set = new Set()));
+    set.add(opgeven);
+    const uit = lees();
+    uit.catch(() => {});
+    try {
+      return await Promise.race([uit, opgegeven]);
+    } finally {
+      clearTimeout(timer);
+      set.delete(opgeven);
+    }
+  }
+
   /** If the server is gone, stop sending it reads now rather than at the next check. */
   meldFout(r: Replica, e: unknown): void {
-    if (!isVerbindingsfout(e)) return;
+    if (e instanceof NietMeerBruikbaar || !isVerbindingsfout(e)) return;
     const reeks = this.reeksen.get(r);
     if (reeks) reeks.goed = 0;
     this.zet(r, 'weg', null, { reden: (e as Error).message });
@@ -200,11 +236,18 @@ export class Replicas {
       return;
     }
     if (!stand.herstel || stand.lsn === null) {
-      this.neem(r, { soort: 'geen-standby' }, null, { reden: 'geen standby (gepromoveerd of geen replica)' });
+      this.neem(r, { soort: 'ongeschikt' }, null, { reden: 'geen standby (gepromoveerd of geen replica)' });
       return;
     }
     if (this.primairIdentiteit && stand.identiteit !== this.primairIdentiteit) {
-      this.neem(r, { soort: 'geen-standby' }, null, { reden: `geen standby van DATABASE_URL: ander cluster of andere database (${stand.identiteit}, primair ${this.primairIdentiteit})` });
+      this.neem(r, { soort: 'ongeschikt' }, null, { reden: `geen standby van DATABASE_URL: ander cluster of andere database (${stand.identiteit}, primair ${this.primairIdentiteit})` });
+      return;
+    }
+    try {
+      await verbinding.vraag(LEESPROEF);
+    } catch (e) {
+      const reden = `${(e as Error).message}${(e as { code?: string }).code === '42501' ? `: geef de gebruiker van deze replica leesrecht (GRANT SELECT ON ${REGISTERTABELLEN.join(', ')} TO …, op de primaire database)` : ''}`;
+      this.neem(r, isVerbindingsfout(e) ? { soort: 'onbereikbaar' } : { soort: 'ongeschikt' }, null, { reden });
       return;
     }
     const gespeeld = lsnGetal(stand.lsn);
@@ -234,6 +277,7 @@ export class Replicas {
     if (r.toestand === toestand) return;
     const van = r.toestand;
     r.toestand = toestand;
+    for (const opgeven of this.lezers.get(r) ?? []) opgeven(new NietMeerBruikbaar(`replica ${toestand}`));
     const velden = { replica: r.naam, van, toestand, achterstand_s: achterstandS, max_achterstand_s: this.opties.maxAchterstandMs / 1000, ...extra };
     if (toestand === 'bruikbaar') this.opties.log?.info(velden, 'replica bruikbaar: registerlezingen gaan naar deze replica');
     else this.opties.log?.warn(velden, 'replica niet bruikbaar: registerlezingen gaan naar de andere replica’s of de primaire database');

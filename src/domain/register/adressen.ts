@@ -72,16 +72,20 @@ export function gebundeldeKandidaten<R>(zwaar: Record<string, string> = {}, naar
     CROSS JOIN LATERAL (SELECT * FROM (SELECT a.*, ${KAN_HET_ZIJN} AS kan FROM adres a
                         WHERE a.postcode = v.postcode AND a.huisnummer = v.huisnummer OFFSET 0) k WHERE v.sleutel = '' OR k.kan) a
     ORDER BY v.n, a.huisletter ASC NULLS LAST, a.toevoeging ASC NULLS LAST`;
-  const lezer = perDatabase<{ postcode: string; huisnummer: number; sleutel: string }, R[]>((db) => ({
+  type Item = { postcode: string; huisnummer: number; sleutel: string; toevoeging: string | null };
+  const lezer = perDatabase<Item, R[]>((db) => ({
     maxGrootte: 64,
     async verwerk(_sleutel, items) {
       const rijen = await registerRijen<Record<string, unknown> & { n: number }>(db, tekst, [batchParameter(items)], {
+        // Not only the items without rows: a lone address comes back for any addition asked (KAN_HET_ZIJN), so the one beside it the primary just committed would be a 404.
         aanvullen: async (vanReplica, primair) => {
-          const gevonden = new Set(vanReplica.map((x) => Number(x.n)));
-          const missend = items.flatMap((_, i) => (gevonden.has(i + 1) ? [] : [i]));
-          if (missend.length === 0) return vanReplica;
-          const aangevuld = await primair([batchParameter(missend.map((i) => items[i]))]);
-          return [...vanReplica, ...aangevuld.map((r) => ({ ...r, n: missend[Number(r.n) - 1] + 1 }))];
+          const perItem = items.map(() => [] as AdresKandidaat[]);
+          for (const x of vanReplica) perItem[Number(x.n) - 1].push(x as unknown as AdresKandidaat);
+          const opnieuw = items.flatMap((item, i) => (kiesAdres(perItem[i], item.toevoeging).soort === 'gevonden' ? [] : [i]));
+          if (opnieuw.length === 0) return vanReplica;
+          const aangevuld = await primair([batchParameter(opnieuw.map((i) => items[i]))]);
+          const vervangen = new Set(opnieuw.map((i) => i + 1));
+          return [...vanReplica.filter((x) => !vervangen.has(Number(x.n))), ...aangevuld.map((r) => ({ ...r, n: opnieuw[Number(r.n) - 1] + 1 }))];
         },
       });
       const perItem: R[][] = items.map(() => []);
@@ -90,7 +94,7 @@ export function gebundeldeKandidaten<R>(zwaar: Record<string, string> = {}, naar
     },
   }));
   return (db: Db, postcode: string, huisnummer: number, toevoeging: string | null | undefined): Promise<R[]> =>
-    lezer(db).voer('adres', { postcode, huisnummer, sleutel: toevoegingVergelijkvorm(toevoeging) });
+    lezer(db).voer('adres', { postcode, huisnummer, sleutel: toevoegingVergelijkvorm(toevoeging), toevoeging: toevoeging ?? null });
 }
 
 export const adresKandidaten = gebundeldeKandidaten<Adres>(
