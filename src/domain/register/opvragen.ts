@@ -13,7 +13,8 @@ export function adresKenmerken(a: Adres) {
       bag_verblijfsobject_id: a.objectType === 'verblijfsobject' ? a.objectId : null,
       bag_pand_id: a.pandId,
       objecttype: a.objectType,
-      gebruiksdoelen: a.gebruiksdoelen,
+      // A ligplaats or standplaats has none in the BAG (NULL in the register): an empty list, not a missing field.
+      gebruiksdoelen: a.gebruiksdoelen ?? [],
       oppervlakte: a.oppervlakte,
       bouwjaar: a.bouwjaar,
       status: a.status,
