@@ -28,9 +28,24 @@ describe('webhook address checks against a DNS server that never answers', () =>
     await lookup('localhost');
     expect(Date.now() - t0).toBeLessThan(1_000);
     const uitkomsten = await Promise.all(checks);
-    expect(uitkomsten).toEqual(Array.from({ length: 8 }, (_, i) => `url: de host a${i}.traag.example is niet te vinden.`));
+    expect(uitkomsten).toEqual(Array.from({ length: 8 }, (_, i) => `url: de host a${i}.traag.example is niet te vinden of wijst niet naar een openbaar adres; alleen openbare adressen zijn toegestaan.`));
     // Eight lookups of 2 × 300 ms each, side by side: nowhere near 8 × 600 ms in a row.
     expect(Date.now() - begin).toBeLessThan(3_000);
+  });
+});
+
+describe('the webhook address check tells nothing about the server\'s own DNS', () => {
+  it('a host name that resolves to a private address and one that does not resolve get the same refusal; an IP literal names its range', async () => {
+    const resolver: Resolver = async (host) => {
+      if (host === 'postgres.corp.internal') return [{ address: '10.20.30.40', family: 4 }];
+      throw Object.assign(new Error(`queryA ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    };
+    const weigering = (url: string) => controleerDoel(url, { onveilig: false, resolver }).then(() => 'aanvaard', (e: Error) => e.message);
+    const intern = await weigering('https://postgres.corp.internal/hook');
+    const onbekend = await weigering('https://bestaatniet.corp.internal/hook');
+    expect(intern).not.toMatch(/10\.20|private|privé/);
+    expect(intern.replace('postgres', 'X')).toBe(onbekend.replace('bestaatniet', 'X'));
+    expect(await weigering('https://[::ffff:127.0.0.1]/')).toMatch(/niet-openbaar adres \(loopback\)/);
   });
 });
 

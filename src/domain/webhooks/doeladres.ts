@@ -83,20 +83,26 @@ export function controleerVorm(tekst: string, onveilig: boolean): URL {
   return url;
 }
 
-/** A host that does not resolve is refused too. */
+/**
+ * A host that does not resolve is refused too. For a host name one message covers "not found" and "not
+ * public": naming what it resolves to, or only whether it exists, would make this check a lookup service
+ * into the server's own DNS (internal names and their private addresses). An IP literal's range is named.
+ */
 export async function controleerDoel(tekst: string, opts: { onveilig: boolean; resolver?: Resolver }): Promise<GecontroleerdDoel> {
   const url = controleerVorm(tekst, opts.onveilig);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const letterlijk = isIP(host) !== 0;
+  const nietBereikbaar = () => new OngeldigDoel(`url: de host ${host} is niet te vinden of wijst niet naar een openbaar adres; alleen openbare adressen zijn toegestaan.`);
   let adressen: OpgelostAdres[];
-  if (isIP(host)) {
+  if (letterlijk) {
     adressen = [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];
   } else {
     try {
       adressen = await (opts.resolver ?? systeemResolver)(host);
     } catch {
-      throw new OngeldigDoel(`url: de host ${host} is niet te vinden.`);
+      throw nietBereikbaar();
     }
-    if (adressen.length === 0) throw new OngeldigDoel(`url: de host ${host} is niet te vinden.`);
+    if (adressen.length === 0) throw nietBereikbaar();
   }
   for (const a of adressen) {
     let bereik: string | null;
@@ -105,9 +111,8 @@ export async function controleerDoel(tekst: string, opts: { onveilig: boolean; r
     } catch {
       bereik = 'ongeldig';
     }
-    if (bereik) {
-      throw new OngeldigDoel(`url: ${host} wijst naar een niet-openbaar adres (${a.address}, ${bereik}); alleen openbare adressen zijn toegestaan.`);
-    }
+    if (bereik && !letterlijk) throw nietBereikbaar();
+    if (bereik) throw new OngeldigDoel(`url: ${host} is een niet-openbaar adres (${bereik}); alleen openbare adressen zijn toegestaan.`);
   }
   return { url, host, adres: adressen[0] };
 }
