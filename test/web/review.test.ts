@@ -159,6 +159,7 @@ describe.skipIf(geenBrowser)(`web app review findings in Chromium${geenBrowser ?
 
   it('webhooks: names tell equal URLs apart; a test to a switched-off webhook says it waits; deleting clears its secret', async () => {
     await naar('Webhooks');
+    await page.getByRole('button', { name: /^Test sturen naar / }).first().waitFor();
     const namen = await page.getByRole('button', { name: /^Test sturen naar / }).evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label')));
     expect(namen).toHaveLength(3);
     expect(new Set(namen).size).toBe(3);
