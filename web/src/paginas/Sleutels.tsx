@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, foutTekst } from '../api.ts';
 import { useActie } from '../actie.ts';
-import { fmtDatum, fmtDatumTijd, fmtGetal, fmtMaand } from '../opmaak.ts';
+import { fmtAantal, fmtDatum, fmtDatumTijd, fmtGetal, fmtMaand } from '../opmaak.ts';
 import { EenmaligGetoond } from '../EenmaligGetoond.tsx';
 import { Tabel } from '../Tabel.tsx';
 
@@ -72,7 +72,7 @@ export function Sleutels() {
     return actie(async () => {
       await api.sleutels.maandlimiet.mutate({ id: s.id, credits: Number(tekst) });
       setLimieten({ ...limieten, [s.id]: '' });
-      setStatus(`Sleutel '${s.naam}': hoogstens ${fmtGetal(Number(tekst))} credits per kalendermaand.`);
+      setStatus(`Sleutel '${s.naam}': hoogstens ${fmtAantal(Number(tekst), 'credit')} per kalendermaand.`);
     });
   };
 
@@ -149,8 +149,8 @@ export function Sleutels() {
                   {s.maandlimiet ? (
                     <span data-maandlimiet={s.maandlimiet.credits}>
                       {s.status === 'geldig'
-                        ? `${fmtGetal(s.maandlimiet.resterend)} van ${fmtGetal(s.maandlimiet.credits)} credits over in ${fmtMaand(s.maandlimiet.maand)}`
-                        : `${fmtGetal(s.maandlimiet.credits)} credits per maand`}
+                        ? `${fmtGetal(s.maandlimiet.resterend)} van ${fmtAantal(s.maandlimiet.credits, 'credit')} over in ${fmtMaand(s.maandlimiet.maand)}`
+                        : `${fmtAantal(s.maandlimiet.credits, 'credit')} per maand`}
                     </span>
                   ) : s.modus === 'test' ? (
                     'n.v.t. (gratis)'
