@@ -1,6 +1,6 @@
 /**
  * Findings of the browser review of session 27, in Debian's Chromium through playwright-core like
- * test/web/app.test.ts: singular nouns. PGlite only.
+ * test/web/app.test.ts: singular nouns, the keyboard focus when paging. PGlite only.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from '../support/app.ts';
 import { maakGebruiker } from '../../src/domain/gebruikers/gebruikers.ts';
 import { WEB_DIST } from '../../src/gateways/app-static.ts';
 import { maakSleutel } from '../../src/domain/keys/sleutels.ts';
+import { maakEndpoint } from '../../src/domain/webhooks/beheer.ts';
 import { bediening, CHROMIUM, geenBrowser, openApp } from './hulp.ts';
 
 const EMAIL = 'review27@voorbeeld.nl';
@@ -22,8 +23,9 @@ describe.skipIf(geenBrowser)(`web app review findings of session 27 in Chromium$
   let page: Page;
   let accountId: string;
   let voorvoegsel: string;
+  const url = (naam: string) => `http://127.0.0.1:9/${naam}`;
 
-  const { aanmelden, naar } = bediening(() => page, EMAIL, WACHTWOORD);
+  const { focus, aanmelden, naar } = bediening(() => page, EMAIL, WACHTWOORD);
 
   beforeAll(async () => {
     expect(existsSync(path.join(WEB_DIST, 'index.html')), 'web/dist ontbreekt: npm run build:web').toBe(true);
@@ -35,7 +37,18 @@ describe.skipIf(geenBrowser)(`web app review findings of session 27 in Chromium$
     const k = await maakSleutel(t.db.prisma, { accountId, naam: 'agent', now });
     voorvoegsel = k.voorvoegsel;
     const gebruik = (aangemaaktOp: Date) => ({ accountId, keyId: k.id, kanaal: 'rest', voorziening: 'woz', status: 200, credits: 1, gefactureerdCent: 5, adres: 'Laan 1', aangemaaktOp });
-    await t.db.prisma.usageRecord.create({ data: gebruik(now) });
+    // One lookup this month; 51 in June 2025 (two pages of usage); 11 ledger lines (two pages).
+    await t.db.prisma.usageRecord.createMany({ data: [gebruik(now), ...Array.from({ length: 51 }, () => gebruik(new Date('2025-06-15T10:00:00Z')))] });
+    await t.db.prisma.ledgerEntry.createMany({ data: Array.from({ length: 10 }, (_, i) => ({ accountId, credits: i % 2 ? -1 : 1, soort: 'correctie', omschrijving: `correctie ${i + 1}`, aangemaaktOp: new Date(now.getTime() - (i + 1) * 60_000) })) });
+    // Webhook a with 25 deliveries (two pages of 20), b with 3.
+    for (const [naam, aantal] of [['a', 25], ['b', 3]] as const) {
+      const { endpoint } = await maakEndpoint(t.db.prisma, { accountId, url: url(naam), events: ['inzicht.voltooid'], now, onveilig: true });
+      for (let i = 0; i < aantal; i++) {
+        const id = `msg_${naam}${i}`;
+        await t.db.prisma.webhookEvent.create({ data: { id, accountId, type: 'webhook.test', payload: {}, aangemaaktOp: new Date(now.getTime() - i * 1000) } });
+        await t.db.prisma.webhookDelivery.create({ data: { eventId: id, endpointId: endpoint.id, toestand: 'afgeleverd', pogingen: 1, laatsteStatus: 200 } });
+      }
+    }
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     ({ browser, page } = await openApp(base));
     await aanmelden();
@@ -62,5 +75,36 @@ describe.skipIf(geenBrowser)(`web app review findings of session 27 in Chromium$
     await rij.getByRole('button', { name: 'Zetten' }).click();
     await page.getByRole('status').getByText("Sleutel 'agent': hoogstens 1 credit per kalendermaand.").waitFor();
     await expect.poll(() => rij.locator('td.maandlimiet span').textContent()).toMatch(/^\d van 1 credit over in [a-z]+ \d{4}$/);
+  });
+
+  it('paging to the first or last page with the keyboard moves the focus to the other button', async () => {
+    /** Enter on "Ouder" of the navigation `label`; `klaar` waits for the last page's rows. */
+    const ouder = async (label: string, klaar: () => Promise<unknown>) => {
+      await page.getByRole('navigation', { name: label }).getByRole('button', { name: 'Ouder' }).focus();
+      await page.keyboard.press('Enter');
+      await klaar();
+      await expect.poll(() => focus()).toBe('Nieuwer');
+    };
+    const paginaTekst = (label: string, tekst: string) => () => page.getByRole('navigation', { name: label }).getByText(tekst).waitFor();
+
+    await naar('Overzicht');
+    await paginaTekst('Grootboek bladeren', 'Pagina 1 van 2')();
+    await ouder('Grootboek bladeren', paginaTekst('Grootboek bladeren', 'Pagina 2 van 2'));
+    await page.keyboard.press('Enter');
+    await paginaTekst('Grootboek bladeren', 'Pagina 1 van 2')();
+    await expect.poll(() => focus()).toBe('Ouder');
+
+    await naar('Verbruik');
+    await page.getByLabel(/^Van/).fill('01-06-2025');
+    await page.getByLabel(/^Tot en met/).fill('30-06-2025');
+    await page.getByRole('button', { name: 'Toepassen' }).click();
+    await paginaTekst('Opvragingen bladeren', 'Pagina 1 van 2')();
+    await ouder('Opvragingen bladeren', paginaTekst('Opvragingen bladeren', 'Pagina 2 van 2'));
+
+    // The delivery log knows it is on its last page only when that page has arrived.
+    await naar('Webhooks');
+    await page.getByRole('button', { name: `Afleveringen van ${url('a')} tonen` }).click();
+    await expect.poll(() => page.locator('tr[data-toestand]').count()).toBe(20);
+    await ouder('Afleveringen bladeren', () => expect.poll(() => page.locator('tr[data-toestand]').count()).toBe(5));
   });
 });

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, foutTekst } from '../api.ts';
 import { useActie } from '../actie.ts';
+import { BladerNav } from '../Bladeren.tsx';
 import { EenmaligGetoond } from '../EenmaligGetoond.tsx';
 import { fmtDatum, fmtDatumTijd } from '../opmaak.ts';
 import { Tabel } from '../Tabel.tsx';
@@ -134,6 +135,7 @@ export function Webhooks() {
   const webhooks = lijst?.webhooks ?? [];
   const vol = lijst ? webhooks.length >= lijst.max : false;
   const logVan = webhooks.find((w) => w.id === gekozen);
+  const volgende = log?.volgende;
   /** In the buttons' accessible names: the URL, and what tells two webhooks with one URL apart. */
   const naam = (w: Webhook) => {
     if (w.omschrijving) return `${w.url} (${w.omschrijving})`;
@@ -236,11 +238,12 @@ export function Webhooks() {
             ))}
           </Tabel>
           {log && log.regels.length === 0 && <p>Nog geen afleveringen. Stuur een testgebeurtenis om je ontvanger te proberen.</p>}
-          <nav class="bladeren" aria-label="Afleveringen bladeren">
-            <button type="button" class="knop-secundair" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>Nieuwer</button>
-            <span>Pagina {cursors.length + 1}</span>
-            <button type="button" class="knop-secundair" disabled={!log?.volgende} onClick={() => log?.volgende && setCursors([...cursors, log.volgende])}>Ouder</button>
-          </nav>
+          <BladerNav
+            label="Afleveringen bladeren"
+            tekst={`Pagina ${cursors.length + 1}`}
+            nieuwer={cursors.length ? () => setCursors(cursors.slice(0, -1)) : null}
+            ouder={volgende ? () => setCursors([...cursors, volgende]) : null}
+          />
         </section>
       )}
     </>
