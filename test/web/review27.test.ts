@@ -1,6 +1,7 @@
 /**
  * Findings of the browser review of session 27, in Debian's Chromium through playwright-core like
- * test/web/app.test.ts: singular nouns, the keyboard focus when paging. PGlite only.
+ * test/web/app.test.ts: singular nouns, the keyboard focus when paging, the delivery log after a delete.
+ * PGlite only.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -106,5 +107,20 @@ describe.skipIf(geenBrowser)(`web app review findings of session 27 in Chromium$
     await page.getByRole('button', { name: `Afleveringen van ${url('a')} tonen` }).click();
     await expect.poll(() => page.locator('tr[data-toestand]').count()).toBe(20);
     await ouder('Afleveringen bladeren', () => expect.poll(() => page.locator('tr[data-toestand]').count()).toBe(5));
+  });
+
+  it('deleting the webhook whose log is shown shows the next webhook\'s log from its first page', async () => {
+    await naar('Webhooks');
+    await page.getByRole('button', { name: `Afleveringen van ${url('a')} tonen` }).click();
+    const log = page.getByRole('navigation', { name: 'Afleveringen bladeren' });
+    await expect.poll(() => page.locator('tr[data-toestand]').count()).toBe(20);
+    await log.getByRole('button', { name: 'Ouder' }).click();
+    await log.getByText('Pagina 2').waitFor();
+    await page.getByRole('button', { name: `Webhook ${url('a')} verwijderen` }).click();
+    await page.getByRole('status').getByText(`Webhook ${url('a')} is verwijderd.`).waitFor();
+    await page.getByRole('heading', { name: `Afleveringen van ${url('b')}` }).waitFor();
+    await expect.poll(() => page.locator('tr[data-toestand]').count()).toBe(3);
+    expect(await log.locator('span').textContent()).toBe('Pagina 1');
+    expect(await log.getByRole('button', { name: 'Nieuwer' }).isDisabled()).toBe(true);
   });
 });

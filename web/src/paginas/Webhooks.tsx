@@ -30,9 +30,11 @@ export function Webhooks() {
   const [events, setEvents] = useState<string[]>(['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag']);
   const [omschrijving, setOmschrijving] = useState('');
   const [geheim, setGeheim] = useState<{ id: string; titel: string; waarde: string } | null>(null);
-  // The delivery log: which webhook, which page (cursors of the pages before it), and its rows.
-  const [gekozen, setGekozen] = useState<string | null>(null);
-  const [cursors, setCursors] = useState<string[]>([]);
+  // The delivery log: which webhook and which page (cursors of the pages before it), set together so
+  // another webhook always starts at its first page; and its rows.
+  const [keuze, setKeuze] = useState<{ id: string | null; cursors: string[] }>({ id: null, cursors: [] });
+  const { id: gekozen, cursors } = keuze;
+  const setCursors = (c: string[]) => setKeuze({ id: gekozen, cursors: c });
   const [log, setLog] = useState<Afleveringen | null>(null);
   const [volgenTot, setVolgenTot] = useState(0);
   const [tik, setTik] = useState(0);
@@ -43,7 +45,7 @@ export function Webhooks() {
       .query()
       .then((l) => {
         setLijst(l);
-        setGekozen((g) => (g && l.webhooks.some((w) => w.id === g) ? g : (l.webhooks[0]?.id ?? null)));
+        setKeuze((k) => (k.id && l.webhooks.some((w) => w.id === k.id) ? k : { id: l.webhooks[0]?.id ?? null, cursors: [] }));
       })
       .catch((err) => setFout(foutTekst(err)));
   useEffect(() => void laad(), []);
@@ -71,8 +73,7 @@ export function Webhooks() {
   }, [gekozen, cursors, tik, volgenTot]);
 
   const toonLog = (id: string) => {
-    setGekozen(id);
-    setCursors([]);
+    setKeuze({ id, cursors: [] });
     setVolgenTot(Date.now() + VOLGEN_MS);
     setTik((n) => n + 1);
   };
@@ -84,8 +85,7 @@ export function Webhooks() {
       setGeheim({ id: w.id, titel: `Ondertekengeheim van ${w.url}`, waarde: w.geheim });
       setUrl('');
       setOmschrijving('');
-      setGekozen(w.id);
-      setCursors([]);
+      setKeuze({ id: w.id, cursors: [] });
     });
   };
 
