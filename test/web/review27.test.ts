@@ -1,7 +1,7 @@
 /**
  * Findings of the browser review of session 27, in Debian's Chromium through playwright-core like
- * test/web/app.test.ts: singular nouns, the keyboard focus when paging, the delivery log after a delete.
- * PGlite only.
+ * test/web/app.test.ts: singular nouns, the keyboard focus when paging, a refused threshold save, the
+ * delivery log after a delete. PGlite only.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -122,5 +122,20 @@ describe.skipIf(geenBrowser)(`web app review findings of session 27 in Chromium$
     await expect.poll(() => page.locator('tr[data-toestand]').count()).toBe(3);
     expect(await log.locator('span').textContent()).toBe('Pagina 1');
     expect(await log.getByRole('button', { name: 'Nieuwer' }).isDisabled()).toBe(true);
+  });
+
+  it('a refused threshold save keeps what was typed', async () => {
+    await naar('Overzicht');
+    await expect.poll(() => page.getByLabel('Drempel in credits').inputValue()).not.toBe('');
+    await page.route('**/trpc/tegoed.drempel**', (r) => r.abort('failed'));
+    await page.getByLabel('Drempel in credits').fill('42');
+    // The balance is read again after the action, refused or not; the field keeps 42 after it.
+    const herlezen = page.waitForResponse((r) => r.url().includes('/trpc/tegoed.saldo'));
+    await page.getByRole('button', { name: 'Drempel opslaan' }).click();
+    await page.getByRole('alert').getByText(/^Geen verbinding met de server/).waitFor();
+    await herlezen;
+    await page.waitForTimeout(200);
+    await page.unroute('**/trpc/tegoed.drempel**');
+    expect(await page.getByLabel('Drempel in credits').inputValue()).toBe('42');
   });
 });

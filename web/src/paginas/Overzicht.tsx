@@ -21,18 +21,19 @@ export function Overzicht() {
   const van = maandBegin();
   const tot = vandaag();
 
+  // The threshold field is filled on the first load and after a save; a refused save keeps what was typed.
   const laadSaldo = () =>
     api.tegoed.saldo
       .query()
       .then((s) => {
         setSaldo(s);
-        setDrempel(String(s.drempel_credits));
+        return s;
       })
       .catch((err) => setFout(foutTekst(err)));
   const drempelActie = useActie(laadSaldo);
 
   useEffect(() => {
-    void laadSaldo();
+    void laadSaldo().then((s) => s && setDrempel(String(s.drempel_credits)));
     api.verbruik.perDag
       .query({ van, tot })
       .then((p) => setRegels(p.per_dag))
@@ -43,6 +44,7 @@ export function Overzicht() {
     e.preventDefault();
     return drempelActie.actie(async () => {
       const r = await api.tegoed.drempel.mutate({ credits: Number(drempel) });
+      setDrempel(String(r.drempel_credits));
       drempelActie.setStatus(r.drempel_credits > 0 ? `Je krijgt saldo.laag zodra het tegoed onder ${fmtAantal(r.drempel_credits, 'credit')} zakt.` : 'Je krijgt geen saldo.laag meer.');
     });
   };
