@@ -22,8 +22,8 @@ export function bediening(pagina: () => Page, email: string, wachtwoord: string)
     /** What has the keyboard focus: BODY when nothing does, else its id or its text. */
     focus: () =>
       pagina().evaluate('document.activeElement === document.body ? "BODY" : (document.activeElement.id || document.activeElement.textContent.trim())') as Promise<string>,
-    async aanmelden(p = pagina()) {
-      await p.getByLabel('E-mailadres').fill(email);
+    async aanmelden(p = pagina(), als = email) {
+      await p.getByLabel('E-mailadres').fill(als);
       await p.getByLabel('Wachtwoord').fill(wachtwoord);
       await p.getByRole('button', { name: 'Aanmelden' }).click();
       await p.getByRole('heading', { name: 'Overzicht', level: 1 }).waitFor();

@@ -1,11 +1,11 @@
 /**
  * Findings of the browser review of session 27, in Debian's Chromium through playwright-core like
- * test/web/app.test.ts: singular nouns, the keyboard focus when paging, a refused threshold save, the
- * delivery log after a delete. PGlite only.
+ * test/web/app.test.ts: singular nouns, the keyboard focus when paging, a refused threshold save, a
+ * second tab signed in again, the delivery log after a delete. PGlite only.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { maakGebruiker } from '../../src/domain/gebruikers/gebruikers.ts';
@@ -21,6 +21,7 @@ describe.skipIf(geenBrowser)(`web app review findings of session 27 in Chromium$
   let t: TestApp;
   let base: string;
   let browser: Browser;
+  let context: BrowserContext;
   let page: Page;
   let accountId: string;
   let voorvoegsel: string;
@@ -51,7 +52,7 @@ describe.skipIf(geenBrowser)(`web app review findings of session 27 in Chromium$
       }
     }
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    ({ browser, page } = await openApp(base));
+    ({ browser, context, page } = await openApp(base));
     await aanmelden();
   });
 
@@ -137,5 +138,42 @@ describe.skipIf(geenBrowser)(`web app review findings of session 27 in Chromium$
     await page.waitForTimeout(200);
     await page.unroute('**/trpc/tegoed.drempel**');
     expect(await page.getByLabel('Drempel in credits').inputValue()).toBe('42');
+  });
+
+  const drempelMeldingen = () => page.locator('section[aria-labelledby="kop-drempel"] :is(p.fout, p.status)').allTextContents();
+  const drempelVan = async (id: string) => (await t.db.prisma.account.findUniqueOrThrow({ where: { id } })).drempelCredits;
+
+  it('signed out and in again in another tab, an action in this tab still works', async () => {
+    await naar('Overzicht');
+    const tweede = await context.newPage();
+    await tweede.goto(`${base}/app`);
+    await tweede.getByRole('heading', { name: 'Overzicht', level: 1 }).waitFor();
+    await tweede.getByRole('button', { name: 'Afmelden' }).click();
+    await aanmelden(tweede);
+    await tweede.close();
+
+    await page.getByLabel('Drempel in credits').fill('7');
+    await page.getByRole('button', { name: 'Drempel opslaan' }).click();
+    await expect.poll(drempelMeldingen).toEqual(['Je krijgt saldo.laag zodra het tegoed onder 7 credits zakt.']);
+    expect(await drempelVan(accountId)).toBe(7);
+  });
+
+  it('signed in as someone else in another tab, an action in this tab is refused, in either account', async () => {
+    const ander = (await t.account(1)).id;
+    await maakGebruiker(t.db.prisma, { accountId: ander, email: 'ander27@voorbeeld.nl', wachtwoord: WACHTWOORD });
+    const tweede = await context.newPage();
+    await tweede.goto(`${base}/app`);
+    await tweede.getByRole('button', { name: 'Afmelden' }).click();
+    await aanmelden(tweede, 'ander27@voorbeeld.nl');
+    const voor = await drempelVan(ander);
+
+    await page.getByLabel('Drempel in credits').fill('8');
+    await page.getByRole('button', { name: 'Drempel opslaan' }).click();
+    await expect.poll(drempelMeldingen).toEqual(['Het CSRF-token ontbreekt of klopt niet; laad de pagina opnieuw.', '']);
+    expect([await drempelVan(accountId), await drempelVan(ander)]).toEqual([7, voor]);
+    // The first user again, for the tests after this one.
+    await tweede.getByRole('button', { name: 'Afmelden' }).click();
+    await aanmelden(tweede);
+    await tweede.close();
   });
 });

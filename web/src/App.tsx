@@ -3,7 +3,7 @@
  * route change the page's heading takes focus, so screen readers announce the new page.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, bijVerlopenSessie, foutTekst, is401, zetCsrf } from './api.ts';
+import { api, bijVerlopenSessie, foutTekst, is401, zetSessie } from './api.ts';
 import { Aanmelden } from './paginas/Aanmelden.tsx';
 import { Overzicht } from './paginas/Overzicht.tsx';
 import { Sleutels } from './paginas/Sleutels.tsx';
@@ -40,14 +40,14 @@ export function App() {
     bijVerlopenSessie((tekst) => {
       if (!aangemeld.current) return;
       aangemeld.current = false;
-      zetCsrf('');
+      zetSessie(null);
       setMelding(tekst);
       setGebruiker(null);
     });
     api.sessie.huidig
       .query()
       .then((g) => {
-        zetCsrf(g.csrf);
+        zetSessie(g);
         setGebruiker(g);
       })
       .catch((err) => {
@@ -78,7 +78,7 @@ export function App() {
     } catch (err) {
       if (!is401(err)) setMelding(foutTekst(err));
     }
-    zetCsrf('');
+    zetSessie(null);
     setGebruiker(null);
   }
 
@@ -88,7 +88,7 @@ export function App() {
       <Aanmelden
         melding={melding}
         bijAanmelding={(g) => {
-          zetCsrf(g.csrf);
+          zetSessie(g);
           setMelding('');
           setGebruiker(g);
         }}
