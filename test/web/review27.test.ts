@@ -1,7 +1,7 @@
 /**
  * Findings of the browser review of session 27, in Debian's Chromium through playwright-core like
  * test/web/app.test.ts: singular nouns, the keyboard focus when paging, a refused threshold save, a
- * second tab signed in again, the delivery log after a delete. PGlite only.
+ * second tab signed in again, the delivery log after a delete, the page's own bounds. PGlite only.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -175,5 +175,22 @@ describe.skipIf(geenBrowser)(`web app review findings of session 27 in Chromium$
     await tweede.getByRole('button', { name: 'Afmelden' }).click();
     await aanmelden(tweede);
     await tweede.close();
+  });
+
+  it('a year before 1900 is refused by the page in its own words', async () => {
+    await naar('Verbruik');
+    await page.getByLabel(/^Van/).fill('01-01-1899');
+    await page.getByLabel(/^Tot en met/).fill('31-01-1899');
+    await page.getByRole('button', { name: 'Toepassen' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Van: kies een datum vanaf 01-01-1900.');
+  });
+
+  it('a cap over 1.000.000.000 is refused by the page in its own words', async () => {
+    await naar('Sleutels');
+    const veld = page.locator(`tr[data-voorvoegsel="${voorvoegsel}"]`).getByLabel(/Maandlimiet in credits/);
+    await veld.fill('2000000000');
+    await page.locator(`tr[data-voorvoegsel="${voorvoegsel}"]`).getByRole('button', { name: 'Zetten' }).click();
+    expect(await veld.evaluate((e) => (e as unknown as { validationMessage: string }).validationMessage)).toBe('Kies 1.000.000.000 of minder.');
+    expect(await page.locator('p.fout').count()).toBe(0);
   });
 });

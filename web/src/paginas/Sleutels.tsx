@@ -21,6 +21,8 @@ const LOOPTIJDEN = [
   { dagen: 365, tekst: '1 jaar' },
   { dagen: 730, tekst: '2 jaar' },
 ];
+/** The highest monthly cap the server takes (src/domain/keys/sleutels.ts); above it the field says so itself. */
+const MAX_MAANDLIMIET = 1_000_000_000;
 const STATUS: Record<Sleutel['status'], string> = { geldig: 'Geldig', ingetrokken: 'Ingetrokken', verlopen: 'Verlopen' };
 
 export function Sleutels() {
@@ -162,6 +164,7 @@ export function Sleutels() {
                       <input
                         type="number"
                         min={0}
+                        max={MAX_MAANDLIMIET}
                         step={1}
                         inputMode="numeric"
                         value={limieten[s.id] ?? ''}
