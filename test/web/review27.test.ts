@@ -1,7 +1,8 @@
 /**
  * Findings of the browser review of session 27, in Debian's Chromium through playwright-core like
- * test/web/app.test.ts: singular nouns, the keyboard focus when paging, a refused threshold save, a
- * second tab signed in again, the delivery log after a delete, the page's own bounds. PGlite only.
+ * test/web/app.test.ts: singular nouns, the keyboard focus when paging, a refused threshold save, a second
+ * tab signed in again, the delivery log after a delete, the page's own bounds, addresses with a trailing
+ * slash or an unknown page. PGlite only.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -192,5 +193,19 @@ describe.skipIf(geenBrowser)(`web app review findings of session 27 in Chromium$
     await page.locator(`tr[data-voorvoegsel="${voorvoegsel}"]`).getByRole('button', { name: 'Zetten' }).click();
     expect(await veld.evaluate((e) => (e as unknown as { validationMessage: string }).validationMessage)).toBe('Kies 1.000.000.000 of minder.');
     expect(await page.locator('p.fout').count()).toBe(0);
+  });
+
+  it('a page address with a trailing slash is served and shown as its page; an unknown page becomes /app', async () => {
+    const res = await fetch(`${base}/app/sleutels/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect((await fetch(`${base}/app/assets/bestaatniet.js`)).status).toBe(404);
+
+    await page.goto(`${base}/app/sleutels/`);
+    await page.getByRole('heading', { name: 'Sleutels', level: 1 }).waitFor();
+    expect(page.url()).toBe(`${base}/app/sleutels`);
+    await page.goto(`${base}/app/bestaatniet?x=1`);
+    await page.getByRole('heading', { name: 'Overzicht', level: 1 }).waitFor();
+    expect(page.url()).toBe(`${base}/app?x=1`);
   });
 });

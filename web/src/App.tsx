@@ -23,14 +23,17 @@ const PAGINAS = [
   { pad: '/app/webhooks', titel: 'Webhooks' },
 ] as const;
 
+/** The page of the address; an unknown one (or one with a trailing slash) is replaced by the page's own address. */
 function huidigPad(): string {
   const p = location.pathname.replace(/\/+$/, '');
-  return PAGINAS.some((x) => x.pad === p) ? p : '/app';
+  const pad = PAGINAS.some((x) => x.pad === p) ? p : '/app';
+  if (location.pathname !== pad) history.replaceState(history.state, '', pad + location.search + location.hash);
+  return pad;
 }
 
 export function App() {
   const [gebruiker, setGebruiker] = useState<Gebruiker | null | undefined>(undefined);
-  const [pad, setPad] = useState(huidigPad());
+  const [pad, setPad] = useState(huidigPad);
   const [melding, setMelding] = useState('');
   const aangemeld = useRef(false);
   aangemeld.current = !!gebruiker;
