@@ -59,7 +59,8 @@ export async function registerAppStatic(app: FastifyInstance, dist = WEB_DIST) {
     }
     scope.get('/app', stuurIndex);
     scope.get('/app/', stuurIndex);
-    // Client-side routes get the same page; unknown asset names stay 404.
+    // Client-side routes get the same page, with or without a trailing slash; unknown asset names stay 404.
     scope.get('/app/:pagina', stuurIndex);
+    scope.get('/app/:pagina/', stuurIndex);
   });
 }

@@ -195,7 +195,7 @@ describe.skipIf(geenBrowser)(`web app /app in Chromium${geenBrowser ? ` (overges
     expect(regels[1].split(';')[1]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0[12]:00$/);
 
     await page.getByRole('link', { name: 'Overzicht' }).click();
-    await expect.poll(() => page.locator('#credits-maand').textContent()).toBe('1 credits');
+    await expect.poll(() => page.locator('#credits-maand').textContent()).toBe('1 credit');
     await expect.poll(() => page.locator('figure.grafiek canvas').getAttribute('data-totaal')).toBe('1');
     expect(await page.locator('#saldo-credits').textContent()).toBe('999 credits');
     await screenshots('overzicht');

@@ -5,19 +5,18 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.ts';
 import { maakGebruiker } from '../../src/domain/gebruikers/gebruikers.ts';
 import { WEB_DIST } from '../../src/gateways/app-static.ts';
 import { maakSleutel } from '../../src/domain/keys/sleutels.ts';
 import { maakEndpoint } from '../../src/domain/webhooks/beheer.ts';
+import { bediening, CHROMIUM, geenBrowser, openApp } from './hulp.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const EMAIL = 'review@voorbeeld.nl';
 const WACHTWOORD = 'review-test-wachtwoord';
 const ONTVANGER = 'http://127.0.0.1:9/review';
-const geenBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true';
 
 describe.skipIf(geenBrowser)(`web app review findings in Chromium${geenBrowser ? ` (overgeslagen: geen Chromium op ${CHROMIUM})` : ''}`, { timeout: 180_000 }, () => {
   let t: TestApp;
@@ -27,20 +26,7 @@ describe.skipIf(geenBrowser)(`web app review findings in Chromium${geenBrowser ?
   let accountId: string;
   let voorvoegsel: string;
 
-  /** What has the keyboard focus: BODY when nothing does. */
-  const focus = () => page.evaluate('document.activeElement === document.body ? "BODY" : (document.activeElement.id || document.activeElement.textContent.trim())') as Promise<string>;
-
-  async function aanmelden() {
-    await page.getByLabel('E-mailadres').fill(EMAIL);
-    await page.getByLabel('Wachtwoord').fill(WACHTWOORD);
-    await page.getByRole('button', { name: 'Aanmelden' }).click();
-    await page.getByRole('heading', { name: 'Overzicht', level: 1 }).waitFor();
-  }
-
-  async function naar(titel: string) {
-    await page.getByRole('link', { name: titel, exact: true }).click();
-    await page.getByRole('heading', { name: titel, level: 1 }).waitFor();
-  }
+  const { focus, aanmelden, naar } = bediening(() => page, EMAIL, WACHTWOORD);
 
   beforeAll(async () => {
     expect(existsSync(path.join(WEB_DIST, 'index.html')), 'web/dist ontbreekt: npm run build:web').toBe(true);
@@ -58,11 +44,7 @@ describe.skipIf(geenBrowser)(`web app review findings in Chromium${geenBrowser ?
       await maakEndpoint(t.db.prisma, { accountId, url: ONTVANGER, events: ['inzicht.voltooid'], omschrijving, now, onveilig: true });
     }
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'nl-NL', timezoneId: 'Europe/Amsterdam', acceptDownloads: true });
-    page = await context.newPage();
-    page.on('dialog', (d) => void d.accept());
-    await page.goto(`${base}/app`);
+    ({ browser, page } = await openApp(base, { acceptDownloads: true }));
     await aanmelden();
   });
 
@@ -159,6 +141,7 @@ describe.skipIf(geenBrowser)(`web app review findings in Chromium${geenBrowser ?
 
   it('webhooks: names tell equal URLs apart; a test to a switched-off webhook says it waits; deleting clears its secret', async () => {
     await naar('Webhooks');
+    await page.getByRole('button', { name: /^Test sturen naar / }).first().waitFor();
     const namen = await page.getByRole('button', { name: /^Test sturen naar / }).evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label')));
     expect(namen).toHaveLength(3);
     expect(new Set(namen).size).toBe(3);

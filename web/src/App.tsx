@@ -3,7 +3,7 @@
  * route change the page's heading takes focus, so screen readers announce the new page.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, bijVerlopenSessie, foutTekst, is401, zetCsrf } from './api.ts';
+import { api, bijVerlopenSessie, foutTekst, is401, zetSessie } from './api.ts';
 import { Aanmelden } from './paginas/Aanmelden.tsx';
 import { Overzicht } from './paginas/Overzicht.tsx';
 import { Sleutels } from './paginas/Sleutels.tsx';
@@ -23,14 +23,17 @@ const PAGINAS = [
   { pad: '/app/webhooks', titel: 'Webhooks' },
 ] as const;
 
+/** The page of the address; an unknown one (or one with a trailing slash) is replaced by the page's own address. */
 function huidigPad(): string {
   const p = location.pathname.replace(/\/+$/, '');
-  return PAGINAS.some((x) => x.pad === p) ? p : '/app';
+  const pad = PAGINAS.some((x) => x.pad === p) ? p : '/app';
+  if (location.pathname !== pad) history.replaceState(history.state, '', pad + location.search + location.hash);
+  return pad;
 }
 
 export function App() {
   const [gebruiker, setGebruiker] = useState<Gebruiker | null | undefined>(undefined);
-  const [pad, setPad] = useState(huidigPad());
+  const [pad, setPad] = useState(huidigPad);
   const [melding, setMelding] = useState('');
   const aangemeld = useRef(false);
   aangemeld.current = !!gebruiker;
@@ -40,14 +43,14 @@ export function App() {
     bijVerlopenSessie((tekst) => {
       if (!aangemeld.current) return;
       aangemeld.current = false;
-      zetCsrf('');
+      zetSessie(null);
       setMelding(tekst);
       setGebruiker(null);
     });
     api.sessie.huidig
       .query()
       .then((g) => {
-        zetCsrf(g.csrf);
+        zetSessie(g);
         setGebruiker(g);
       })
       .catch((err) => {
@@ -78,7 +81,7 @@ export function App() {
     } catch (err) {
       if (!is401(err)) setMelding(foutTekst(err));
     }
-    zetCsrf('');
+    zetSessie(null);
     setGebruiker(null);
   }
 
@@ -88,7 +91,7 @@ export function App() {
       <Aanmelden
         melding={melding}
         bijAanmelding={(g) => {
-          zetCsrf(g.csrf);
+          zetSessie(g);
           setMelding('');
           setGebruiker(g);
         }}

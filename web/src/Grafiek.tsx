@@ -4,7 +4,7 @@
  */
 import { useEffect, useRef } from 'preact/hooks';
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
-import { dagenTussen, fmtGetal } from './opmaak.ts';
+import { dagenTussen, fmtAantal, fmtGetal } from './opmaak.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
@@ -55,7 +55,7 @@ export function Grafiek(props: { van: string; tot: string; regels: DagRegel[]; t
   }, [props.van, props.tot, JSON.stringify(props.regels)]);
 
   const samenvatting = voorzieningen.length
-    ? `${props.titel}: ${fmtGetal(totaal)} credits van ${props.van} tot en met ${props.tot}, ` +
+    ? `${props.titel}: ${fmtAantal(totaal, 'credit')} van ${props.van} tot en met ${props.tot}, ` +
       voorzieningen.map((v) => `${v} ${fmtGetal(props.regels.filter((r) => r.voorziening === v).reduce((n, r) => n + r.credits, 0))}`).join(', ') + '.'
     : `${props.titel}: geen verbruik van ${props.van} tot en met ${props.tot}.`;
 

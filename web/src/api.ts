@@ -3,8 +3,11 @@ import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import type { AppWebRouter } from '../../src/procedures/app/router.ts';
 
 let csrf = '';
-export function zetCsrf(token: string) {
-  csrf = token;
+let email = '';
+/** The signed-in user's CSRF token and e-mail address; null when signed out. */
+export function zetSessie(g: { csrf: string; email: string } | null) {
+  csrf = g?.csrf ?? '';
+  email = g?.email ?? '';
 }
 
 /** No answer from our server: the network, or a proxy's HTML page instead of our JSON (status 0: none). */
@@ -14,7 +17,31 @@ class Verbindingsfout extends Error {
   }
 }
 
+/**
+ * Signed out and in again in another tab, this tab holds the old session's CSRF token: a change refused
+ * with 403 is sent once more with the new session's token, if it is still the same user's.
+ */
 async function haal(adres: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const res = await haalEens(adres, init);
+  if (res.status !== 403 || init?.method !== 'POST' || !(await nieuwCsrf())) return res;
+  const headers = new Headers(init.headers);
+  headers.set('x-csrf-token', csrf);
+  return haalEens(adres, { ...init, headers });
+}
+
+async function nieuwCsrf(): Promise<boolean> {
+  const oud = csrf;
+  try {
+    const g = await api.sessie.huidig.query();
+    if (g.email !== email || g.csrf === oud) return false;
+    csrf = g.csrf;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function haalEens(adres: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   let res: Response;
   try {
     res = await fetch(adres, init);

@@ -6,6 +6,9 @@ const datum = new Intl.DateTimeFormat('nl-NL', { dateStyle: 'medium', timeZone: 
 const ymd = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Amsterdam', year: 'numeric', month: '2-digit', day: '2-digit' });
 
 export const fmtGetal = (n: number) => getal.format(n);
+const WOORDEN = { credit: 'credits', opvraging: 'opvragingen' } as const;
+/** A count with its noun, singular for 1: `1 credit`, `0 credits`, `1.250 opvragingen`. */
+export const fmtAantal = (n: number, woord: keyof typeof WOORDEN) => `${fmtGetal(n)} ${Math.abs(n) === 1 ? woord : WOORDEN[woord]}`;
 export const fmtEuro = (cent: number) => euro.format(cent / 100);
 export const fmtDatumTijd = (iso: string | null) => (iso ? datumTijd.format(new Date(iso)) : '—');
 export const fmtDatum = (iso: string | null) => (iso ? datum.format(new Date(iso)) : '—');

@@ -3,7 +3,7 @@ import { api, foutTekst } from '../api.ts';
 import { useActie } from '../actie.ts';
 import { Bladeren } from '../Bladeren.tsx';
 import { Grafiek, type DagRegel } from '../Grafiek.tsx';
-import { fmtDatumTijd, fmtEuro, fmtGetal, maandBegin, vandaag } from '../opmaak.ts';
+import { fmtAantal, fmtDatumTijd, fmtEuro, fmtGetal, maandBegin, vandaag } from '../opmaak.ts';
 import { Tabel } from '../Tabel.tsx';
 
 type Saldo = Awaited<ReturnType<typeof api.tegoed.saldo.query>>;
@@ -21,18 +21,19 @@ export function Overzicht() {
   const van = maandBegin();
   const tot = vandaag();
 
+  // The threshold field is filled on the first load and after a save; a refused save keeps what was typed.
   const laadSaldo = () =>
     api.tegoed.saldo
       .query()
       .then((s) => {
         setSaldo(s);
-        setDrempel(String(s.drempel_credits));
+        return s;
       })
       .catch((err) => setFout(foutTekst(err)));
   const drempelActie = useActie(laadSaldo);
 
   useEffect(() => {
-    void laadSaldo();
+    void laadSaldo().then((s) => s && setDrempel(String(s.drempel_credits)));
     api.verbruik.perDag
       .query({ van, tot })
       .then((p) => setRegels(p.per_dag))
@@ -43,7 +44,8 @@ export function Overzicht() {
     e.preventDefault();
     return drempelActie.actie(async () => {
       const r = await api.tegoed.drempel.mutate({ credits: Number(drempel) });
-      drempelActie.setStatus(r.drempel_credits > 0 ? `Je krijgt saldo.laag zodra het tegoed onder ${fmtGetal(r.drempel_credits)} credits zakt.` : 'Je krijgt geen saldo.laag meer.');
+      setDrempel(String(r.drempel_credits));
+      drempelActie.setStatus(r.drempel_credits > 0 ? `Je krijgt saldo.laag zodra het tegoed onder ${fmtAantal(r.drempel_credits, 'credit')} zakt.` : 'Je krijgt geen saldo.laag meer.');
     });
   };
 
@@ -59,13 +61,13 @@ export function Overzicht() {
       <section class="tegels" aria-label="Tegoed">
         <div class="tegel">
           <h2>Tegoed</h2>
-          <p class="groot" id="saldo-credits">{saldo ? `${fmtGetal(saldo.credits)} credits` : '…'}</p>
+          <p class="groot" id="saldo-credits">{saldo ? fmtAantal(saldo.credits, 'credit') : '…'}</p>
           <p>{saldo ? `${fmtEuro(saldo.tegoed_cent)} (1 credit = ${fmtEuro(saldo.eenheid_cent)})` : ''}</p>
         </div>
         <div class="tegel">
           <h2>Verbruikt deze maand</h2>
-          <p class="groot" id="credits-maand">{saldo ? `${fmtGetal(saldo.credits_deze_maand)} credits` : '…'}</p>
-          <p>{saldo ? `${fmtGetal(saldo.opvragingen_deze_maand)} opvragingen sinds ${saldo.maand_van}` : ''}</p>
+          <p class="groot" id="credits-maand">{saldo ? fmtAantal(saldo.credits_deze_maand, 'credit') : '…'}</p>
+          <p>{saldo ? `${fmtAantal(saldo.opvragingen_deze_maand, 'opvraging')} sinds ${saldo.maand_van}` : ''}</p>
         </div>
       </section>
       <section aria-labelledby="kop-drempel">
@@ -73,7 +75,7 @@ export function Overzicht() {
         <p>
           Zakt het tegoed door een opvraging onder de drempel, dan gaat de gebeurtenis <code>saldo.laag</code> naar je webhooks
           (één keer per keer dat het eronder zakt; 0: nooit). Nu:{' '}
-          <strong id="drempel-nu">{saldo ? `${fmtGetal(saldo.drempel_credits)} credits` : '…'}</strong>.
+          <strong id="drempel-nu">{saldo ? fmtAantal(saldo.drempel_credits, 'credit') : '…'}</strong>.
         </p>
         {drempelActie.fout && <p class="fout" role="alert" ref={drempelActie.foutRef}>{drempelActie.fout}</p>}
         <p role="status" class="status" ref={drempelActie.statusRef}>{drempelActie.status}</p>

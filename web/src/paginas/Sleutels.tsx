@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, foutTekst } from '../api.ts';
 import { useActie } from '../actie.ts';
-import { fmtDatum, fmtDatumTijd, fmtGetal, fmtMaand } from '../opmaak.ts';
+import { fmtAantal, fmtDatum, fmtDatumTijd, fmtGetal, fmtMaand } from '../opmaak.ts';
 import { EenmaligGetoond } from '../EenmaligGetoond.tsx';
 import { Tabel } from '../Tabel.tsx';
 
@@ -21,6 +21,8 @@ const LOOPTIJDEN = [
   { dagen: 365, tekst: '1 jaar' },
   { dagen: 730, tekst: '2 jaar' },
 ];
+/** The highest monthly cap the server takes (src/domain/keys/sleutels.ts); above it the field says so itself. */
+const MAX_MAANDLIMIET = 1_000_000_000;
 const STATUS: Record<Sleutel['status'], string> = { geldig: 'Geldig', ingetrokken: 'Ingetrokken', verlopen: 'Verlopen' };
 
 export function Sleutels() {
@@ -72,7 +74,7 @@ export function Sleutels() {
     return actie(async () => {
       await api.sleutels.maandlimiet.mutate({ id: s.id, credits: Number(tekst) });
       setLimieten({ ...limieten, [s.id]: '' });
-      setStatus(`Sleutel '${s.naam}': hoogstens ${fmtGetal(Number(tekst))} credits per kalendermaand.`);
+      setStatus(`Sleutel '${s.naam}': hoogstens ${fmtAantal(Number(tekst), 'credit')} per kalendermaand.`);
     });
   };
 
@@ -149,8 +151,8 @@ export function Sleutels() {
                   {s.maandlimiet ? (
                     <span data-maandlimiet={s.maandlimiet.credits}>
                       {s.status === 'geldig'
-                        ? `${fmtGetal(s.maandlimiet.resterend)} van ${fmtGetal(s.maandlimiet.credits)} credits over in ${fmtMaand(s.maandlimiet.maand)}`
-                        : `${fmtGetal(s.maandlimiet.credits)} credits per maand`}
+                        ? `${fmtGetal(s.maandlimiet.resterend)} van ${fmtAantal(s.maandlimiet.credits, 'credit')} over in ${fmtMaand(s.maandlimiet.maand)}`
+                        : `${fmtAantal(s.maandlimiet.credits, 'credit')} per maand`}
                     </span>
                   ) : s.modus === 'test' ? (
                     'n.v.t. (gratis)'
@@ -162,6 +164,7 @@ export function Sleutels() {
                       <input
                         type="number"
                         min={0}
+                        max={MAX_MAANDLIMIET}
                         step={1}
                         inputMode="numeric"
                         value={limieten[s.id] ?? ''}

@@ -86,8 +86,13 @@ export function Verbruik() {
     e.preventDefault();
     const velden = (e.currentTarget as HTMLFormElement).elements;
     for (const [id, naam] of [['f-van', 'Van'], ['f-tot', 'Tot en met']] as const) {
-      if (!naarIso((velden.namedItem(id) as HTMLInputElement).value)) {
+      const iso = naarIso((velden.namedItem(id) as HTMLInputElement).value);
+      if (!iso) {
         setFout(`${naam}: dat is geen bestaande datum; vul hem in als ${DATUM_VORM}.`);
+        return;
+      }
+      if (iso < '1900-01-01') {
+        setFout(`${naam}: kies een datum vanaf 01-01-1900.`);
         return;
       }
     }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, foutTekst } from '../api.ts';
 import { useActie } from '../actie.ts';
+import { BladerNav } from '../Bladeren.tsx';
 import { EenmaligGetoond } from '../EenmaligGetoond.tsx';
 import { fmtDatum, fmtDatumTijd } from '../opmaak.ts';
 import { Tabel } from '../Tabel.tsx';
@@ -29,9 +30,11 @@ export function Webhooks() {
   const [events, setEvents] = useState<string[]>(['inzicht.voltooid', 'inzicht.mislukt', 'saldo.laag']);
   const [omschrijving, setOmschrijving] = useState('');
   const [geheim, setGeheim] = useState<{ id: string; titel: string; waarde: string } | null>(null);
-  // The delivery log: which webhook, which page (cursors of the pages before it), and its rows.
-  const [gekozen, setGekozen] = useState<string | null>(null);
-  const [cursors, setCursors] = useState<string[]>([]);
+  // The delivery log: which webhook and which page (cursors of the pages before it), set together so
+  // another webhook always starts at its first page; and its rows.
+  const [keuze, setKeuze] = useState<{ id: string | null; cursors: string[] }>({ id: null, cursors: [] });
+  const { id: gekozen, cursors } = keuze;
+  const setCursors = (c: string[]) => setKeuze({ id: gekozen, cursors: c });
   const [log, setLog] = useState<Afleveringen | null>(null);
   const [volgenTot, setVolgenTot] = useState(0);
   const [tik, setTik] = useState(0);
@@ -42,7 +45,7 @@ export function Webhooks() {
       .query()
       .then((l) => {
         setLijst(l);
-        setGekozen((g) => (g && l.webhooks.some((w) => w.id === g) ? g : (l.webhooks[0]?.id ?? null)));
+        setKeuze((k) => (k.id && l.webhooks.some((w) => w.id === k.id) ? k : { id: l.webhooks[0]?.id ?? null, cursors: [] }));
       })
       .catch((err) => setFout(foutTekst(err)));
   useEffect(() => void laad(), []);
@@ -70,8 +73,7 @@ export function Webhooks() {
   }, [gekozen, cursors, tik, volgenTot]);
 
   const toonLog = (id: string) => {
-    setGekozen(id);
-    setCursors([]);
+    setKeuze({ id, cursors: [] });
     setVolgenTot(Date.now() + VOLGEN_MS);
     setTik((n) => n + 1);
   };
@@ -83,8 +85,7 @@ export function Webhooks() {
       setGeheim({ id: w.id, titel: `Ondertekengeheim van ${w.url}`, waarde: w.geheim });
       setUrl('');
       setOmschrijving('');
-      setGekozen(w.id);
-      setCursors([]);
+      setKeuze({ id: w.id, cursors: [] });
     });
   };
 
@@ -134,6 +135,7 @@ export function Webhooks() {
   const webhooks = lijst?.webhooks ?? [];
   const vol = lijst ? webhooks.length >= lijst.max : false;
   const logVan = webhooks.find((w) => w.id === gekozen);
+  const volgende = log?.volgende;
   /** In the buttons' accessible names: the URL, and what tells two webhooks with one URL apart. */
   const naam = (w: Webhook) => {
     if (w.omschrijving) return `${w.url} (${w.omschrijving})`;
@@ -236,11 +238,12 @@ export function Webhooks() {
             ))}
           </Tabel>
           {log && log.regels.length === 0 && <p>Nog geen afleveringen. Stuur een testgebeurtenis om je ontvanger te proberen.</p>}
-          <nav class="bladeren" aria-label="Afleveringen bladeren">
-            <button type="button" class="knop-secundair" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>Nieuwer</button>
-            <span>Pagina {cursors.length + 1}</span>
-            <button type="button" class="knop-secundair" disabled={!log?.volgende} onClick={() => log?.volgende && setCursors([...cursors, log.volgende])}>Ouder</button>
-          </nav>
+          <BladerNav
+            label="Afleveringen bladeren"
+            tekst={`Pagina ${cursors.length + 1}`}
+            nieuwer={cursors.length ? () => setCursors(cursors.slice(0, -1)) : null}
+            ouder={volgende ? () => setCursors([...cursors, volgende]) : null}
+          />
         </section>
       )}
     </>
