@@ -18,6 +18,7 @@ import { installKostenHeaders } from './gateways/kosten-headers.ts';
 import { installBeveiligingsHeaders, JSON_HEADERS } from './gateways/beveiliging.ts';
 import { registerMetrics } from './gateways/metrics.ts';
 import { installHttpRanden } from './gateways/cors.ts';
+import { installMethodeWeigering } from './gateways/methoden.ts';
 import { VerzoekLog, volgVerzoekInLog } from './logging.ts';
 
 export interface BuildAppOptions {
@@ -83,6 +84,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   installBeveiligingsHeaders(app);
   installKostenHeaders(app);
   await installHttpRanden(app);
+  installMethodeWeigering(app);
 
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;

@@ -198,6 +198,22 @@ describe(`the HTTP edge on a real socket (${dialect})`, () => {
     expect(body(r.antwoord).fout).toMatch(/Expect: 100-continue/);
   });
 
+  // Session 27: methods the router has no route for reached the 404 handler (QUERY a 400 for its missing Content-Type).
+  it.each([
+    ['PUT', '/mcp', 'POST'],
+    ['PATCH', '/mcp', 'POST'],
+    ['GET', '/mcp', 'POST'],
+    ...['TRACE', 'PROPFIND', 'SEARCH', 'MKCOL', 'QUERY', 'DELETE'].map((m) => [m, '/api/v1/whoami', 'GET']),
+    ['QUERY', '/api/v1/webhooks/00000000-0000-4000-8000-000000000000', 'GET, PATCH, DELETE'],
+    ['PUT', '/healthz', 'GET, HEAD'],
+  ])('%s %s: 405 with Allow: %s', async (methode, pad, allow) => {
+    const r = await rauw(`${methode} ${pad} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(r.antwoord).toMatch(/^HTTP\/1\.1 405 /);
+    expect(r.antwoord.toLowerCase()).toContain(`\r\nallow: ${allow.toLowerCase()}\r\n`);
+    expect(body(r.antwoord).fout).toBe(pad === '/mcp' ? 'Deze MCP-server is stateless: gebruik POST /mcp.' : `Methode ${methode} is niet toegestaan op ${pad}; gebruik ${allow}.`);
+    if (pad !== '/healthz') expect(r.antwoord.toLowerCase()).toContain('insight-gefactureerd-cent: 0');
+  });
+
   it.each([
     ['both Transfer-Encoding and Content-Length', 'POST /api/v1/inzicht/woz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n0\r\n\r\n', 400, /niet beide/],
     ['a malformed request line', 'GET /healthz HTTP/9.Z\r\n\r\n', 400, /ongeldig/],

@@ -212,8 +212,4 @@ export async function registerMcp(app: FastifyInstance, services: Services) {
       }
     }
   });
-  const nietToegestaan = async (_req: FastifyRequest, reply: FastifyReply) =>
-    stuurFout(reply, 405, 'Deze MCP-server is stateless: gebruik POST /mcp.', { Allow: 'POST' });
-  app.get('/mcp', nietToegestaan);
-  app.delete('/mcp', nietToegestaan);
 }
