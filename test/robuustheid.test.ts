@@ -129,6 +129,7 @@ describe(`no key in the log (${dialect})`, () => {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['content-security-policy']).toContain("default-src 'none'");
       expect(res.headers['x-request-id']).toBe('routeer-1');
+      expect(res.headers['insight-gefactureerd-cent']).toBe(url.startsWith('/api/v1/') ? '0' : undefined);
       expect(res.body).not.toContain(key);
     }
     expect(regels.slice(begin).join('\n')).not.toContain(key);
@@ -198,6 +199,10 @@ describe(`the HTTP edge on a real socket (${dialect})`, () => {
     expect(body(r.antwoord).fout).toMatch(/Expect: 100-continue/);
   });
 
+  it('HTTP/1.0 needs no Host', async () => {
+    expect((await rauw('GET /healthz HTTP/1.0\r\n\r\n')).antwoord).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   // Session 27: methods the router has no route for reached the 404 handler (QUERY a 400 for its missing Content-Type).
   it.each([
     ['PUT', '/mcp', 'POST'],
@@ -219,10 +224,17 @@ describe(`the HTTP edge on a real socket (${dialect})`, () => {
     ['a malformed request line', 'GET /healthz HTTP/9.Z\r\n\r\n', 400, /ongeldig/],
     ['an invalid Content-Length', 'POST /api/v1/inzicht/woz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400, /lengte van de body/],
     ['headers over 16 KB', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Groot: ${'a'.repeat(20_000)}\r\n\r\n`, 431, /te groot/],
-  ])('%s: {fout} in Dutch', async (_naam, verzoek, status, fout) => {
+    ['a NUL in a header value', 'GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n\r\n', 400, /ongeldig/],
+    ['a bodyless HTTP/1.1 request without Host', 'GET /api/v1/whoami HTTP/1.1\r\nConnection: close\r\n\r\n', 400, /^De Host-header ontbreekt/],
+    ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 501, /geen proxy/],
+    ['a body shorter than its Content-Length', 'POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{', 408, /niet op tijd/],
+  ])('%s: {fout} in Dutch, nothing charged', async (_naam, verzoek, status, fout) => {
     const r = await rauw(verzoek);
     expect(r.antwoord).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
     expect(r.antwoord.toLowerCase()).toContain('content-type: application/json; charset=utf-8');
+    // Session 27: answered before routing, they said nothing of the cost (Node's own 400 for no Host had no body, CONNECT none at all).
+    expect(r.antwoord.toLowerCase()).toContain('\r\ninsight-gefactureerd-cent: 0\r\n');
+    expect(r.gesloten).toBe(true);
     expect(Object.keys(body(r.antwoord))).toEqual(['fout']);
     expect(body(r.antwoord).fout).toMatch(fout);
   });

@@ -663,7 +663,30 @@ export interface components {
             fout: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Het verzoek (headers en body) kwam niet binnen `REQUEST_TIMEOUT_MS` binnen; de verbinding wordt gesloten. */
+        TeLaat: {
+            headers: {
+                /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                "Insight-Gefactureerd-Cent"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Fout"];
+            };
+        };
+        /** @description De headers van het verzoek zijn te groot; de verbinding wordt gesloten. */
+        HeadersTeGroot: {
+            headers: {
+                /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                "Insight-Gefactureerd-Cent"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Fout"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -725,6 +748,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -746,6 +770,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -871,6 +896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -892,6 +918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -1067,6 +1094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -1150,6 +1178,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -1321,6 +1350,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -1385,6 +1415,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -1556,6 +1587,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -1620,6 +1652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -1791,6 +1824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -1855,6 +1889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -2026,6 +2061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -2090,6 +2126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -2263,6 +2300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -2327,6 +2365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -2452,6 +2491,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -2473,6 +2513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -2610,6 +2651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Al 10 webhooks, of de Idempotency-Key is al gebruikt voor een ander verzoek of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -2674,6 +2716,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -2817,6 +2860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -2838,6 +2882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -2985,6 +3030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -3006,6 +3052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -3162,6 +3209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description De body is groter dan de ingestelde limiet (standaard 64 KiB). */
             413: {
                 headers: {
@@ -3209,6 +3257,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -3355,6 +3404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description De body is groter dan de ingestelde limiet (standaard 64 KiB). */
             413: {
                 headers: {
@@ -3402,6 +3452,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -3548,6 +3599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description De Idempotency-Key is al gebruikt voor een ander verzoek, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -3612,6 +3664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -3764,6 +3817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -3785,6 +3839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -3929,6 +3984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description De body is groter dan de ingestelde limiet (standaard 64 KiB). */
             413: {
                 headers: {
@@ -3976,6 +4032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
