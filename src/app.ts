@@ -17,7 +17,7 @@ import { registerAppStatic } from './gateways/app-static.ts';
 import { installKostenHeaders, NIETS_GEFACTUREERD } from './gateways/kosten-headers.ts';
 import { installBeveiligingsHeaders, JSON_HEADERS } from './gateways/beveiliging.ts';
 import { registerMetrics } from './gateways/metrics.ts';
-import { installHttpRanden } from './gateways/cors.ts';
+import { compressieFout, installHttpRanden } from './gateways/cors.ts';
 import { installMethodeWeigering } from './gateways/methoden.ts';
 import { VerzoekLog, volgVerzoekInLog } from './logging.ts';
 
@@ -89,10 +89,10 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   installHostVereiste(app);
   installMethodeWeigering(app);
 
-  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     if (status >= 500) req.log.error({ err }, 'onverwachte fout');
-    void stuurFout(reply, status, foutVoorStatus(status));
+    void stuurFout(reply, status, compressieFout(err.code, req.headers['content-encoding']) ?? foutVoorStatus(status));
   });
 
   app.setNotFoundHandler((req, reply) => {
