@@ -5,6 +5,7 @@ import { createLogger } from '../src/logging.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { leesSaldo } from '../src/domain/billing/tegoed.ts';
+import { maakVolledigAdres } from './support/register.ts';
 
 /** Issue 12: hostile input never answers 5xx and never costs money; every error is `{"fout"}` in Dutch. */
 describe(`hostile input (${dialect})`, () => {
@@ -39,6 +40,34 @@ describe(`hostile input (${dialect})`, () => {
     const mcp = await t.app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` }, payload: diep });
     expect(mcp.statusCode).toBe(400);
     expect(mcp.json().fout).toMatch(/genest/);
+  });
+
+  // Session 27: JSON.parse kept the last of two keys, so a gateway or log reading the first saw another address than the one billed.
+  it('a key twice in one object is refused with a Dutch 400 on REST, /mcp and /trpc, uncharged', async () => {
+    const { accountId, key } = await t.klant(50);
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` };
+    const a = await maakVolledigAdres(t.db.prisma);
+    const adres = `{"postcode":"${a.postcode}","huisnummer":${a.huisnummer}}`;
+    for (const [url, payload, naam] of [
+      ['/api/v1/inzicht/woz', `{"adres":{"postcode":"7800SD","huisnummer":5},"adres":${adres}}`, 'adres'],
+      ['/api/v1/inzicht/woz', `{"adres":{"postcode":"${a.postcode}","huisnummer":9999,"huisnummer":${a.huisnummer}}}`, 'huisnummer'],
+      ['/api/v1/inzicht/woz', `{"adres":${adres},"\u0061dres":${adres}}`, 'adres'],
+      ['/mcp', `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{"name":"woz","arguments":${adres}}}`, 'method'],
+      ['/trpc/sessie.aanmelden', '{"email":"a@b.nl","email":"c@d.nl","wachtwoord":"x"}', 'email'],
+    ]) {
+      const res = await t.app.inject({ method: 'POST', url, headers, payload });
+      expect(res.statusCode, payload).toBe(400);
+      expect(res.body, payload).toContain(`De body bevat de sleutel \\"${naam}\\" twee keer in hetzelfde object`);
+    }
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(50);
+  });
+
+  it('the same key in different objects, or inside strings, is no duplicate', async () => {
+    const { key } = await t.klant(50);
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` };
+    const res = await t.app.inject({ method: 'POST', url: '/mcp', headers, payload: '{"jsonrpc":"2.0","id":"\\"id\\":1,\\"id\\"","method":"ping","params":{"_meta":{"method":[{"id":1},{"id":2}]}}}' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().result).toEqual({});
   });
 
   it('brackets inside strings do not count as nesting', async () => {
