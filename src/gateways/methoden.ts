@@ -1,7 +1,4 @@
-/**
- * A method without a route on a path that has one (PUT /mcp; TRACE, PROPFIND or QUERY on /api/v1/whoami)
- * reaches the 404 route: answered 405 with `Allow` before its body is read, as the REST scope answers the others.
- */
+/** A method without a route on a path that has one (PUT /mcp, QUERY /api/v1/whoami) reaches the 404 route: 405 with `Allow`. */
 import type { FastifyInstance } from 'fastify';
 import { stuurNietToegestaan } from './fout-antwoord.ts';
 import { REST_PREFIX, restMethoden } from './rest.ts';
