@@ -1,6 +1,6 @@
 /**
- * Invalid JSON, or a key twice in one object, is not rejected here but becomes a marker with its Dutch
- * message, so the core answers 400 after auth and rate limits, in the contract's order. Nesting is limited before JSON.parse: a deep value
+ * Invalid JSON or a key twice in one object becomes a marker with its Dutch message, so the core answers 400
+ * after auth and rate limits, in the contract's order. Nesting is limited before JSON.parse: a deep value
  * would overflow the stack of libraries that walk it recursively (tRPC, Zod, pino, the fingerprint).
  */
 import type { FastifyInstance } from 'fastify';
