@@ -6,18 +6,19 @@ import type { Services } from './core/context.ts';
 import { foutVoorStatus } from './core/errors.ts';
 import { isDatabaseOnbereikbaar, meldOnbereikbaar, neemtSchrijfopdrachten, stopStoringsProbe } from './core/database-storing.ts';
 import { installJsonParser } from './gateways/json-body.ts';
-import { installVerzoek } from './gateways/verzoek.ts';
-import { httpParserFout, onbekendeVerwachting } from './gateways/http-parser-fouten.ts';
+import { classificeer, installVerzoek } from './gateways/verzoek.ts';
+import { httpParserFout, installHostVereiste, onbekendeVerwachting, weigerConnect } from './gateways/http-parser-fouten.ts';
 import { registerRest } from './gateways/rest.ts';
 import { registerDocs } from './gateways/docs.ts';
 import { registerMcp } from './gateways/mcp/index.ts';
 import { stuurFout } from './gateways/fout-antwoord.ts';
 import { registerTrpc } from './gateways/trpc.ts';
 import { registerAppStatic } from './gateways/app-static.ts';
-import { installKostenHeaders } from './gateways/kosten-headers.ts';
+import { installKostenHeaders, NIETS_GEFACTUREERD } from './gateways/kosten-headers.ts';
 import { installBeveiligingsHeaders, JSON_HEADERS } from './gateways/beveiliging.ts';
 import { registerMetrics } from './gateways/metrics.ts';
-import { installHttpRanden } from './gateways/cors.ts';
+import { compressieFout, installHttpRanden } from './gateways/cors.ts';
+import { installMethodeWeigering } from './gateways/methoden.ts';
 import { VerzoekLog, volgVerzoekInLog } from './logging.ts';
 
 export interface BuildAppOptions {
@@ -57,6 +58,7 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
     http: {
       headersTimeout: services.config.REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(services.config.REQUEST_TIMEOUT_MS / 4))),
+      requireHostHeader: false,
     },
     clientErrorHandler: httpParserFout,
     // Refused while routing (bad %-escape, segment > 100 characters): no hook ran; the URL (a key?) is not echoed.
@@ -65,13 +67,14 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
       req.log.info({ code: err.code, status, reqId: req.id }, 'verzoek geweigerd bij het routeren');
       void (reply as FastifyReply)
         .code(status)
-        .headers({ ...JSON_HEADERS, 'X-Request-Id': String(req.id) })
+        .headers({ ...JSON_HEADERS, ...(classificeer(req.url).betaald ? NIETS_GEFACTUREERD : {}), 'X-Request-Id': String(req.id) })
         .type('application/json; charset=utf-8')
         .send({ fout: status === 414 ? 'Het pad is te lang.' : 'Ongeldig pad: een %-codering in de URL is geen geldige tekst.' });
     },
   });
 
   app.server.on('checkExpectation', onbekendeVerwachting);
+  app.server.on('connect', weigerConnect);
   volgVerzoekInLog(app);
   installJsonParser(app);
 
@@ -83,11 +86,13 @@ export async function buildApp({ services }: BuildAppOptions): Promise<FastifyIn
   installBeveiligingsHeaders(app);
   installKostenHeaders(app);
   await installHttpRanden(app);
+  installHostVereiste(app);
+  installMethodeWeigering(app);
 
-  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     if (status >= 500) req.log.error({ err }, 'onverwachte fout');
-    void stuurFout(reply, status, foutVoorStatus(status));
+    void stuurFout(reply, status, compressieFout(err.code, req.headers['content-encoding']) ?? foutVoorStatus(status));
   });
 
   app.setNotFoundHandler((req, reply) => {

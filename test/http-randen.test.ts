@@ -48,6 +48,22 @@ describe(`HTTP edges (${dialect})`, () => {
     for (const h of ['x-request-id', 'ratelimit', 'retry-after', 'insight-gefactureerd-cent', 'insight-saldo-credits']) expect(zichtbaar).toContain(h);
   });
 
+  // Session 27: both were the bare status's text ("Ongeldige invoer.", "Stuur de body als application/json.").
+  it.each([
+    ['/api/v1/inzicht/woz', 'gzip', 400, 'De body is niet geldig gecomprimeerd (Content-Encoding: gzip).'],
+    ['/api/v1/inzicht/woz', 'br', 400, 'De body is niet geldig gecomprimeerd (Content-Encoding: br).'],
+    ['/mcp', 'deflate', 400, 'De body is niet geldig gecomprimeerd (Content-Encoding: deflate).'],
+    ['/api/v1/inzicht/woz', 'x-foo', 415, 'Content-Encoding x-foo wordt niet ondersteund; gebruik gzip, deflate of br.'],
+    ['/mcp', 'x-foo', 415, 'Content-Encoding x-foo wordt niet ondersteund; gebruik gzip, deflate of br.'],
+  ])('POST %s with Content-Encoding %s on a plain JSON body: %i saying so', async (url, encoding, status, fout) => {
+    const { key } = await t.klant(10);
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-encoding': encoding, accept: 'application/json, text/event-stream' };
+    const res = await t.app.inject({ method: 'POST', url, headers, payload: '{"adres":{"postcode":"7800SD","huisnummer":3}}' });
+    expect(res.statusCode).toBe(status);
+    expect(res.json()).toEqual({ fout });
+    expect(res.headers['insight-gefactureerd-cent']).toBe('0');
+  });
+
   it('a large JSON answer is compressed when the client accepts it', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json', headers: { 'accept-encoding': 'gzip' } });
     expect(res.statusCode).toBe(200);

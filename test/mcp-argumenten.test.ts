@@ -85,3 +85,36 @@ describe(`MCP: refused arguments count against the tool-call limit (${dialect})`
     await c.close();
   });
 });
+
+// Session 27: a refused tools/call (no id, a bad Accept or protocol version, arguments null) is a protocol message.
+describe(`MCP: every refused tools/call counts against the protocol-message limit (${dialect})`, () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await createTestApp({ RATE_LIMIT_MCP_TOOLS_PER_MIN: '3', RATE_LIMIT_MCP_PROTOCOL_PER_MIN: '3' });
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => t?.close());
+
+  const args = { postcode: '7800SD', huisnummer: '3' };
+  const kop = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+  it.each([
+    ['arguments null', {}, { id: 1, params: { name: 'woz', arguments: null } }, 200],
+    ['no id', {}, { params: { name: 'woz', arguments: args } }, 400],
+    ['Accept without text/event-stream', { accept: 'application/json' }, { id: 1, params: { name: 'woz', arguments: args } }, 406],
+    ['an unsupported protocol version', { 'mcp-protocol-version': '1999-01-01' }, { id: 1, params: { name: 'woz', arguments: args } }, 400],
+  ])('%s: refused three times with the balance, then 429', async (_naam, extra, bericht, status) => {
+    const { key } = await t.klant(10);
+    const body = JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', ...bericht });
+    const statussen: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${base}/mcp`, { method: 'POST', headers: { ...kop, authorization: `Bearer ${key}`, ...extra }, body });
+      statussen.push(res.status);
+      expect(res.headers.get('ratelimit-policy')).toMatch(/^"mcp:protocol"/);
+      expect(res.headers.get('insight-saldo-credits')).toBe('10');
+      expect(res.headers.get('insight-gefactureerd-cent')).toBe('0');
+      if (status === 200 && res.status === 200) expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32602);
+    }
+    expect(statussen).toEqual([status, status, status, 429]);
+  });
+});

@@ -5,6 +5,7 @@ import { createLogger } from '../src/logging.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { leesSaldo } from '../src/domain/billing/tegoed.ts';
+import { maakVolledigAdres } from './support/register.ts';
 
 /** Issue 12: hostile input never answers 5xx and never costs money; every error is `{"fout"}` in Dutch. */
 describe(`hostile input (${dialect})`, () => {
@@ -39,6 +40,34 @@ describe(`hostile input (${dialect})`, () => {
     const mcp = await t.app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` }, payload: diep });
     expect(mcp.statusCode).toBe(400);
     expect(mcp.json().fout).toMatch(/genest/);
+  });
+
+  // Session 27: JSON.parse kept the last of two keys, so a gateway or log reading the first saw another address than the one billed.
+  it('a key twice in one object is refused with a Dutch 400 on REST, /mcp and /trpc, uncharged', async () => {
+    const { accountId, key } = await t.klant(50);
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` };
+    const a = await maakVolledigAdres(t.db.prisma);
+    const adres = `{"postcode":"${a.postcode}","huisnummer":${a.huisnummer}}`;
+    for (const [url, payload, naam] of [
+      ['/api/v1/inzicht/woz', `{"adres":{"postcode":"7800SD","huisnummer":5},"adres":${adres}}`, 'adres'],
+      ['/api/v1/inzicht/woz', `{"adres":{"postcode":"${a.postcode}","huisnummer":9999,"huisnummer":${a.huisnummer}}}`, 'huisnummer'],
+      ['/api/v1/inzicht/woz', `{"adres":${adres},"\u0061dres":${adres}}`, 'adres'],
+      ['/mcp', `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{"name":"woz","arguments":${adres}}}`, 'method'],
+      ['/trpc/sessie.aanmelden', '{"email":"a@b.nl","email":"c@d.nl","wachtwoord":"x"}', 'email'],
+    ]) {
+      const res = await t.app.inject({ method: 'POST', url, headers, payload });
+      expect(res.statusCode, payload).toBe(400);
+      expect(res.body, payload).toContain(`De body bevat de sleutel \\"${naam}\\" twee keer in hetzelfde object`);
+    }
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(50);
+  });
+
+  it('the same key in different objects, or inside strings, is no duplicate', async () => {
+    const { key } = await t.klant(50);
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` };
+    const res = await t.app.inject({ method: 'POST', url: '/mcp', headers, payload: '{"jsonrpc":"2.0","id":"\\"id\\":1,\\"id\\"","method":"ping","params":{"_meta":{"method":[{"id":1},{"id":2}]}}}' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().result).toEqual({});
   });
 
   it('brackets inside strings do not count as nesting', async () => {
@@ -129,6 +158,7 @@ describe(`no key in the log (${dialect})`, () => {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['content-security-policy']).toContain("default-src 'none'");
       expect(res.headers['x-request-id']).toBe('routeer-1');
+      expect(res.headers['insight-gefactureerd-cent']).toBe(url.startsWith('/api/v1/') ? '0' : undefined);
       expect(res.body).not.toContain(key);
     }
     expect(regels.slice(begin).join('\n')).not.toContain(key);
@@ -198,15 +228,42 @@ describe(`the HTTP edge on a real socket (${dialect})`, () => {
     expect(body(r.antwoord).fout).toMatch(/Expect: 100-continue/);
   });
 
+  it('HTTP/1.0 needs no Host', async () => {
+    expect((await rauw('GET /healthz HTTP/1.0\r\n\r\n')).antwoord).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  // Session 27: methods the router has no route for reached the 404 handler (QUERY a 400 for its missing Content-Type).
+  it.each([
+    ['PUT', '/mcp', 'POST'],
+    ['PATCH', '/mcp', 'POST'],
+    ['GET', '/mcp', 'POST'],
+    ...['TRACE', 'PROPFIND', 'SEARCH', 'MKCOL', 'QUERY', 'DELETE'].map((m) => [m, '/api/v1/whoami', 'GET']),
+    ['QUERY', '/api/v1/webhooks/00000000-0000-4000-8000-000000000000', 'GET, PATCH, DELETE'],
+    ['PUT', '/healthz', 'GET, HEAD'],
+  ])('%s %s: 405 with Allow: %s', async (methode, pad, allow) => {
+    const r = await rauw(`${methode} ${pad} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(r.antwoord).toMatch(/^HTTP\/1\.1 405 /);
+    expect(r.antwoord.toLowerCase()).toContain(`\r\nallow: ${allow.toLowerCase()}\r\n`);
+    expect(body(r.antwoord).fout).toBe(pad === '/mcp' ? 'Deze MCP-server is stateless: gebruik POST /mcp.' : `Methode ${methode} is niet toegestaan op ${pad}; gebruik ${allow}.`);
+    if (pad !== '/healthz') expect(r.antwoord.toLowerCase()).toContain('insight-gefactureerd-cent: 0');
+  });
+
   it.each([
     ['both Transfer-Encoding and Content-Length', 'POST /api/v1/inzicht/woz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n0\r\n\r\n', 400, /niet beide/],
     ['a malformed request line', 'GET /healthz HTTP/9.Z\r\n\r\n', 400, /ongeldig/],
     ['an invalid Content-Length', 'POST /api/v1/inzicht/woz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400, /lengte van de body/],
     ['headers over 16 KB', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Groot: ${'a'.repeat(20_000)}\r\n\r\n`, 431, /te groot/],
-  ])('%s: {fout} in Dutch', async (_naam, verzoek, status, fout) => {
+    ['a NUL in a header value', 'GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n\r\n', 400, /ongeldig/],
+    ['a bodyless HTTP/1.1 request without Host', 'GET /api/v1/whoami HTTP/1.1\r\nConnection: close\r\n\r\n', 400, /^De Host-header ontbreekt/],
+    ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 501, /geen proxy/],
+    ['a body shorter than its Content-Length', 'POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{', 408, /niet op tijd/],
+  ])('%s: {fout} in Dutch, nothing charged', async (_naam, verzoek, status, fout) => {
     const r = await rauw(verzoek);
     expect(r.antwoord).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
     expect(r.antwoord.toLowerCase()).toContain('content-type: application/json; charset=utf-8');
+    // Session 27: answered before routing, they said nothing of the cost (Node's own 400 for no Host had no body, CONNECT none at all).
+    expect(r.antwoord.toLowerCase()).toContain('\r\ninsight-gefactureerd-cent: 0\r\n');
+    expect(r.gesloten).toBe(true);
     expect(Object.keys(body(r.antwoord))).toEqual(['fout']);
     expect(body(r.antwoord).fout).toMatch(fout);
   });

@@ -667,7 +667,30 @@ export interface components {
             fout: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Het verzoek (headers en body) kwam niet binnen `REQUEST_TIMEOUT_MS` binnen; de verbinding wordt gesloten. */
+        TeLaat: {
+            headers: {
+                /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                "Insight-Gefactureerd-Cent"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Fout"];
+            };
+        };
+        /** @description De headers van het verzoek zijn te groot; de verbinding wordt gesloten. */
+        HeadersTeGroot: {
+            headers: {
+                /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
+                "Insight-Gefactureerd-Cent"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Fout"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -729,6 +752,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -750,6 +774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -875,6 +900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -896,6 +922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -1071,6 +1098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -1154,6 +1182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -1325,6 +1354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -1389,6 +1419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -1560,6 +1591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -1624,6 +1656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -1795,6 +1828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -1859,6 +1893,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -2030,6 +2065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -2094,6 +2130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -2267,6 +2304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -2331,6 +2369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -2456,6 +2495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -2477,6 +2517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -2614,6 +2655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Al 10 webhooks, of de Idempotency-Key is al gebruikt voor een ander verzoek of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -2678,6 +2720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -2821,6 +2864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -2842,6 +2886,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -2989,6 +3034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -3010,6 +3056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -3166,6 +3213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description De body is groter dan de ingestelde limiet (standaard 64 KiB). */
             413: {
                 headers: {
@@ -3213,6 +3261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -3359,6 +3408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description De body is groter dan de ingestelde limiet (standaard 64 KiB). */
             413: {
                 headers: {
@@ -3406,6 +3456,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -3552,6 +3603,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description De Idempotency-Key is al gebruikt voor een ander verzoek, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
@@ -3616,6 +3668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -3768,6 +3821,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
@@ -3789,6 +3843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
@@ -3933,6 +3988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            408: components["responses"]["TeLaat"];
             /** @description De body is groter dan de ingestelde limiet (standaard 64 KiB). */
             413: {
                 headers: {
@@ -3980,6 +4036,7 @@ export interface operations {
                     "application/json": components["schemas"]["Fout"];
                 };
             };
+            431: components["responses"]["HeadersTeGroot"];
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {

@@ -22,6 +22,14 @@ const OPEN = {
   strictPreflight: false,
 };
 
+/** @fastify/compress's refusals of a request body, which the bare status would call bad input or a wrong type. */
+export function compressieFout(code: string | undefined, encoding: unknown): string | undefined {
+  const naam = String(encoding).slice(0, 40);
+  if (code === 'FST_CP_ERR_INVALID_CONTENT') return `De body is niet geldig gecomprimeerd (Content-Encoding: ${naam}).`;
+  if (code === 'FST_CP_ERR_INVALID_CONTENT_ENCODING') return `Content-Encoding ${naam} wordt niet ondersteund; gebruik gzip, deflate of br.`;
+  return undefined;
+}
+
 export async function installHttpRanden(app: FastifyInstance): Promise<void> {
   await app.register(cors, {
     delegator: (req, cb) => cb(null, (req as FastifyRequest).verzoek.corsOpen ? OPEN : { origin: false }),

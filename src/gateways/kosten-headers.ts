@@ -5,8 +5,10 @@
 import type { FastifyInstance } from 'fastify';
 import { KOSTEN_HEADER } from '../core/kosten.ts';
 
+export const NIETS_GEFACTUREERD = { [KOSTEN_HEADER]: '0', 'Cache-Control': 'no-store' };
+
 export function installKostenHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', async (req, reply) => {
-    if (req.verzoek.betaald) reply.headers({ [KOSTEN_HEADER]: '0', 'Cache-Control': 'no-store' });
+    if (req.verzoek.betaald) reply.headers(NIETS_GEFACTUREERD);
   });
 }

@@ -25,6 +25,12 @@ const ANTWOORD_HEADERS = {
   'X-Request-Id': kop('Het id van dit HTTP-verzoek (het meegestuurde `X-Request-Id` of een nieuw), voor de logs; niet het `verzoek_id` van verbruik en webhooks.'),
 };
 
+/** Answered before the request is read (http-parser-fouten.ts): no request id, no balance; one definition for every operation. */
+const VOOR_HET_LEZEN = {
+  TeLaat: fout('Het verzoek (headers en body) kwam niet binnen `REQUEST_TIMEOUT_MS` binnen; de verbinding wordt gesloten.', { [KOSTEN_HEADER]: ANTWOORD_HEADERS[KOSTEN_HEADER] }),
+  HeadersTeGroot: fout('De headers van het verzoek zijn te groot; de verbinding wordt gesloten.', { [KOSTEN_HEADER]: ANTWOORD_HEADERS[KOSTEN_HEADER] }),
+};
+
 const VERZOEK_ID = kop('Het `verzoek_id` van het verbruiksrecord dat dit antwoord schreef (ook in `GET /verbruik` en in de webhook-gebeurtenis); ontbreekt bij een herhaald antwoord en bij een 402 wegens onvoldoende tegoed (geen record).');
 const HERHAALD = kop('`true` bij een herhaald antwoord (dezelfde Idempotency-Key, of bij MCP een identieke aanroep, binnen 24 uur): niet opnieuw gefactureerd. Ontbreekt anders.');
 
@@ -58,6 +64,7 @@ export function werkOpenApiAf(doc: OpenAPIObject, config: Config): OpenAPIObject
   const meta = (schemas.Marktwaarde?.properties as Json | undefined)?.meta as Json | undefined;
   if (meta?.properties) Object.assign(meta.properties as Json, WAARDE_META);
 
+  doc.components = { ...doc.components, responses: { ...doc.components?.responses, ...(VOOR_HET_LEZEN as Json as NonNullable<OpenAPIObject['components']>['responses']) } };
   const alle = voorbeelden as Voorbeeld[];
   for (const [pad, item] of Object.entries(doc.paths ?? {})) {
     for (const [methode, op] of Object.entries(item as Record<string, Json>)) {
@@ -77,6 +84,7 @@ export function werkOpenApiAf(doc: OpenAPIObject, config: Config): OpenAPIObject
         const media = (r.content as Record<string, Json> | undefined)?.['application/json'];
         if (vb && media) media.examples = { demo: { summary: 'Demo-dataset (synthetisch)', value: vb.antwoord } };
       }
+      Object.assign(responses, { 408: { $ref: '#/components/responses/TeLaat' }, 431: { $ref: '#/components/responses/HeadersTeGroot' } });
       const verzoek = alle.find((v) => v.pad === pad && v.methode.toLowerCase() === methode && v.verzoek !== undefined && v.status === 200);
       const body = ((op.requestBody as Json | undefined)?.content as Record<string, Json> | undefined)?.['application/json'];
       if (verzoek && body) body.examples = { demo: { summary: pad.startsWith('/inzicht/') ? 'Een adres uit de demo-dataset' : 'Voorbeeld', value: verzoek.verzoek } };

@@ -7,7 +7,7 @@ import { createContextInner, type Context, type Services } from '../core/context
 import { kostenHeaders } from '../core/kosten.ts';
 import { naarFout } from '../core/errors.ts';
 import { ongeldigeBodyFout } from './json-body.ts';
-import { stuurFout } from './fout-antwoord.ts';
+import { stuurFout, stuurNietToegestaan } from './fout-antwoord.ts';
 import { bouwOpenApiDocument } from './openapi.ts';
 import { REST_PREFIX } from './verzoek.ts';
 
@@ -33,9 +33,17 @@ function routeTabel(): Route[] {
   return out;
 }
 
+let tabel: Route[] | undefined;
+const routes = () => (tabel ??= routeTabel());
+
+/** The methods of a REST path, for a method the router does not know (methoden.ts). */
+export function restMethoden(pad: string): string[] {
+  const rest = pad.slice(REST_PREFIX.length) || '/';
+  return [...new Set(routes().filter((r) => r.patroon.test(rest)).map((r) => r.methode))];
+}
+
 export async function registerRest(app: FastifyInstance, services: Services): Promise<OpenAPIObject> {
   const doc = bouwOpenApiDocument(services.config);
-  const routes = routeTabel();
 
   await app.register(async (scope) => {
     scope.get('/openapi.json', { config: { publiek: true } }, async () => doc);
@@ -48,7 +56,7 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
       const type = req.headers['content-type'];
       if (type && /[A-Z]/.test(type)) req.headers['content-type'] = type.replace(/^[^;]*/, (m) => m.toLowerCase());
       const pad = req.verzoek.pad.slice(REST_PREFIX.length) || '/';
-      const treffers = routes.filter((r) => r.patroon.test(pad));
+      const treffers = routes().filter((r) => r.patroon.test(pad));
       if (treffers.length === 0) {
         if (pad === '/projecten' || pad.startsWith('/projecten/')) {
           try {
@@ -64,10 +72,7 @@ export async function registerRest(app: FastifyInstance, services: Services): Pr
       // HEAD is GET without the body (Node drops it); procedures are looked up by method.
       if (req.method === 'HEAD' && treffers.some((s) => s.methode === 'GET')) req.raw.method = 'GET';
       const route = treffers.find((r) => r.methode === req.raw.method);
-      if (!route) {
-        const toegestaan = [...new Set(treffers.map((r) => r.methode))].join(', ');
-        return stuurFout(reply, 405, `Methode ${req.method} is niet toegestaan op ${REST_PREFIX}${pad}; gebruik ${toegestaan}.`, { Allow: toegestaan });
-      }
+      if (!route) return stuurNietToegestaan(reply, req.method, `${REST_PREFIX}${pad}`, [...new Set(treffers.map((r) => r.methode))]);
       req.verzoek.route = { procedure: route.procedure, pathInput: route.patroon.exec(pad)?.groups ?? {}, sjabloon: route.sjabloon };
     });
 

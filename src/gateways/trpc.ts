@@ -8,6 +8,7 @@ import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/a
 import { createContextInner, type Context, type Services } from '../core/context.ts';
 import { FOUT_SOORTEN, naarFout } from '../core/errors.ts';
 import { stuurFout } from './fout-antwoord.ts';
+import { scanFout } from './json-body.ts';
 import { appWebRouter } from '../procedures/app/router.ts';
 import { registerVerbruikExport } from './verbruik-export.ts';
 
@@ -59,6 +60,10 @@ export async function registerTrpc(app: FastifyInstance, services: Services) {
       if (req.method === 'POST' && !/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
         return stuurFout(reply, 415, FOUT_SOORTEN.media_type.fout);
       }
+    });
+    scope.addHook('preValidation', async (req, reply) => {
+      const fout = typeof req.body === 'string' ? scanFout(req.body) : undefined;
+      if (fout) return stuurFout(reply, 400, fout);
     });
     registerVerbruikExport(scope, (req, reply) => maakWebContext(services, req, reply));
     await scope.register(fastifyTRPCPlugin, {

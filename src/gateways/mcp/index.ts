@@ -100,26 +100,38 @@ function toolVan(bericht: ToolCall): McpTool | undefined {
   return MCP_TOOLS.find((t) => t.name === bericht.params?.name);
 }
 
+/** Absent is none; `null` is no object, as in beantwoordToolCall. */
+function isArgumentenObject(args: unknown): boolean {
+  return args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args));
+}
+
 /** A call of a known tool with an object of arguments; any other tools/call counts as a protocol message. */
 function isUitvoerbaar(bericht: unknown): bericht is ToolCall {
-  if (!isToolCall(bericht) || !toolVan(bericht)) return false;
-  const args = bericht.params?.arguments ?? {};
-  return typeof args === 'object' && args !== null && !Array.isArray(args);
+  return isToolCall(bericht) && toolVan(bericht) !== undefined && isArgumentenObject(bericht.params?.arguments);
+}
+
+/** Every refusal before a message is handled, a tools/call's included, so it counts as a protocol message. */
+function weigering(req: FastifyRequest, bericht: unknown): { status: number; fout: string } | undefined {
+  const ongeldig = ongeldigeBodyFout(bericht);
+  if (ongeldig !== undefined) return { status: 400, fout: ongeldig };
+  const fout = transportFout(req, bericht);
+  if (fout || !isToolCall(bericht) || typeof bericht.id === 'string' || typeof bericht.id === 'number') return fout;
+  return { status: 400, fout: 'Ongeldige invoer: een tools/call zonder id is een melding en wordt niet uitgevoerd; geef de aanroep een id.' };
 }
 
 async function beantwoordToolCall(ctx: Context, req: FastifyRequest, reply: FastifyReply, bericht: ToolCall) {
   const antwoord = (inhoud: Record<string, unknown>) =>
     reply.code(200).headers(kostenHeaders(ctx.uitslag.kosten)).type('application/json').send({ jsonrpc: '2.0', id: bericht.id, ...inhoud });
-  const { name, arguments: args = {} } = bericht.params ?? {};
+  const { name, arguments: args } = bericht.params ?? {};
   const tool = toolVan(bericht);
   if (!tool) {
     const message = `Onbekende tool '${String(name)}'; beschikbaar: ${MCP_TOOLS.map((t) => t.name).join(', ')}.`;
     return antwoord({ error: { code: ErrorCode.InvalidParams, message } });
   }
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+  if (!isArgumentenObject(args)) {
     return antwoord({ error: { code: ErrorCode.InvalidParams, message: 'Ongeldige invoer: arguments moet een object zijn.' } });
   }
-  return antwoord({ result: await roepAan(ctx, req, tool, args as Record<string, unknown>) });
+  return antwoord({ result: await roepAan(ctx, req, tool, (args ?? {}) as Record<string, unknown>) });
 }
 
 /** The requests the SDK server answers here (test/mcp-protocol.test.ts); any other is -32601 in Dutch. */
@@ -165,18 +177,15 @@ export async function registerMcp(app: FastifyInstance, services: Services) {
       return stuurFout(reply, f.status, f.fout, { ...kostenHeaders(ctx.uitslag.kosten), ...f.headers });
     };
     const bericht = req.body;
+    const geweigerd = weigering(req, bericht);
     try {
-      await mcpToegang(ctx, isUitvoerbaar(bericht));
+      await mcpToegang(ctx, !geweigerd && isUitvoerbaar(bericht));
     } catch (err) {
       return fout(err);
     }
-    const geweigerd = ongeldigeBodyFout(bericht) !== undefined ? { status: 400, fout: ongeldigeBodyFout(bericht) as string } : transportFout(req, bericht);
     if (geweigerd) return stuurFout(reply, geweigerd.status, geweigerd.fout, kostenHeaders(ctx.uitslag.kosten));
 
     if (isToolCall(bericht)) {
-      if (typeof bericht.id !== 'string' && typeof bericht.id !== 'number') {
-        return stuurFout(reply, 400, 'Ongeldige invoer: een tools/call zonder id is een melding en wordt niet uitgevoerd; geef de aanroep een id.', kostenHeaders(ctx.uitslag.kosten));
-      }
       try {
         return await beantwoordToolCall(ctx, req, reply, bericht);
       } catch (err) {
@@ -203,8 +212,4 @@ export async function registerMcp(app: FastifyInstance, services: Services) {
       }
     }
   });
-  const nietToegestaan = async (_req: FastifyRequest, reply: FastifyReply) =>
-    stuurFout(reply, 405, 'Deze MCP-server is stateless: gebruik POST /mcp.', { Allow: 'POST' });
-  app.get('/mcp', nietToegestaan);
-  app.delete('/mcp', nietToegestaan);
 }
