@@ -40,6 +40,16 @@ describe('touching footprints (unit)', () => {
     expect(fp.ids[enige[3]]).toBe('a');
   });
 
+  it('a house in the courtyard (hole) of another pand touches nothing', () => {
+    const fp = new Footprints();
+    const gat = [[110, 110], [110, 130], [130, 130], [130, 110], [110, 110]];
+    fp.voegToe('51', [[vierkant(100, 100, 140, 140)[0][0], gat]]);
+    fp.voegToe('52', vierkant(115, 115, 125, 125)); // 5 m from the hole's edge
+    fp.voegToe('53', vierkant(104, 104, 106, 106)); // in the ring itself: overlap
+    const { aantal } = fp.buren(0.3);
+    expect([...aantal]).toEqual([1, 0, 1]);
+  });
+
   it('segment distance', () => {
     expect(segmentAfstand2(0, 0, 10, 0, 5, -1, 5, 1)).toBe(0); // crossing
     expect(segmentAfstand2(0, 0, 10, 0, 12, 0, 20, 0)).toBe(4); // collinear, 2 m apart

@@ -149,15 +149,19 @@ export class Footprints {
     return this.#binnen(this.ringStart.buf[pr[i]], j) || this.#binnen(this.ringStart.buf[pr[j]], i);
   }
 
+  /** Even-odd over every ring of each polygon, so a point in a hole (a courtyard) is outside. */
   #binnen(v: number, p: number): boolean {
     const xy = this.xy.buf;
     const rs = this.ringStart.buf;
     const pr = this.pandRing.buf;
     const px = xy[2 * v];
     const py = xy[2 * v + 1];
+    let binnen = false;
     for (let r = pr[p]; r < pr[p + 1]; r++) {
-      if (!this.ringBuiten.buf[r]) continue;
-      let binnen = false;
+      if (this.ringBuiten.buf[r]) {
+        if (binnen) return true;
+        binnen = false;
+      }
       for (let a = rs[r], b = rs[r + 1] - 2; a < rs[r + 1] - 1; b = a++) {
         const xa = xy[2 * a];
         const ya = xy[2 * a + 1];
@@ -165,9 +169,8 @@ export class Footprints {
         const yb = xy[2 * b + 1];
         if (ya > py !== yb > py && px < ((xb - xa) * (py - ya)) / (yb - ya) + xa) binnen = !binnen;
       }
-      if (binnen) return true;
     }
-    return false;
+    return binnen;
   }
 }
 
