@@ -181,3 +181,26 @@ describe(`house types from a sweep over strips of panden (${dialect})`, () => {
     expect(await db.prisma.woonpand.count()).toBe(0);
   });
 });
+
+describe(`house types: a courtyard and a corner are no neighbours (${dialect})`, () => {
+  const db = useTestDatabase();
+
+  it('types each of them vrijstaand, through the derivation', async () => {
+    const ring = (xy: number[][]) => xy.map(([x, y]) => rdNaarLonLat(150_000 + x, 450_000 + y));
+    const vak = (x0: number, y0: number, x1: number, y1: number) => ring([[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]);
+    const panden: Record<string, unknown>[] = [
+      { id: '0000100000000051', geometrie: { type: 'Polygon', coordinates: [vak(0, 0, 40, 40), ring([[10, 10], [10, 30], [30, 30], [30, 10], [10, 10]])] }, bron: 't' },
+      { id: '0000100000000052', geometrie: { type: 'Polygon', coordinates: [vak(15, 15, 25, 25)] }, bron: 't' },
+      { id: '0000100000000031', geometrie: { type: 'Polygon', coordinates: [vak(300, 0, 310, 10)] }, bron: 't' },
+      { id: '0000100000000032', geometrie: { type: 'Polygon', coordinates: [vak(310, 10, 320, 20)] }, bron: 't' },
+    ];
+    const adressen = panden.map((p, i) => {
+      const [lon, lat] = (p.geometrie as { coordinates: number[][][] }).coordinates[0][0];
+      return { id: `0000200000${String(i + 1).padStart(6, '0')}`, postcode: '1234AB', huisnummer: i + 1, straat: 'A', woonplaats: 'W', object_type: 'verblijfsobject', object_id: `vbo-${i}`, pand_id: p.id, gebruiksdoelen: ['woonfunctie'], lat, lon, bron: 't' };
+    });
+    await upsertBatch(db.prisma, 'pand', panden);
+    await upsertBatch(db.prisma, 'adres', adressen);
+    expect((await leidWoningtypenAf(db)).typen).toEqual({ vrijstaand: 4 });
+    expect(await db.prisma.woningtype.findFirst({ where: { adresId: '0000200000000002' } })).toMatchObject({ afgeleidUit: 'BAG: pand 0000100000000052 raakt geen ander woonpand' });
+  });
+});
