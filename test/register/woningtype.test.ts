@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { voerImportUit } from '../../src/domain/register/import/runner.ts';
 import { upsertBatch } from '../../src/domain/register/import/schrijver.ts';
-import { AFGELEID_BRON, Footprints, type WoningtypeRij, leidWoningtypenAf, legeStatistiek, segmentAfstand2, woningtypeRijen } from '../../src/domain/register/woningtype.ts';
+import { AFGELEID_BRON, Footprints, type WoningtypeRij, inBand, leidWoningtypenAf, legeStatistiek, woningtypeRijen } from '../../src/domain/register/woningtype.ts';
 import { dialect, useTestDatabase } from '../support/db.ts';
 import { CSV_FULL, CSV_PLUS } from '../support/hulp.ts';
 import { rdNaarLonLat } from '../../src/domain/register/import/geo.ts';
@@ -40,10 +40,34 @@ describe('touching footprints (unit)', () => {
     expect(fp.ids[enige[3]]).toBe('a');
   });
 
-  it('segment distance', () => {
-    expect(segmentAfstand2(0, 0, 10, 0, 5, -1, 5, 1)).toBe(0); // crossing
-    expect(segmentAfstand2(0, 0, 10, 0, 12, 0, 20, 0)).toBe(4); // collinear, 2 m apart
-    expect(segmentAfstand2(0, 0, 10, 0, 3, 0.3, 7, 0.3)).toBeCloseTo(0.09, 12); // parallel, 0.3 m apart
+  it('a house in the courtyard (hole) of another pand touches nothing', () => {
+    const fp = new Footprints();
+    const gat = [[110, 110], [110, 130], [130, 130], [130, 110], [110, 110]];
+    fp.voegToe('51', [[vierkant(100, 100, 140, 140)[0][0], gat]]);
+    fp.voegToe('52', vierkant(115, 115, 125, 125)); // 5 m from the hole's edge
+    fp.voegToe('53', vierkant(104, 104, 106, 106)); // in the ring itself: overlap
+    const { aantal } = fp.buren(0.3);
+    expect([...aantal]).toEqual([1, 0, 1]);
+  });
+
+  it('a corner alone is no shared wall, also with outlines 0.2 m off; 2 m of wall is', () => {
+    const fp = new Footprints();
+    fp.voegToe('31', vierkant(300, 0, 310, 10));
+    fp.voegToe('32', vierkant(310, 10, 320, 20)); // only the point (310, 10)
+    fp.voegToe('33', vierkant(400, 0, 410.2, 10.2));
+    fp.voegToe('34', vierkant(410, 10, 420, 20)); // corners overlap by 0.2 × 0.2 m
+    fp.voegToe('35', vierkant(500, 0, 510, 10));
+    fp.voegToe('36', [[[[510, 5], [515, 10], [520, 5], [515, 0], [510, 5]]]]); // a corner against a wall
+    fp.voegToe('37', vierkant(600, 0, 610, 10));
+    fp.voegToe('38', vierkant(610, 8, 620, 18)); // staggered: 2 m of wall
+    expect([...fp.buren(0.3).aantal]).toEqual([0, 0, 0, 0, 0, 0, 1, 1]);
+  });
+
+  it('the part of a segment within the tolerance of another', () => {
+    expect([...inBand(0, 0, 10, 0, 4, 0.2, 6, 0.2, 0.3)!].map((t) => t * 10)).toEqual([expect.closeTo(4 - Math.sqrt(0.05), 9), expect.closeTo(6 + Math.sqrt(0.05), 9)]);
+    expect([...inBand(0, 0, 10, 0, 5, -1, 5, 1, 0.3)!]).toEqual([expect.closeTo(0.47, 9), expect.closeTo(0.53, 9)]);
+    expect(inBand(0, 0, 10, 0, 12, 0, 20, 0, 0.3)).toBeNull(); // collinear, 2 m apart
+    expect([...inBand(0, 0, 10, 0, 10.1, 0.1, 20, 0.1, 0.3)!]).toEqual([expect.closeTo(1.01 - Math.sqrt(0.08) / 10, 9), 1]); // a corner's disc
   });
 });
 
@@ -155,5 +179,28 @@ describe(`house types from a sweep over strips of panden (${dialect})`, () => {
     expect((await tweede).typen).toEqual(heel.typen);
     expect(await typen()).toEqual(verwacht);
     expect(await db.prisma.woonpand.count()).toBe(0);
+  });
+});
+
+describe(`house types: a courtyard and a corner are no neighbours (${dialect})`, () => {
+  const db = useTestDatabase();
+
+  it('types each of them vrijstaand, through the derivation', async () => {
+    const ring = (xy: number[][]) => xy.map(([x, y]) => rdNaarLonLat(150_000 + x, 450_000 + y));
+    const vak = (x0: number, y0: number, x1: number, y1: number) => ring([[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]);
+    const panden: Record<string, unknown>[] = [
+      { id: '0000100000000051', geometrie: { type: 'Polygon', coordinates: [vak(0, 0, 40, 40), ring([[10, 10], [10, 30], [30, 30], [30, 10], [10, 10]])] }, bron: 't' },
+      { id: '0000100000000052', geometrie: { type: 'Polygon', coordinates: [vak(15, 15, 25, 25)] }, bron: 't' },
+      { id: '0000100000000031', geometrie: { type: 'Polygon', coordinates: [vak(300, 0, 310, 10)] }, bron: 't' },
+      { id: '0000100000000032', geometrie: { type: 'Polygon', coordinates: [vak(310, 10, 320, 20)] }, bron: 't' },
+    ];
+    const adressen = panden.map((p, i) => {
+      const [lon, lat] = (p.geometrie as { coordinates: number[][][] }).coordinates[0][0];
+      return { id: `0000200000${String(i + 1).padStart(6, '0')}`, postcode: '1234AB', huisnummer: i + 1, straat: 'A', woonplaats: 'W', object_type: 'verblijfsobject', object_id: `vbo-${i}`, pand_id: p.id, gebruiksdoelen: ['woonfunctie'], lat, lon, bron: 't' };
+    });
+    await upsertBatch(db.prisma, 'pand', panden);
+    await upsertBatch(db.prisma, 'adres', adressen);
+    expect((await leidWoningtypenAf(db)).typen).toEqual({ vrijstaand: 4 });
+    expect(await db.prisma.woningtype.findFirst({ where: { adresId: '0000200000000002' } })).toMatchObject({ afgeleidUit: 'BAG: pand 0000100000000052 raakt geen ander woonpand' });
   });
 });

@@ -373,14 +373,25 @@ export interface Dichtstbij {
 }
 
 const nl = new Intl.NumberFormat('nl-NL', { maximumFractionDigits: 0 });
+const nl1 = new Intl.NumberFormat('nl-NL', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+
+/** Whole metres; tenths where those would reach the threshold the sentence names (49,6 m, binnen 50 m). */
+function meters(afstand: number, grens: number, binnenGrens: boolean): string {
+  const heel = Math.round(afstand);
+  if (binnenGrens ? heel < grens : heel > grens) return `${nl.format(heel)} m`;
+  const t = Math.round(afstand * 10) / 10;
+  if (binnenGrens ? t < grens : t > grens) return `${nl1.format(t)} m`;
+  return `${nl1.format((binnenGrens ? Math.floor : Math.ceil)(afstand * 10) / 10)} m`;
+}
 
 function metNaam(naam: string | null | undefined): string {
   return naam ? ` ‘${naam}’` : '';
 }
 
-export function omschrijf(type: string, indicator: Indicator, afstandM: number, binnen: boolean, naam: string | null | undefined): string {
+export function omschrijf(type: string, indicator: Indicator, onafgerond: number, binnen: boolean, naam: string | null | undefined): string {
   const d = drempelVoor(type);
-  const m = `${nl.format(afstandM)} m`;
+  const grens = indicator === 'rood' && d.roodTotM > 0 ? d.roodTotM : d.oranjeTotM;
+  const m = meters(onafgerond, grens, indicator !== 'groen');
   if (type === 'hoogspanning') {
     if (indicator === 'rood') return `Bovengrondse hoogspanningslijn${metNaam(naam)} op ${m}: binnen ${d.roodTotM} m, onze benadering van de specifieke magneetveldzone uit het RIVM-advies.`;
     if (indicator === 'oranje') return `Bovengrondse hoogspanningslijn${metNaam(naam)} op ${m}: binnen ${d.oranjeTotM} m, waar het RIVM aanraadt de magneetveldzone te laten berekenen.`;
@@ -388,7 +399,6 @@ export function omschrijf(type: string, indicator: Indicator, afstandM: number, 
   }
   if (binnen) return `Het adres ligt binnen ${d.naam}${metNaam(naam)}.`;
   if (indicator === 'groen') return `Het dichtstbijzijnde ${d.naam}${metNaam(naam)} ligt op ${m}, verder dan ${d.oranjeTotM} m.`;
-  const grens = indicator === 'rood' && d.roodTotM > 0 ? d.roodTotM : d.oranjeTotM;
   return `Het adres ligt op ${m} van ${d.naam}${metNaam(naam)} (binnen ${grens} m).`;
 }
 
@@ -400,8 +410,8 @@ export function bepaalIndicator(type: string, afstandM: number, binnen: boolean)
   return 'groen';
 }
 
-/** Raise when a change of code changes the distances. */
-const REKENWIJZE = 1;
+/** Raise when a change of code changes the distances or the colours from them (2: thresholds on unrounded metres). */
+const REKENWIJZE = 2;
 
 /**
  * Part of the fingerprint in invloed_stand, so a deploy that changes the computation, thresholds, colours
@@ -460,16 +470,15 @@ export class InvloedIndex {
   beoordeel(type: string, lon: number, lat: number): Beoordeling | null {
     const d = this.dichtstbij(type, lon, lat);
     if (!d) return null;
-    const afstandM = Math.round(d.afstand);
-    const indicator = bepaalIndicator(type, afstandM, d.binnen);
+    const indicator = bepaalIndicator(type, d.afstand, d.binnen);
     return {
       type,
       indicator,
-      afstandM,
+      afstandM: Math.round(d.afstand),
       binnen: d.binnen,
       featureId: d.feature.id,
       naam: d.feature.naam ?? null,
-      omschrijving: omschrijf(type, indicator, afstandM, d.binnen, d.feature.naam),
+      omschrijving: omschrijf(type, indicator, d.afstand, d.binnen, d.feature.naam),
       bron: d.feature.bron ?? 'invloed_object',
     };
   }

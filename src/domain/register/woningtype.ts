@@ -1,9 +1,10 @@
 /**
  * House type derived from the BAG where none is imported, after NLExtract's "Woningtype vaststellen per PND"
  * (Kadaster's Productbeschrijving Woningtypering): no woonfunctie → overig; a pand with several homes →
- * appartement; else by the residential panden within 0.30 m (BAG outlines are not exact): none →
- * vrijstaand, one that touches only this → twee-onder-een-kap, one that touches more → hoekwoning,
- * two or more → tussenwoning. Homes are distinct verblijfsobjecten, so a nevenadres stays a house.
+ * appartement; else by the residential panden it touches: shares a wall with (≥ 1 m of outline within
+ * 0.30 m of theirs, alongside: BAG outlines are not exact; a corner is no wall) or overlaps. None →
+ * vrijstaand, one that touches only this → twee-onder-een-kap, one that touches more → hoekwoning, two
+ * or more → tussenwoning. Homes are distinct verblijfsobjecten, so a nevenadres stays a house.
  * Memory: a sweep in longitude order keeps one narrow strip of footprints, counts go to table `woonpand`.
  */
 import Flatbush from 'flatbush';
@@ -15,6 +16,8 @@ import { DEMO_BRON } from './demo/opzet.ts';
 
 export const AFGELEID_BRON = 'BAG-afleiding';
 export const AANRAAK_TOLERANTIE_M = 0.3;
+/** Shorter is a corner: two walls meeting at a point share up to 2 × 0.3 m within the tolerance. */
+export const MIN_WAND_M = 1;
 
 export type { Woningtype };
 
@@ -127,37 +130,88 @@ export class Footprints {
     }
   }
 
-  /** Overlap counts as touching. */
+  /** A shared wall: MIN_WAND_M of outline within tol of the other's, running alongside; or an overlap deeper than tol. */
   raakt(i: number, j: number, tol: number): boolean {
+    return this.#wand(i, j, tol) >= MIN_WAND_M || this.#wand(j, i, tol) >= MIN_WAND_M || this.#diepIn(i, j, tol) || this.#diepIn(j, i, tol);
+  }
+
+  /** Length of i's outline within tol of a segment of j's at most 30° from parallel (a corner meets at most 2 tol). */
+  #wand(i: number, j: number, tol: number): number {
     const xy = this.xy.buf;
     const rs = this.ringStart.buf;
     const pr = this.pandRing.buf;
-    const tol2 = tol * tol;
+    const bj = this.box.buf;
+    const [x0, y0, x1, y1] = [bj[4 * j] - tol, bj[4 * j + 1] - tol, bj[4 * j + 2] + tol, bj[4 * j + 3] + tol];
+    const t = this.#stukken;
+    let lengte = 0;
     for (let ri = pr[i]; ri < pr[i + 1]; ri++) {
-      for (let rj = pr[j]; rj < pr[j + 1]; rj++) {
-        for (let a = rs[ri]; a < rs[ri + 1] - 1; a++) {
-          const ax = xy[2 * a];
-          const ay = xy[2 * a + 1];
-          const bx = xy[2 * a + 2];
-          const by = xy[2 * a + 3];
+      for (let a = rs[ri]; a < rs[ri + 1] - 1; a++) {
+        const ax = xy[2 * a];
+        const ay = xy[2 * a + 1];
+        const bx = xy[2 * a + 2];
+        const by = xy[2 * a + 3];
+        if (Math.max(ax, bx) < x0 || Math.min(ax, bx) > x1 || Math.max(ay, by) < y0 || Math.min(ay, by) > y1) continue;
+        const l = Math.hypot(bx - ax, by - ay);
+        t.length = 0;
+        for (let rj = pr[j]; rj < pr[j + 1]; rj++) {
           for (let c = rs[rj]; c < rs[rj + 1] - 1; c++) {
-            if (segmentAfstand2(ax, ay, bx, by, xy[2 * c], xy[2 * c + 1], xy[2 * c + 2], xy[2 * c + 3]) <= tol2) return true;
+            const cx = xy[2 * c];
+            const cy = xy[2 * c + 1];
+            const dx = xy[2 * c + 2];
+            const dy = xy[2 * c + 3];
+            if (Math.max(cx, dx) < Math.min(ax, bx) - tol || Math.min(cx, dx) > Math.max(ax, bx) + tol) continue;
+            if (Math.max(cy, dy) < Math.min(ay, by) - tol || Math.min(cy, dy) > Math.max(ay, by) + tol) continue;
+            if (Math.abs((bx - ax) * (dy - cy) - (by - ay) * (dx - cx)) > 0.5 * l * Math.hypot(dx - cx, dy - cy)) continue;
+            const b = inBand(ax, ay, bx, by, cx, cy, dx, dy, tol);
+            if (b) t.push(b[0], b[1]);
+          }
+        }
+        lengte += l * vereniging(t);
+        if (lengte >= MIN_WAND_M) return lengte;
+      }
+    }
+    return lengte;
+  }
+
+  readonly #stukken: number[] = [];
+
+  /** A vertex of i inside j (even-odd) and farther than tol from j's outline. */
+  #diepIn(i: number, j: number, tol: number): boolean {
+    const xy = this.xy.buf;
+    const rs = this.ringStart.buf;
+    const pr = this.pandRing.buf;
+    const b = this.box.buf;
+    for (let v = rs[pr[i]]; v < rs[pr[i + 1]]; v++) {
+      const px = xy[2 * v];
+      const py = xy[2 * v + 1];
+      if (px <= b[4 * j] || py <= b[4 * j + 1] || px >= b[4 * j + 2] || py >= b[4 * j + 3] || !this.#binnen(v, j)) continue;
+      let ver = true;
+      for (let r = pr[j]; r < pr[j + 1] && ver; r++) {
+        for (let c = rs[r]; c < rs[r + 1] - 1; c++) {
+          if (puntSegment2(px, py, xy[2 * c], xy[2 * c + 1], xy[2 * c + 2], xy[2 * c + 3]) <= tol * tol) {
+            ver = false;
+            break;
           }
         }
       }
+      if (ver) return true;
     }
-    return this.#binnen(this.ringStart.buf[pr[i]], j) || this.#binnen(this.ringStart.buf[pr[j]], i);
+    return false;
   }
 
+  /** Even-odd over every ring of each polygon, so a point in a hole (a courtyard) is outside. */
   #binnen(v: number, p: number): boolean {
     const xy = this.xy.buf;
     const rs = this.ringStart.buf;
     const pr = this.pandRing.buf;
     const px = xy[2 * v];
     const py = xy[2 * v + 1];
+    let binnen = false;
     for (let r = pr[p]; r < pr[p + 1]; r++) {
-      if (!this.ringBuiten.buf[r]) continue;
-      let binnen = false;
+      if (this.ringBuiten.buf[r]) {
+        if (binnen) return true;
+        binnen = false;
+      }
       for (let a = rs[r], b = rs[r + 1] - 2; a < rs[r + 1] - 1; b = a++) {
         const xa = xy[2 * a];
         const ya = xy[2 * a + 1];
@@ -165,10 +219,72 @@ export class Footprints {
         const yb = xy[2 * b + 1];
         if (ya > py !== yb > py && px < ((xb - xa) * (py - ya)) / (yb - ya) + xa) binnen = !binnen;
       }
-      if (binnen) return true;
     }
-    return false;
+    return binnen;
   }
+}
+
+const band = new Float64Array(2);
+
+/** AB's line through the disc around P: widens band. */
+function schijf(ax: number, ay: number, ux: number, uy: number, px: number, py: number, r: number): void {
+  const uu = ux * ux + uy * uy;
+  const wx = ax - px;
+  const wy = ay - py;
+  const h = ux * wx + uy * wy;
+  const D = h * h - uu * (wx * wx + wy * wy - r * r);
+  if (D < 0) return;
+  band[0] = Math.min(band[0], (-h - Math.sqrt(D)) / uu);
+  band[1] = Math.max(band[1], (-h + Math.sqrt(D)) / uu);
+}
+
+/** [t0, t1]: AB's points within r of CD, one interval as the band around CD (two discs and a rectangle) is convex; overwritten by the next call. */
+export function inBand(ax: number, ay: number, bx: number, by: number, cx: number, cy: number, dx: number, dy: number, r: number): Float64Array | null {
+  const ux = bx - ax;
+  const uy = by - ay;
+  band[0] = Infinity;
+  band[1] = -Infinity;
+  if (ux === 0 && uy === 0) return null;
+  schijf(ax, ay, ux, uy, cx, cy, r);
+  schijf(ax, ay, ux, uy, dx, dy, r);
+  const L = Math.hypot(dx - cx, dy - cy);
+  if (L > 0) {
+    const ex = (dx - cx) / L;
+    const ey = (dy - cy) / L;
+    const [t0, t1] = strook((ax - cx) * ex + (ay - cy) * ey, ux * ex + uy * ey, 0, L, -Infinity, Infinity);
+    const [s0, s1] = strook((ax - cx) * ey - (ay - cy) * ex, ux * ey - uy * ex, -r, r, t0, t1);
+    if (s0 <= s1) {
+      band[0] = Math.min(band[0], s0);
+      band[1] = Math.max(band[1], s1);
+    }
+  }
+  band[0] = Math.max(band[0], 0);
+  band[1] = Math.min(band[1], 1);
+  return band[0] < band[1] ? band : null;
+}
+
+/** [t0, t1] narrowed to where lo <= p + t q <= hi. */
+function strook(p: number, q: number, lo: number, hi: number, t0: number, t1: number): [number, number] {
+  if (q === 0) return p < lo || p > hi ? [1, 0] : [t0, t1];
+  const a = (lo - p) / q;
+  const b = (hi - p) / q;
+  return [Math.max(t0, Math.min(a, b)), Math.min(t1, Math.max(a, b))];
+}
+
+/** Total length of the union of the intervals [t[0], t[1]], [t[2], t[3]], ... (few: sorted in place). */
+function vereniging(t: number[]): number {
+  for (let k = 2; k < t.length; k += 2) {
+    for (let m = k; m > 0 && t[m - 2] > t[m]; m -= 2) {
+      [t[m - 2], t[m - 1], t[m], t[m + 1]] = [t[m], t[m + 1], t[m - 2], t[m - 1]];
+    }
+  }
+  let som = 0;
+  let eind = -Infinity;
+  for (let k = 0; k < t.length; k += 2) {
+    som += Math.max(0, t[k + 1] - Math.max(t[k], eind));
+    eind = Math.max(eind, t[k + 1]);
+  }
+  return som;
 }
 
 function puntSegment2(px: number, py: number, ax: number, ay: number, bx: number, by: number): number {
@@ -180,24 +296,6 @@ function puntSegment2(px: number, py: number, ax: number, ay: number, bx: number
   const qx = ax + t * dx - px;
   const qy = ay + t * dy - py;
   return qx * qx + qy * qy;
-}
-
-function orient(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number {
-  return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
-}
-
-export function segmentAfstand2(ax: number, ay: number, bx: number, by: number, cx: number, cy: number, dx: number, dy: number): number {
-  const o1 = orient(ax, ay, bx, by, cx, cy);
-  const o2 = orient(ax, ay, bx, by, dx, dy);
-  const o3 = orient(cx, cy, dx, dy, ax, ay);
-  const o4 = orient(cx, cy, dx, dy, bx, by);
-  if (((o1 > 0 && o2 < 0) || (o1 < 0 && o2 > 0)) && ((o3 > 0 && o4 < 0) || (o3 < 0 && o4 > 0))) return 0;
-  return Math.min(
-    puntSegment2(ax, ay, cx, cy, dx, dy),
-    puntSegment2(bx, by, cx, cy, dx, dy),
-    puntSegment2(cx, cy, ax, ay, bx, by),
-    puntSegment2(dx, dy, ax, ay, bx, by),
-  );
 }
 
 export function footprintRd(geo: unknown): number[][][][] | null {
