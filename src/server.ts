@@ -43,8 +43,7 @@ export async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'afsluiten: geen nieuwe verzoeken, lopende verzoeken afmaken');
-    // Never before a statement still running has finished or been cancelled by the database: a charge
-    // committing after the process is gone would be paid for without an answer.
+    // Not before the database has ended every statement: a charge committed after exit has no answer.
     const hardMs = Math.max(10_000, config.DB_QUERY_TIMEOUT_MS + 1_000);
     const hard = setTimeout(() => {
       log.error({ ms: hardMs }, 'afsluiten duurde te lang; geforceerd stoppen');

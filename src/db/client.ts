@@ -362,8 +362,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const pool = new GemetenPool({ ...poolConfig, connectionString: opts.databaseUrl });
     // Without a listener an idle connection the server ended would crash the process via 'error'.
     pool.on('error', () => {});
-    // A backend whose process died (kill -9, a forced stop) ends the statement it waits in within a second,
-    // instead of committing a charge after a lock wait that nobody answers. PostgreSQL 14+; older ones ignore it.
+    // A dead client's waiting statement ends within a second, not committing a charge nobody gets (PostgreSQL 14+).
     pool.on('connect', (c) => void c.query('SET client_connection_check_interval = 1000').catch(() => {}));
     const adapterFactory = new PrismaPg(pool as unknown as ConstructorParameters<typeof PrismaPg>[0]);
     const prisma = maakClient(adapterFactory, opts.onQuery);

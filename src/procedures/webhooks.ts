@@ -91,10 +91,7 @@ const enkelMetGeheim = z.object({ data: metGeheim, meta: accountMetaSchema });
 const antwoordMetGeheim = (r: { endpoint: EndpointRij; geheim: string }) => ({ data: { ...naarWebhook(r.endpoint), geheim: r.geheim }, meta: accountMeta() });
 const fouten = (extra: number[] = []) => ({ ...foutBeschrijvingen([403, ...extra]) });
 
-/**
- * A test key is for CI, where keys are kept less carefully: it sees and changes only the webhooks registered
- * with test keys (which receive only test keys' events); the account's live webhooks are 404 to it.
- */
+/** A test key (CI, kept less carefully) sees and changes only test webhooks; the live ones are 404 to it. */
 const webhookProcedure = inzichtProcedure.use(async ({ ctx, getRawInput, next }) => {
   if (ctx.principal.modus !== 'test') return next();
   const id = ((await getRawInput()) as { id?: unknown } | undefined)?.id;

@@ -83,11 +83,7 @@ export function controleerVorm(tekst: string, onveilig: boolean): URL {
   return url;
 }
 
-/**
- * A host that does not resolve is refused too. For a host name one message covers "not found" and "not
- * public": naming what it resolves to, or only whether it exists, would make this check a lookup service
- * into the server's own DNS (internal names and their private addresses). An IP literal's range is named.
- */
+/** One refusal for a host name that is not found or not public: naming either would expose the server's own DNS. */
 export async function controleerDoel(tekst: string, opts: { onveilig: boolean; resolver?: Resolver }): Promise<GecontroleerdDoel> {
   const url = controleerVorm(tekst, opts.onveilig);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
