@@ -103,7 +103,7 @@ describe(`test keys (${dialect})`, () => {
     const res = await lookup(t, 'woz', key, adresBody(echt));
     expect(res.statusCode).toBe(404);
     expect(Object.keys(res.json())).toEqual(['fout']);
-    expect(res.json().fout).toMatch(/testsleutel kent alleen de adressen van de synthetische demoplaats/);
+    expect(res.json().fout).toMatch(/testsleutel kent alleen de adressen van de synthetische demogemeente Fictiedal/);
     expect(res.json().fout).toMatch(/op \/docs, in de voorbeelden bij elke opvraging/);
     expect(await leesSaldo(t.db.prisma, acc.id)).toBe(100);
   });

@@ -11,6 +11,6 @@ export { DEMO_LETTERPAREN, isDemoPostcode } from '../register/demo/opzet.ts';
 const voorbeeld = DEMO_ADRESSEN.find((a) => a.geval === 'waardering') ?? DEMO_ADRESSEN[0];
 
 export const BUITEN_DEMO_FOUT =
-  'Een testsleutel kent alleen de adressen van de synthetische demoplaats Fictiedal (postcodes met de letters SA, SD of SS, ' +
+  'Een testsleutel kent alleen de adressen van de synthetische demogemeente Fictiedal (Verzonnenveen, Nergenshuizen) (postcodes met de letters SA, SD of SS, ' +
   `bijvoorbeeld ${voorbeeld.postcode} huisnummer ${voorbeeld.huisnummer}). De demo-adressen staan in de documentatie op /docs, ` +
   'in de voorbeelden bij elke opvraging. Gebruik een live sleutel voor echte adressen.';

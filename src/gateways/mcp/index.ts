@@ -40,7 +40,7 @@ export const INSTRUCTIES = [
     'Wat een aanroep kostte en het saldo erna staan in _meta (gefactureerd_cent, saldo_credits). ' +
     'Een fout is een resultaat met isError en {"fout", "status"}; de gegevens zijn in het Nederlands.',
   'Een sleutel kan een maandlimiet in credits hebben (per kalendermaand, Europe/Amsterdam): een aanroep die er niet meer in past krijgt status 402 met een eigen melding over de maandlimiet, zonder kosten; stop dan tot de volgende maand of tot de eigenaar de limiet verhoogt. ' +
-    'Een testsleutel (pct_test_...) kost niets maar kent alleen de adressen van de synthetische demoplaats Fictiedal (postcodes met de letters SA, SD of SS, bijvoorbeeld 7800SD 3); elk ander adres geeft 404, en zijn antwoorden dragen test: true.',
+    'Een testsleutel (pct_test_...) kost niets maar kent alleen de adressen van de synthetische demogemeente Fictiedal (Verzonnenveen, Nergenshuizen) (postcodes met de letters SA, SD of SS, bijvoorbeeld 7800SD 3); elk ander adres geeft 404, en zijn antwoorden dragen test: true.',
 ].join('\n');
 
 /** The SDK would build a fresh Ajv per server. */

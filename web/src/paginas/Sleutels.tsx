@@ -96,7 +96,7 @@ export function Sleutels() {
       </p>
       <p>
         Een <strong>testsleutel</strong> (<code>pct_test_…</code>) kost niets en beweegt je saldo niet, maar kent alleen de adressen van de synthetische
-        demoplaats Fictiedal (postcodes met de letters SA, SD of SS, bijvoorbeeld 7800 SD huisnummer 3); antwoorden en webhooks zeggen <code>test: true</code>.
+        demogemeente Fictiedal (Verzonnenveen, Nergenshuizen; postcodes met de letters SA, SD of SS, bijvoorbeeld 7800 SD huisnummer 3); antwoorden en webhooks zeggen <code>test: true</code>.
         Een <strong>maandlimiet</strong> begrenst wat één live sleutel per kalendermaand mag verbruiken; daarboven antwoordt de API 402 en blijft je saldo onaangeroerd.
       </p>
       {fout && <p class="fout" role="alert" ref={foutRef}>{fout}</p>}
