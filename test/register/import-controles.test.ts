@@ -100,4 +100,21 @@ describe(`import checks (${dialect})`, () => {
       expect(waarden.map((w) => w.waarde)).toEqual([280000, 300000]);
     }
   });
+
+  it('checks the header of every file of a folder or zip before writing: a stray README after two WOZ files writes nothing', async () => {
+    const a = await maakAdres(db.prisma, { huisnummer: 7 });
+    const csv = (jaar: number) => ['postcode;huisnummer;toevoeging;peildatum;waarde', ...Array.from({ length: 99 }, (_, i) => `${a.postcode};7;;${jaar - i}-01-01;${300000 + i}`), ''].join('\n');
+    const map = path.join(tmp.pad, 'woz-map');
+    mkdirSync(map);
+    schrijf(path.join(map, 'a.csv'), csv(2025));
+    schrijf(path.join(map, 'b.csv'), csv(1925));
+    schrijf(path.join(map, 'c.txt'), 'README\n');
+    const zip = schrijf(path.join(tmp.pad, 'woz-map.zip'), maakZip({ 'a.csv': csv(2025), 'b.csv': csv(1925), 'c.txt': 'README\n' }));
+    const runs = await db.prisma.importRun.count();
+    for (const bron of [map, zip]) {
+      await expect(voerImportUit(db, 'woz', bron, { batchGrootte: 50 })).rejects.toThrow(/^c\.txt: Dit is geen WOZ-bestand .*kopregel "README"/);
+    }
+    expect(await db.prisma.importRun.count()).toBe(runs);
+    expect(await db.prisma.wozWaarde.count({ where: { adresId: a.id } })).toBe(0);
+  });
 });

@@ -43,7 +43,7 @@ export function bestandSoort(def: BestandSoortDef): ImportSoort {
           throw new VerkeerdFormaatFout(`Dit is ${b.tekst}. Verwacht: ${def.verwacht}.`);
         }
       }
-      // Read up to the parser's header check, so a file of another kind is refused before anything is written.
+      // Every file up to the parser's header check (lees reads them all), so one of another kind is refused before anything is written.
       const voor = bron.gelezenBytes;
       try {
         for await (const b of bestanden(bron, { filter: (i) => i.isZip || !/(^|\/)(\.|__MACOSX)/.test(i.naam) })) {
@@ -52,12 +52,12 @@ export function bestandSoort(def: BestandSoortDef): ImportSoort {
           try {
             await it.next();
           } catch (e) {
-            throw new VerkeerdFormaatFout(e instanceof Error ? e.message : String(e));
+            const m = e instanceof Error ? e.message : String(e);
+            throw new VerkeerdFormaatFout(bron.soort === 'bestand' ? m : `${b.naam}: ${m}`);
           } finally {
             await it.return?.(undefined);
             stroom.destroy();
           }
-          break;
         }
       } finally {
         bron.gelezenBytes = voor;
