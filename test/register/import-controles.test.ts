@@ -117,4 +117,19 @@ describe(`import checks (${dialect})`, () => {
     expect(await db.prisma.importRun.count()).toBe(runs);
     expect(await db.prisma.wozWaarde.count({ where: { adresId: a.id } })).toBe(0);
   });
+
+  it('an import broken off says how many rows it wrote once the batches in flight are in: as many as the table and import_run hold', async () => {
+    const a = await maakAdres(db.prisma, { huisnummer: 9 });
+    const csv = ['postcode;huisnummer;toevoeging;peildatum;waarde', ...Array.from({ length: 200 }, (_, i) => `${a.postcode};9;;${2025 - i}-01-01;${300000 + i}`), ''].join('\n');
+    // Aborted when the runner looks for the 101st time: after two batches of 50 were handed to the writer.
+    let keer = 0;
+    const signaal = { get aborted() { return ++keer > 100; }, reason: 'SIGINT' } as unknown as AbortSignal;
+    const fout = await voerImportUit(db, 'woz', schrijf(path.join(tmp.pad, 'woz-afbreken.csv'), csv), { batchGrootte: 50, parallel: 2, afbreken: signaal }).catch((e: Error) => e);
+    const geschreven = await db.prisma.wozWaarde.count({ where: { adresId: a.id } });
+    expect(geschreven).toBe(100);
+    expect(String(fout)).toContain(`Afgebroken (SIGINT): ${geschreven} rijen zijn al geschreven`);
+    const [run] = await db.prisma.importRun.findMany({ where: { soort: 'woz' }, orderBy: { gestartOp: 'desc' }, take: 1 });
+    expect(run.ingevoegd).toBe(geschreven);
+    expect((run.samenvatting as { fout: string }).fout).toBe((fout as Error).message);
+  });
 });

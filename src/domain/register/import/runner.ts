@@ -33,6 +33,9 @@ export class ImportFout extends Error {
   }
 }
 
+/** Its message is the signal; the error thrown is made once the batches in flight are in, from the final counts. */
+class AfgebrokenFout extends Error {}
+
 export async function kiesSoort(naam: string): Promise<ImportSoort> {
   const soorten = await laadSoorten();
   const soort = soorten.get(naam);
@@ -178,9 +181,7 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
     };
     let nummer = 0;
     const gestopt = () => {
-      if (opts.afbreken?.aborted) {
-        throw new ImportFout(`Afgebroken (${String(opts.afbreken.reason ?? 'signaal')}): ${s.ingevoegd + s.bijgewerkt} rijen zijn al geschreven; draai dezelfde import opnieuw om af te maken (wat er al staat, blijft ongewijzigd).`);
-      }
+      if (opts.afbreken?.aborted) throw new AfgebrokenFout(String(opts.afbreken.reason ?? 'signaal'));
     };
     for await (const deel of soort.lees(bron, ctx)) {
       gestopt();
@@ -221,8 +222,12 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
     await schrijver.afbreken().catch(() => {});
     await bouwIndexen().catch(() => {}); // else left for the next import or start (uitgestelde_index)
     s.duurSeconden = (Date.now() - t0) / 1000;
-    await legRunVast(db, run.id, s, (await hash.catch(() => null)) ?? '', { fout: afgekort(e instanceof Error ? e.message : String(e), MAX_REDEN_TEKENS) }).catch(() => {});
-    throw e;
+    const fout =
+      e instanceof AfgebrokenFout
+        ? new ImportFout(`Afgebroken (${e.message}): ${s.ingevoegd + s.bijgewerkt} rijen zijn al geschreven; draai dezelfde import opnieuw om af te maken (wat er al staat, blijft ongewijzigd).`)
+        : e;
+    await legRunVast(db, run.id, s, (await hash.catch(() => null)) ?? '', { fout: afgekort(fout instanceof Error ? fout.message : String(fout), MAX_REDEN_TEKENS) }).catch(() => {});
+    throw fout;
   }
   voortgang.stop();
 
