@@ -48,7 +48,7 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
       (e: { code: number; stderr: string }) => e,
     );
     expect(r.code, args.join(' ')).not.toBe(0);
-    return JSON.parse(r.stderr.trim()).fout as string;
+    return JSON.parse(r.stderr.trim().split('\n').pop()!).fout as string;
   };
   async function metDb<T>(fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
     const db = await openDatabase({ databaseUrl: pg?.url ?? '', dataDir });
@@ -216,6 +216,23 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
     } finally {
       ander.kill();
     }
+  });
+
+  it('a name is trimmed and not empty; key list of an account that does not exist says so, as key create does', async () => {
+    const leeg = (w: string) => `optie '--name <naam>' met waarde '${w}' is ongeldig: vul een naam in (ten minste één teken)`;
+    const acc = await insight('account', 'create', '--name', '  Spatie BV ', '--json');
+    const voor = await metDb((db) => db.prisma.account.count());
+    expect(await fout('account', 'create', '--name', '')).toBe(leeg(''));
+    expect(await fout('account', 'create', '--name', '   ')).toBe(leeg('   '));
+    expect(await fout('key', 'create', acc.account_id, '--name', ' ')).toBe(leeg(' '));
+    const nul = '00000000-0000-0000-0000-000000000000';
+    expect(await fout('key', 'list', nul)).toBe(`Account ${nul} bestaat niet.`);
+    await metDb(async (db) => {
+      expect(await db.prisma.account.count()).toBe(voor);
+      expect((await db.prisma.account.findUniqueOrThrow({ where: { id: acc.account_id } })).naam).toBe('Spatie BV');
+      expect(await db.prisma.apiKey.count({ where: { accountId: acc.account_id } })).toBe(0);
+    });
+    expect(await insight('key', 'list', acc.account_id, '--json')).toEqual([]);
   });
 
   it('a PostgreSQL connection that fails is one Dutch line naming host and database, never the password (also --json and migrate)', async () => {
