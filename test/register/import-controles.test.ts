@@ -132,4 +132,16 @@ describe(`import checks (${dialect})`, () => {
     expect(run.ingevoegd).toBe(geschreven);
     expect((run.samenvatting as { fout: string }).fout).toBe((fout as Error).message);
   });
+
+  it('a WOZ row whose number has BAG addresses but none without addition is meerduidig, naming them; an addition none has names them too', async () => {
+    const pc = (await maakAdres(db.prisma, { huisnummer: 105, toevoeging: 'H' })).postcode;
+    for (const t of ['1', '2', '3']) await maakAdres(db.prisma, { postcode: pc, huisnummer: 105, toevoeging: t });
+    const csv = ['postcode;huisnummer;toevoeging;peildatum;waarde', `${pc};105;;2019-01-01;300000`, `${pc};105;Z;2019-01-01;300000`, `${pc};106;;2019-01-01;300000`, ''].join('\n');
+    const s = await voerImportUit(db, 'woz', schrijf(path.join(tmp.pad, 'woz-meerduidig.csv'), csv));
+    expect(s.redenen).toEqual([
+      { regel: 2, reden: `adres ${pc} 105 is meerduidig (in de BAG: 105-H, 105-1, 105-2, 105-3)` },
+      { regel: 3, reden: `adres ${pc} 105 Z niet gevonden; de BAG kent op ${pc} 105 alleen 105-H, 105-1, 105-2, 105-3` },
+      { regel: 4, reden: `adres ${pc} 106 niet gevonden in de adrestabel (importeer eerst de BAG)` },
+    ]);
+  });
 });
