@@ -1,8 +1,10 @@
 /** Checks on what an import accepts, end to end (review findings M4, L1, L2). */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { voerImportUit } from '../../src/domain/register/import/runner.ts';
+import { tijdelijkeMap as importMap } from '../../src/domain/register/import/tijdelijk.ts';
 import { VerkeerdFormaatFout } from '../../src/domain/register/import/types.ts';
 import { parseWoz } from '../../src/domain/register/parsers/woz.ts';
 import { gemeenteNaam } from '../../src/domain/register/import/gemeenten.ts';
@@ -143,5 +145,31 @@ describe(`import checks (${dialect})`, () => {
       { regel: 3, reden: `adres ${pc} 105 Z niet gevonden; de BAG kent op ${pc} 105 alleen 105-H, 105-1, 105-2, 105-3` },
       { regel: 4, reden: `adres ${pc} 106 niet gevonden in de adrestabel (importeer eerst de BAG)` },
     ]);
+  });
+
+  it.skipIf(process.platform !== 'linux')('an import removes the staging directories of an import killed with -9 (its pid gone or another program), not those of a live one', async () => {
+    const kind = spawnSync(process.execPath, ['-e', '0']);
+    const ander = spawn('sleep', ['30']);
+    const levend = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
+    try {
+      const maak = (soort: 'insight-bagxml-' | 'insight-import-' | 'insight-set-', pid: number | null) => {
+        const dir = importMap(soort);
+        expect(readFileSync(path.join(dir, 'eigenaar.pid'), 'utf8')).toBe(String(process.pid));
+        writeFileSync(path.join(dir, 'staging.sqlite'), 'x');
+        if (pid === null) rmSync(path.join(dir, 'eigenaar.pid'));
+        else writeFileSync(path.join(dir, 'eigenaar.pid'), String(pid));
+        return dir;
+      };
+      const dood = [maak('insight-bagxml-', kind.pid), maak('insight-import-', kind.pid), maak('insight-set-', ander.pid!)];
+      const blijft = [maak('insight-bagxml-', levend.pid!), maak('insight-bagxml-', process.pid), maak('insight-bagxml-', null)];
+      const a = await maakAdres(db.prisma, { huisnummer: 11 });
+      await voerImportUit(db, 'woz', schrijf(path.join(tmp.pad, 'woz-opruimen.csv'), `postcode;huisnummer;toevoeging;peildatum;waarde\n${a.postcode};11;;2025-01-01;300000\n`));
+      expect(dood.filter((d) => existsSync(d))).toEqual([]);
+      expect(blijft.filter((d) => existsSync(d))).toEqual(blijft);
+      for (const d of blijft) rmSync(d, { recursive: true, force: true });
+    } finally {
+      ander.kill();
+      levend.kill();
+    }
   });
 });

@@ -8,6 +8,7 @@ import { BatchSchrijver, type UpsertTelling } from './schrijver.ts';
 import { laadSoorten } from './soorten.ts';
 import { type TabelNaam, isTabelNaam, normaliseerRij } from './tabellen.ts';
 import type { ImportSamenvatting, ImportSoort, NaSchrijven, RijRecord } from './types.ts';
+import { ruimVerlatenMappenOp } from './tijdelijk.ts';
 import { stilleVoortgang, type Voortgang } from './voortgang.ts';
 
 export interface ImportOpties {
@@ -47,6 +48,7 @@ export async function kiesSoort(naam: string): Promise<ImportSoort> {
 
 /** Without a database: the CLI calls this before it opens one. */
 export async function controleerInvoer(soortNaam: string, bestand: string | null | undefined): Promise<Bron | null> {
+  ruimVerlatenMappenOp();
   const soort = await kiesSoort(soortNaam);
   if (!soort.bestandNodig) {
     if (bestand) throw new ImportFout(`insight import ${soort.naam} neemt geen bestand.`);
@@ -59,6 +61,7 @@ export async function controleerInvoer(soortNaam: string, bestand: string | null
 }
 
 export async function voerImportUit(db: Database, soortNaam: string, bestand: string | null | undefined, opts: ImportOpties = {}): Promise<ImportSamenvatting> {
+  ruimVerlatenMappenOp();
   const soort = await kiesSoort(soortNaam);
   let bron: Bron | null = null;
   if (soort.bestandNodig) {
