@@ -48,7 +48,7 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
       (e: { code: number; stderr: string }) => e,
     );
     expect(r.code, args.join(' ')).not.toBe(0);
-    return JSON.parse(r.stderr.trim()).fout as string;
+    return JSON.parse(r.stderr.trim().split('\n').pop()!).fout as string;
   };
   async function metDb<T>(fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
     const db = await openDatabase({ databaseUrl: pg?.url ?? '', dataDir });
@@ -216,5 +216,60 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
     } finally {
       ander.kill();
     }
+  });
+
+  it('a name is trimmed and not empty; key list of an account that does not exist says so, as key create does', async () => {
+    const leeg = (w: string) => `optie '--name <naam>' met waarde '${w}' is ongeldig: vul een naam in (ten minste één teken)`;
+    const acc = await insight('account', 'create', '--name', '  Spatie BV ', '--json');
+    const voor = await metDb((db) => db.prisma.account.count());
+    expect(await fout('account', 'create', '--name', '')).toBe(leeg(''));
+    expect(await fout('account', 'create', '--name', '   ')).toBe(leeg('   '));
+    expect(await fout('key', 'create', acc.account_id, '--name', ' ')).toBe(leeg(' '));
+    const nul = '00000000-0000-0000-0000-000000000000';
+    expect(await fout('key', 'list', nul)).toBe(`Account ${nul} bestaat niet.`);
+    await metDb(async (db) => {
+      expect(await db.prisma.account.count()).toBe(voor);
+      expect((await db.prisma.account.findUniqueOrThrow({ where: { id: acc.account_id } })).naam).toBe('Spatie BV');
+      expect(await db.prisma.apiKey.count({ where: { accountId: acc.account_id } })).toBe(0);
+    });
+    expect(await insight('key', 'list', acc.account_id, '--json')).toEqual([]);
+  });
+
+  it('a PostgreSQL connection that fails is one Dutch line naming host and database, never the password (also --json and migrate)', async () => {
+    const uitvoer = async (url: string, ...args: string[]) => {
+      const r = await run(process.execPath, ['--disable-warning=ExperimentalWarning', main, ...args], { env: { ...env, DATABASE_URL: url } }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).not.toContain('geheim');
+      expect(r.stderr).not.toMatch(/prisma|invocation|Can't reach/i);
+      // Beside pg's own warning about sslmode, on stderr too.
+      return r.stderr.split('\n').filter((l) => l.startsWith('Fout:') || l.startsWith('{'));
+    };
+    const weg = 'postgresql://postgres:geheim@127.0.0.1:1/x';
+    const nergens = 'Geen verbinding met de PostgreSQL-server 127.0.0.1:1 (database x): draait de server, en kloppen host en poort in DATABASE_URL?';
+    expect(await uitvoer(weg, 'account', 'list')).toEqual([`Fout: ${nergens}`]);
+    expect((await uitvoer(weg, 'account', 'list', '--json')).map((l) => JSON.parse(l))).toEqual([{ fout: nergens }]);
+    expect(await uitvoer(weg, 'migrate')).toEqual([`Fout: ${nergens}`]);
+    if (!pg) return;
+    const u = new URL(pg.url);
+    const met = (wijzig: (x: URL) => void) => {
+      const x = new URL(u);
+      wijzig(x);
+      return x.toString();
+    };
+    const host = u.host;
+    const db = u.pathname.slice(1);
+    expect(await uitvoer(met((x) => (x.pathname = '/bestaat_niet_cli27')), 'migrate')).toEqual([
+      `Fout: Database bestaat_niet_cli27 bestaat niet op de PostgreSQL-server ${host}: maak haar aan (createdb bestaat_niet_cli27) of corrigeer DATABASE_URL.`,
+    ]);
+    expect(await uitvoer(met((x) => (x.pathname = '/bestaat_niet_cli27')), 'account', 'list')).toHaveLength(1);
+    expect(await uitvoer(met((x) => ((x.username = 'geen_rol_cli27'), (x.password = 'geheim'))), 'account', 'list')).toEqual([
+      `Fout: De PostgreSQL-server ${host} weigert gebruiker geen_rol_cli27 voor database ${db} (onbekende rol of verkeerd wachtwoord): controleer DATABASE_URL.`,
+    ]);
+    expect(await uitvoer(met((x) => x.searchParams.set('sslmode', 'require')), 'account', 'list')).toEqual([
+      `Fout: Geen TLS-verbinding met de PostgreSQL-server ${host} (database ${db}): zet TLS aan op de server, of pas sslmode in DATABASE_URL aan.`,
+    ]);
   });
 });

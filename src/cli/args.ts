@@ -26,6 +26,12 @@ export function datum(v: string): string {
   return v;
 }
 
+export function naam(v: string): string {
+  const t = v.trim();
+  if (!t) throw new InvalidArgumentError('vul een naam in (ten minste één teken)');
+  return t;
+}
+
 export function uuid(v: string): string {
   if (!UUID_RE.test(v)) {
     throw new InvalidArgumentError('verwacht een account-id (uuid)');

@@ -8,6 +8,7 @@ import { registerKeyCommands } from './commands/key.ts';
 import { registerServeCommands } from './commands/serve.ts';
 import { registerUserCommands } from './commands/user.ts';
 import { openCliDatabase } from './db.ts';
+import { verbindingsfoutTekst } from './verbindingsfout.ts';
 
 // Node's --env-file-if-exists says ".env not found" on every run without one; variables already set win.
 if (existsSync('.env')) process.loadEnvFile('.env');
@@ -67,6 +68,6 @@ try {
     schrijfFout(e.message);
     process.exit(3);
   }
-  schrijfFout(`Fout: ${e instanceof Error ? e.message : String(e)}`);
+  schrijfFout(`Fout: ${verbindingsfoutTekst(e, process.env.DATABASE_URL) ?? (e instanceof Error ? e.message : String(e))}`);
   process.exit(1);
 }

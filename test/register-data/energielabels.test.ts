@@ -208,7 +208,7 @@ describe('newest registration wins (JS order and SQL upsert condition)', () => {
       s(99, null, null),
       s(12, null, '7', false, 'VBO3'),
     ]);
-    expect(uit.map((u) => u.adresId ?? u.reden)).toEqual(['A1', 'A2', 'A3', 'A2', 'A3', 'A4', 'A5', 'meerduidig', 'A6', 'A6', 'onbekend', 'onbekend', 'A3']);
+    expect(uit.map((u) => u.adresId ?? u.reden)).toEqual(['A1', 'A2', 'A3', 'A2', 'A3', 'A4', 'A5', 'meerduidig', 'A6', 'A6', 'meerduidig', 'onbekend', 'A3']);
     expect(await resolveAdresId(db.prisma, '1234 ab', 12, 'A', null)).toBe('A2');
     expect(await resolveAdresId(db.prisma, '1234AB', 16, null, 'B1')).toBe('A6');
     expect(await resolveAdresId(db.prisma, 'onzin', 16, null, null)).toBeNull();

@@ -4,7 +4,7 @@ import { loadConfig } from '../../config/env.ts';
 import { MAX_CREDITS, maakAccount, waardeerOp, zetDrempel } from '../../domain/billing/tegoed.ts';
 import { boekCorrectie, lijstAccounts } from '../../domain/billing/correctie.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
-import { geheelGetal, heelGetalNietNul, opAccount } from '../args.ts';
+import { geheelGetal, heelGetalNietNul, naam, opAccount } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
 
 export function registerAccountCommands(program: Command) {
@@ -13,7 +13,7 @@ export function registerAccountCommands(program: Command) {
   account
     .command('create')
     .description('Maak een account met een beginsaldo')
-    .requiredOption('--name <naam>', 'naam van het account')
+    .requiredOption('--name <naam>', 'naam van het account', naam)
     .option('--credits <n>', 'beginsaldo in credits', geheelGetal(0, MAX_CREDITS), 0)
     .option('--json', 'uitvoer als JSON')
     .action(async (opts: { name: string; credits: number; json?: boolean }) => {

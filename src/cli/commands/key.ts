@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/env.ts';
 import { isoMetOffset } from '../../domain/begrippen.ts';
-import { maakSleutel, lijstSleutels, MAX_GELDIGE_TEST_SLEUTELS, trekSleutelIn, roteerSleutel, zetMaandlimiet, type Familie } from '../../domain/keys/sleutels.ts';
+import { maakSleutel, lijstSleutels, MAX_GELDIGE_TEST_SLEUTELS, trekSleutelIn, roteerSleutel, zetMaandlimiet, SleutelFout, type Familie } from '../../domain/keys/sleutels.ts';
 import { modusVan } from '../../domain/keys/format.ts';
-import { datum, opAccount, uuid } from '../args.ts';
+import { datum, naam, opAccount, uuid } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
 
 function familie(v: string): Familie {
@@ -16,7 +16,7 @@ export function registerKeyCommands(program: Command) {
   const key = program.command('key').description('API-sleutels (worden één keer getoond; alleen de hash wordt bewaard)');
 
   opAccount(key, 'create', 'Maak een sleutel')
-    .requiredOption('--name <naam>', 'naam van de sleutel')
+    .requiredOption('--name <naam>', 'naam van de sleutel', naam)
     .option('--family <familie>', "'inzicht' of 'beheer'", familie, 'inzicht' as Familie)
     .option('--expires <datum>', 'vervaldatum JJJJ-MM-DD (standaard over 1 jaar, hoogstens 2 jaar)', datum)
     .option('--test', `testsleutel (pct_test_...): alleen de demoplaats, kost niets; hoogstens ${MAX_GELDIGE_TEST_SLEUTELS} naast de live sleutels`)
@@ -62,7 +62,10 @@ export function registerKeyCommands(program: Command) {
   opAccount(key, 'list', 'Sleutels van een account (zonder de sleutels zelf)')
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, opts: { json?: boolean }) => {
-      const rows = await withDatabase(loadConfig(), (db) => lijstSleutels(db.prisma, accountId));
+      const rows = await withDatabase(loadConfig(), async (db) => {
+        if (!(await db.prisma.account.findUnique({ where: { id: accountId }, select: { id: true } }))) throw new SleutelFout('onbekend', `Account ${accountId} bestaat niet.`);
+        return lijstSleutels(db.prisma, accountId);
+      });
       const iso = (d: Date | null) => (d ? isoMetOffset(d) : null);
       const uit = rows.map((r) => ({
         key_id: r.id, naam: r.naam, familie: r.familie, rechten: r.rechten, voorvoegsel: r.voorvoegsel, verloopt_op: iso(r.verlooptOp),

@@ -3,8 +3,7 @@
  * and a national extract holds ~10M objects per kind, so each object is staged in a temporary SQLite
  * database on disk and the joins run there, streaming out by id: Node's heap stays flat.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
@@ -15,6 +14,7 @@ import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaart
 import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
 import { gemeenteNaam } from './gemeenten.ts';
 import { EINDSTATUS, verwijderAdressen, verwijderPanden } from './opruimen.ts';
+import { tijdelijkeMap } from './tijdelijk.ts';
 import { StrikteDecoder } from './utf8.ts';
 import { woningtypeNa } from './woningtype-soort.ts';
 import type { Database } from '../../../db/client.ts';
@@ -113,7 +113,7 @@ class Staging {
   #inTx = 0;
 
   constructor() {
-    this.dir = mkdtempSync(path.join(tmpdir(), 'insight-bagxml-'));
+    this.dir = tijdelijkeMap('insight-bagxml-');
     this.db = new DatabaseSync(path.join(this.dir, 'staging.sqlite'));
     this.db.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536; PRAGMA temp_store = FILE;');
     this.db.exec(SCHEMA);

@@ -43,7 +43,7 @@ export function bestandSoort(def: BestandSoortDef): ImportSoort {
           throw new VerkeerdFormaatFout(`Dit is ${b.tekst}. Verwacht: ${def.verwacht}.`);
         }
       }
-      // Read up to the parser's header check, so a file of another kind is refused before anything is written.
+      // Every file up to the parser's header check (lees reads them all), so one of another kind is refused before anything is written.
       const voor = bron.gelezenBytes;
       try {
         for await (const b of bestanden(bron, { filter: (i) => i.isZip || !/(^|\/)(\.|__MACOSX)/.test(i.naam) })) {
@@ -52,12 +52,12 @@ export function bestandSoort(def: BestandSoortDef): ImportSoort {
           try {
             await it.next();
           } catch (e) {
-            throw new VerkeerdFormaatFout(e instanceof Error ? e.message : String(e));
+            const m = e instanceof Error ? e.message : String(e);
+            throw new VerkeerdFormaatFout(bron.soort === 'bestand' ? m : `${b.naam}: ${m}`);
           } finally {
             await it.return?.(undefined);
             stroom.destroy();
           }
-          break;
         }
       } finally {
         bron.gelezenBytes = voor;
@@ -84,14 +84,15 @@ export function bestandSoort(def: BestandSoortDef): ImportSoort {
         const nodig = TABELLEN[it.tabel].kolommen.find((c) => c.naam === 'adres_id')?.verplicht ?? false;
         if (!nodig) return it;
         const waar = it.regelIsRecordnummer ? ` (record ${it.regel})` : '';
-        return {
-          ok: false,
-          regel: it.regel ?? 0,
-          reden:
-            u.reden === 'meerduidig'
-              ? `adres ${adresTekst(it.adres!)} is meerduidig (meer dan één BAG-adres past)${waar}`
-              : `adres ${adresTekst(it.adres!)} niet gevonden in de adrestabel (importeer eerst de BAG)${waar}`,
-        };
+        const a = it.adres!;
+        const opties = u.opties?.length ? `${u.opties.slice(0, 10).join(', ')}${u.opties.length > 10 ? ` en ${u.opties.length - 10} meer` : ''}` : '';
+        const reden =
+          u.reden === 'onbekend'
+            ? opties
+              ? `adres ${adresTekst(a)} niet gevonden; de BAG kent op ${a.postcode} ${a.huisnummer} alleen ${opties}`
+              : `adres ${adresTekst(a)} niet gevonden in de adrestabel (importeer eerst de BAG)`
+            : `adres ${adresTekst(a)} is meerduidig (${opties ? `in de BAG: ${opties}` : 'meer dan één BAG-adres past'})`;
+        return { ok: false, regel: it.regel ?? 0, reden: `${reden}${waar}` };
       });
     },
   };

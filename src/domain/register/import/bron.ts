@@ -4,12 +4,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
+import { tijdelijkeMap } from './tijdelijk.ts';
 
 export interface BronItem {
   /** Nested zips included: "extract.zip/9999NUM.zip/9999NUM-000001.xml". */
@@ -187,7 +187,7 @@ async function* zipBestanden(
         continue;
       }
       if (it.isZip) {
-        const dir = await mkdtemp(path.join(tmpdir(), 'insight-import-'));
+        const dir = tijdelijkeMap('insight-import-');
         const tmp = path.join(dir, `${randomBytes(4).toString('hex')}.zip`);
         try {
           await pipeline(await zipStream(zip, it.entry), createWriteStream(tmp));

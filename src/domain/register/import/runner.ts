@@ -8,6 +8,7 @@ import { BatchSchrijver, type UpsertTelling } from './schrijver.ts';
 import { laadSoorten } from './soorten.ts';
 import { type TabelNaam, isTabelNaam, normaliseerRij } from './tabellen.ts';
 import type { ImportSamenvatting, ImportSoort, NaSchrijven, RijRecord } from './types.ts';
+import { ruimVerlatenMappenOp } from './tijdelijk.ts';
 import { stilleVoortgang, type Voortgang } from './voortgang.ts';
 
 export interface ImportOpties {
@@ -33,6 +34,9 @@ export class ImportFout extends Error {
   }
 }
 
+/** Its message is the signal; the error thrown is made once the batches in flight are in, from the final counts. */
+class AfgebrokenFout extends Error {}
+
 export async function kiesSoort(naam: string): Promise<ImportSoort> {
   const soorten = await laadSoorten();
   const soort = soorten.get(naam);
@@ -44,6 +48,7 @@ export async function kiesSoort(naam: string): Promise<ImportSoort> {
 
 /** Without a database: the CLI calls this before it opens one. */
 export async function controleerInvoer(soortNaam: string, bestand: string | null | undefined): Promise<Bron | null> {
+  ruimVerlatenMappenOp();
   const soort = await kiesSoort(soortNaam);
   if (!soort.bestandNodig) {
     if (bestand) throw new ImportFout(`insight import ${soort.naam} neemt geen bestand.`);
@@ -56,6 +61,7 @@ export async function controleerInvoer(soortNaam: string, bestand: string | null
 }
 
 export async function voerImportUit(db: Database, soortNaam: string, bestand: string | null | undefined, opts: ImportOpties = {}): Promise<ImportSamenvatting> {
+  ruimVerlatenMappenOp();
   const soort = await kiesSoort(soortNaam);
   let bron: Bron | null = null;
   if (soort.bestandNodig) {
@@ -178,9 +184,7 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
     };
     let nummer = 0;
     const gestopt = () => {
-      if (opts.afbreken?.aborted) {
-        throw new ImportFout(`Afgebroken (${String(opts.afbreken.reason ?? 'signaal')}): ${s.ingevoegd + s.bijgewerkt} rijen zijn al geschreven; draai dezelfde import opnieuw om af te maken (wat er al staat, blijft ongewijzigd).`);
-      }
+      if (opts.afbreken?.aborted) throw new AfgebrokenFout(String(opts.afbreken.reason ?? 'signaal'));
     };
     for await (const deel of soort.lees(bron, ctx)) {
       gestopt();
@@ -221,8 +225,12 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
     await schrijver.afbreken().catch(() => {});
     await bouwIndexen().catch(() => {}); // else left for the next import or start (uitgestelde_index)
     s.duurSeconden = (Date.now() - t0) / 1000;
-    await legRunVast(db, run.id, s, (await hash.catch(() => null)) ?? '', { fout: afgekort(e instanceof Error ? e.message : String(e), MAX_REDEN_TEKENS) }).catch(() => {});
-    throw e;
+    const fout =
+      e instanceof AfgebrokenFout
+        ? new ImportFout(`Afgebroken (${e.message}): ${s.ingevoegd + s.bijgewerkt} rijen zijn al geschreven; draai dezelfde import opnieuw om af te maken (wat er al staat, blijft ongewijzigd).`)
+        : e;
+    await legRunVast(db, run.id, s, (await hash.catch(() => null)) ?? '', { fout: afgekort(fout instanceof Error ? fout.message : String(fout), MAX_REDEN_TEKENS) }).catch(() => {});
+    throw fout;
   }
   voortgang.stop();
 

@@ -1,11 +1,11 @@
 /** A set of keys (with a value each) in a temporary SQLite file: a run's keys without holding them in the heap. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { tijdelijkeMap } from './tijdelijk.ts';
 
 export class SchijfSet {
-  readonly #dir = mkdtempSync(path.join(tmpdir(), 'insight-set-'));
+  readonly #dir = tijdelijkeMap('insight-set-');
   readonly #db = new DatabaseSync(path.join(this.#dir, 'set.sqlite'));
   readonly #zet: StatementSync;
   readonly #lees: StatementSync;

@@ -397,7 +397,8 @@ export function leesGeheelGetal(v: string | null): number | null {
 
 type AdresClient = Pick<PrismaClient, '$queryRawUnsafe'>;
 
-export type AdresResolutie = { adresId: string; reden?: undefined } | { adresId: null; reden: 'onbekend' | 'meerduidig' };
+/** `opties`: the BAG's addresses at this postcode and number that fit (meerduidig) or, when none fits, all of them. */
+export type AdresResolutie = { adresId: string; reden?: undefined } | { adresId: null; reden: 'onbekend' | 'meerduidig'; opties?: string[] };
 
 interface Kandidaat {
   id: string;
@@ -411,17 +412,18 @@ interface Kandidaat {
 /**
  * First rule that gives exactly one address wins: exact huisletter and toevoeging (not for a combined
  * addition), the BAG verblijfsobject id, then the concatenation ('A' finds 12A and 12-A). Several at a
- * step: 'meerduidig', refused rather than guessed.
+ * step: 'meerduidig', refused rather than guessed; none while the number has addresses: 'meerduidig'
+ * without an addition (12 beside 12-1 and 12-2), else 'onbekend', both naming those addresses.
  */
 export function kiesAdres(sleutel: AdresSleutel, kandidaten: readonly Kandidaat[]): AdresResolutie {
   if (kandidaten.length === 0) return { adresId: null, reden: 'onbekend' };
   const hl = schoneToevoeging(sleutel.huisletter);
   const tv = schoneToevoeging(sleutel.toevoeging);
-  let meerduidig = false;
+  let meerduidig: readonly Kandidaat[] | null = null;
   if (!sleutel.gecombineerd || (hl === null && tv === null)) {
     const exact = kandidaten.filter((k) => schoneToevoeging(k.huisletter) === hl && schoneToevoeging(k.toevoeging) === tv);
     if (exact.length === 1) return { adresId: exact[0].id };
-    if (exact.length > 1) meerduidig = true;
+    if (exact.length > 1) meerduidig = exact;
   }
   if (sleutel.verblijfsobjectId) {
     const vbo = kandidaten.filter((k) => k.objectId === sleutel.verblijfsobjectId);
@@ -431,9 +433,10 @@ export function kiesAdres(sleutel: AdresSleutel, kandidaten: readonly Kandidaat[
     const s = toevoegingSleutel(hl, tv);
     const samen = kandidaten.filter((k) => toevoegingSleutel(k.huisletter, k.toevoeging) === s);
     if (samen.length === 1) return { adresId: samen[0].id };
-    if (samen.length > 1) meerduidig = true;
+    if (samen.length > 1) meerduidig = samen;
   }
-  return { adresId: null, reden: meerduidig ? 'meerduidig' : 'onbekend' };
+  const opties = (meerduidig ?? kandidaten).map((k) => `${k.huisnummer}${k.huisletter ?? ''}${k.toevoeging ? `-${k.toevoeging}` : ''}`);
+  return { adresId: null, reden: meerduidig || (hl === null && tv === null) ? 'meerduidig' : 'onbekend', opties };
 }
 
 export async function resolveAdresIds(prisma: AdresClient, sleutels: readonly AdresSleutel[]): Promise<AdresResolutie[]> {

@@ -1,0 +1,53 @@
+/** An import's temporary directories hold their owner's pid: the next import removes those of one killed (kill -9, OOM). */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const SOORTEN = ['insight-bagxml-', 'insight-import-', 'insight-set-'] as const;
+const EIGENAAR = 'eigenaar.pid';
+
+export function tijdelijkeMap(soort: (typeof SOORTEN)[number]): string {
+  const dir = mkdtempSync(path.join(tmpdir(), soort));
+  writeFileSync(path.join(dir, EIGENAAR), String(process.pid));
+  return dir;
+}
+
+/** A pid that /proc shows running another program than node (a PGlite lock is read alike) was reused. */
+function leeft(pid: number): boolean {
+  try {
+    return /(^|\/)node[^/\0]*\0/.test(readFileSync(`/proc/${pid}/cmdline`, 'latin1'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self')) return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A directory without a pid (made by an older version, or being made) is left alone. */
+export function ruimVerlatenMappenOp(map = tmpdir()): string[] {
+  const weg: string[] = [];
+  let namen: string[];
+  try {
+    namen = readdirSync(map);
+  } catch {
+    return weg;
+  }
+  for (const naam of namen) {
+    if (!SOORTEN.some((s) => naam.startsWith(s))) continue;
+    const dir = path.join(map, naam);
+    let pid: number;
+    try {
+      pid = Number.parseInt(readFileSync(path.join(dir, EIGENAAR), 'utf8'), 10);
+    } catch {
+      continue;
+    }
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || leeft(pid)) continue;
+    rmSync(dir, { recursive: true, force: true });
+    weg.push(dir);
+  }
+  return weg;
+}
