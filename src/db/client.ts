@@ -231,6 +231,14 @@ export class TijdslimietClient extends pg.Client {
     this.leestijdMs = config.leestijdMs ?? 0;
   }
 
+  /** Then a dead client's waiting statement ends within a second, not committing a charge nobody gets (PostgreSQL 14+; refused elsewhere). */
+  // biome-ignore lint/suspicious/noExplicitAny: pg's connect() has a callback and a promise form; this serves both.
+  override connect(terug?: any): any {
+    const klaar = super.connect().then(() => this.query('SET client_connection_check_interval = 1000').then(() => {}, () => {}));
+    if (!terug) return klaar;
+    klaar.then(() => terug(undefined), (e: Error) => terug(e));
+  }
+
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this only passes them on.
   override query(...args: any[]): any {
     // biome-ignore lint/suspicious/noExplicitAny: see above.
@@ -362,8 +370,6 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const pool = new GemetenPool({ ...poolConfig, connectionString: opts.databaseUrl });
     // Without a listener an idle connection the server ended would crash the process via 'error'.
     pool.on('error', () => {});
-    // A dead client's waiting statement ends within a second, not committing a charge nobody gets (PostgreSQL 14+).
-    pool.on('connect', (c) => void c.query('SET client_connection_check_interval = 1000').catch(() => {}));
     const adapterFactory = new PrismaPg(pool as unknown as ConstructorParameters<typeof PrismaPg>[0]);
     const prisma = maakClient(adapterFactory, opts.onQuery);
     const controleMs = opts.replicaControleMs ?? 1_000;
