@@ -132,6 +132,31 @@ describe(`OpenAPI document and /docs (${dialect})`, () => {
     }
   });
 
+  it('a real answer\'s RateLimit headers are declared for its status: 200, 400, 402, 403, 404, 409 of a lookup, whoami', async () => {
+    const { key, accountId } = await t.klant(0);
+    const beheer = await t.key(accountId, { familie: 'beheer' });
+    const rijk = (await t.klant(100)).key;
+    const ik = { 'idempotency-key': `rl-${Date.now()}` };
+    const vraag = (k: string, url: string, payload?: object, headers: Record<string, string> = {}) =>
+      t.app.inject({ method: payload ? 'POST' : 'GET', url: `/api/v1${url}`, headers: { authorization: `Bearer ${k}`, ...headers }, payload });
+    const gevallen = [
+      ['get', '/whoami', await vraag(key, '/whoami')],
+      ['post', '/inzicht/woz', await vraag(rijk, '/inzicht/woz', { adres: { postcode: 'x', huisnummer: '1' } })],
+      ['post', '/inzicht/woz', await vraag(key, '/inzicht/woz', { adres: { postcode: '9999ZZ', huisnummer: '1' } })],
+      ['post', '/inzicht/woz', await vraag(beheer, '/inzicht/woz', { adres: { postcode: '9999ZZ', huisnummer: '1' } })],
+      ['post', '/inzicht/woz', await vraag(rijk, '/inzicht/woz', { adres: { postcode: '9999ZZ', huisnummer: '1' } }, ik)],
+      ['post', '/inzicht/woz', await vraag(rijk, '/inzicht/woz', { adres: { postcode: '9999ZZ', huisnummer: '2' } }, ik)],
+    ] as const;
+    const gezien = new Set<string>();
+    for (const [methode, pad, res] of gevallen) {
+      const status = String(res.statusCode);
+      gezien.add(status);
+      const verklaard = Object.keys(operaties().find((o) => o.pad === pad && o.methode === methode)?.op.responses[status]?.headers ?? {});
+      for (const h of ['RateLimit', 'RateLimit-Policy']) if (res.headers[h.toLowerCase()] !== undefined) expect(verklaard, `${methode} ${pad} ${status}: ${h}`).toContain(h);
+    }
+    expect([...gezien].sort()).toEqual(['200', '400', '402', '403', '404', '409']);
+  });
+
   it('every operation documents 503 (with Retry-After); every one that takes input documents 400 and answers an unknown field with it', async () => {
     const { key } = await t.klant(100);
     for (const { pad, methode, op } of operaties()) {

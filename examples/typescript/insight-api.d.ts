@@ -710,6 +710,10 @@ export interface operations {
             /** @description Gelukt. */
             200: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -756,12 +760,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -778,6 +782,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -843,6 +851,10 @@ export interface operations {
             /** @description Ongeldige limiet of cursor. */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -873,6 +885,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -904,12 +920,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -926,6 +942,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1005,6 +1025,10 @@ export interface operations {
             /** @description Ongeldige invoer (postcode, huisnummer, JSON). */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1035,6 +1059,10 @@ export interface operations {
             /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1052,6 +1080,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1067,6 +1099,10 @@ export interface operations {
             /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1102,6 +1138,10 @@ export interface operations {
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt. */
                     "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1145,6 +1185,10 @@ export interface operations {
             /** @description Te weinig vergelijkbare verkopen voor een waarde (in rekening gebracht); of, gratis: het adres is geen woning (geen woonfunctie in de BAG) of bestond op de peildatum nog niet, de woonoppervlakte of ligging ervan is onbekend, of de peildatum ligt niet na de oudste verkoop in de gegevens. */
             422: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1164,12 +1208,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1186,6 +1230,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1261,6 +1309,10 @@ export interface operations {
             /** @description Ongeldige invoer (postcode, huisnummer, JSON). */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1291,6 +1343,10 @@ export interface operations {
             /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1308,6 +1364,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1323,6 +1383,10 @@ export interface operations {
             /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1358,6 +1422,10 @@ export interface operations {
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt. */
                     "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1401,12 +1469,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1423,6 +1491,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1498,6 +1570,10 @@ export interface operations {
             /** @description Ongeldige invoer (postcode, huisnummer, JSON). */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1528,6 +1604,10 @@ export interface operations {
             /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1545,6 +1625,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1560,6 +1644,10 @@ export interface operations {
             /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1595,6 +1683,10 @@ export interface operations {
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt. */
                     "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1638,12 +1730,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1660,6 +1752,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1735,6 +1831,10 @@ export interface operations {
             /** @description Ongeldige invoer (postcode, huisnummer, JSON). */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1765,6 +1865,10 @@ export interface operations {
             /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1782,6 +1886,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1797,6 +1905,10 @@ export interface operations {
             /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1832,6 +1944,10 @@ export interface operations {
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt. */
                     "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -1875,12 +1991,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1897,6 +2013,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -1972,6 +2092,10 @@ export interface operations {
             /** @description Ongeldige invoer (postcode, huisnummer, JSON). */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2002,6 +2126,10 @@ export interface operations {
             /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2019,6 +2147,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2034,6 +2166,10 @@ export interface operations {
             /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2069,6 +2205,10 @@ export interface operations {
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt. */
                     "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -2112,12 +2252,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2134,6 +2274,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2211,6 +2355,10 @@ export interface operations {
             /** @description Ongeldige invoer (postcode, huisnummer, JSON). */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2241,6 +2389,10 @@ export interface operations {
             /** @description Onvoldoende tegoed voor deze opvraging, of de maandlimiet van de sleutel is bereikt (eigen melding). Niet in rekening gebracht. */
             402: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2258,6 +2410,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2273,6 +2429,10 @@ export interface operations {
             /** @description Adres onbekend, of toevoeging dubbelzinnig (de melding noemt de geldige toevoegingen), of een testsleutel op een adres buiten de demoplaats. Niet in rekening gebracht. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2308,6 +2468,10 @@ export interface operations {
             /** @description Idempotency-Key hergebruikt met een andere body, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt. */
                     "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -2351,12 +2515,12 @@ export interface operations {
             /** @description Te veel verzoeken (algemeen 60/min, invloeden 30/min); zie Retry-After. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2373,6 +2537,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2438,6 +2606,10 @@ export interface operations {
             /** @description Ongeldige invoer. */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2468,6 +2640,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2499,12 +2675,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2521,6 +2697,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2598,6 +2778,10 @@ export interface operations {
             /** @description Ongeldige URL (alleen https, geen privé- of lokale adressen, geen inloggegevens), onbekend eventtype of ongeldige Idempotency-Key. */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2628,6 +2812,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2659,6 +2847,10 @@ export interface operations {
             /** @description Al 10 webhooks, of de Idempotency-Key is al gebruikt voor een ander verzoek of het eerste verzoek loopt nog. */
             409: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt. */
                     "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -2702,12 +2894,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2724,6 +2916,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2792,6 +2988,10 @@ export interface operations {
             /** @description Ongeldige invoer. */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2822,6 +3022,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2837,6 +3041,10 @@ export interface operations {
             /** @description Niet gevonden. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2868,12 +3076,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2890,6 +3098,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2962,6 +3174,10 @@ export interface operations {
             /** @description Ongeldige invoer. */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -2992,6 +3208,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3007,6 +3227,10 @@ export interface operations {
             /** @description Niet gevonden. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3038,12 +3262,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3060,6 +3284,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3141,6 +3369,10 @@ export interface operations {
             /** @description Ongeldige URL of eventtype. */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3171,6 +3403,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3186,6 +3422,10 @@ export interface operations {
             /** @description Niet gevonden. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3243,12 +3483,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3265,6 +3505,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3336,6 +3580,10 @@ export interface operations {
             /** @description Ongeldige invoer. */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3366,6 +3614,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3381,6 +3633,10 @@ export interface operations {
             /** @description Niet gevonden. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3438,12 +3694,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3460,6 +3716,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3531,6 +3791,10 @@ export interface operations {
             /** @description Ongeldige invoer. */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3561,6 +3825,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3576,6 +3844,10 @@ export interface operations {
             /** @description Niet gevonden. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3607,6 +3879,10 @@ export interface operations {
             /** @description De Idempotency-Key is al gebruikt voor een ander verzoek, of het eerste verzoek loopt nog. */
             409: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt. */
                     "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
@@ -3650,12 +3926,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3672,6 +3948,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3749,6 +4029,10 @@ export interface operations {
             /** @description Ongeldige limiet of cursor. */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3779,6 +4063,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3794,6 +4082,10 @@ export interface operations {
             /** @description Niet gevonden. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3825,12 +4117,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3847,6 +4139,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3916,6 +4212,10 @@ export interface operations {
             /** @description Ongeldige invoer. */
             400: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3946,6 +4246,10 @@ export interface operations {
             /** @description Sleutel van de verkeerde familie of zonder recht 'inzicht:lezen'. */
             403: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -3961,6 +4265,10 @@ export interface operations {
             /** @description Niet gevonden. */
             404: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -4018,12 +4326,12 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Seconden tot er weer ruimte is in het venster. */
-                    "Retry-After"?: number;
                     /** @description Stand per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
                     /** @description Het geldende beleid. */
                     "RateLimit-Policy"?: string;
+                    /** @description Seconden tot er weer ruimte is in het venster. */
+                    "Retry-After"?: number;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -4040,6 +4348,10 @@ export interface operations {
             /** @description Interne fout; de melding is algemeen, de oorzaak wordt gelogd met het verzoek-id (`X-Request-Id`). */
             500: {
                 headers: {
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
+                    RateLimit?: string;
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
+                    "RateLimit-Policy"?: string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
