@@ -155,7 +155,6 @@ class Dubbelen {
     for (const w of this.#wacht.get(id) ?? []) this.#kies(w.id, pandKandidaat(id, polygonen, w.punt), w.rid);
   }
 
-  /** false: another row of this object is kept. */
   houd(id: string, rid: number): boolean {
     const b = this.#beste.get(id);
     return !b || b.rid === rid;

@@ -588,10 +588,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
   }
 }
 
-/**
- * A verblijfsobject in several panden takes the one whose footprint holds its point (else the largest):
- * its bouwjaar and house type are that pand's. One pass over those objects, each pand looked up by id.
- */
+/** A verblijfsobject in several panden: one pass over those objects, each pand looked up by id (geo.ts beterPand). */
 function kiesPanden(staging: Staging): void {
   const sq = staging.db;
   sq.exec('CREATE TABLE keuze (id TEXT PRIMARY KEY, pand TEXT) WITHOUT ROWID');

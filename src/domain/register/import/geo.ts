@@ -146,7 +146,6 @@ export function leesGpkgGeometrie(blob: Uint8Array | null | undefined): GpkgGeom
   }
 }
 
-/** Even-odd over every ring, holes included. */
 function binnenVlak(polygonen: readonly (readonly Position[][])[], [px, py]: Position): boolean {
   let binnen = false;
   for (const poly of polygonen) {
@@ -182,7 +181,6 @@ export function beterPand(a: PandKandidaat, b: PandKandidaat | undefined): boole
   return a.id < b.id;
 }
 
-/** GeoJSON Polygon or MultiPolygon → polygons of rings. */
 export function geoJsonPolygonen(g: Polygon | MultiPolygon): Position[][][] {
   return g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
 }
