@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { voerImportUit } from '../../src/domain/register/import/runner.ts';
 import {
   ENERGIELABEL_UPSERT_SQL,
   ENERGIELABEL_UPSERT_VOORWAARDE,
@@ -10,6 +12,7 @@ import {
 } from '../../src/domain/register/parsers/energielabels.ts';
 import type { EnergielabelRij } from '../../src/domain/register/parsers/gedeeld.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { schrijf, tijdelijkeMap } from '../support/hulp.ts';
 import { stroomVan, verzamel } from '../support/stroom.ts';
 
 const KOP_NIEUW =
@@ -182,6 +185,29 @@ describe('newest registration wins (JS order and SQL upsert condition)', () => {
       expect([rij.label, rij.registratiedatum?.toISOString().slice(0, 10)]).toEqual(['C', '2023-06-01']);
     }
     expect(ENERGIELABEL_UPSERT_VOORWAARDE).toContain('excluded.registratiedatum');
+  });
+
+  it('a file not older than the held labels is the whole set of each address it names; other addresses keep theirs', async () => {
+    const pub = (datum: string, v: Partial<EnergielabelRij>) => label({ bron: `EP-Online (publicatie ${datum})`, ...v });
+    expect(energielabelVolgorde(pub('2024-09-01', { registratiedatum: d('2015-01-01') }), pub('2024-03-01', { registratiedatum: d('2023-01-01') }))).toBeGreaterThan(0);
+    await db.prisma.$executeRawUnsafe('DELETE FROM energielabel');
+    const tmp = tijdelijkeMap();
+    try {
+      const bestand = (naam: string, publicatie: string, regels: string[]) =>
+        schrijf(path.join(tmp.pad, naam), [`PublicatieDatum;${publicatie}`, 'Pand_postcode;Pand_huisnummer;Pand_huisletter;Pand_registratiedatum;Pand_energieklasse', ...regels].join('\n'));
+      const labels = async () => Object.fromEntries((await db.prisma.energielabel.findMany()).map((l) => [l.adresId, l.label]));
+      await voerImportUit(db, 'energielabels', bestand('maart.csv', '01-03-2024', ['1234AB;12;;20150101;C', '1234AB;12;;20230101;A', '1234AB;12;A;20200101;B']));
+      expect(await labels()).toEqual({ A1: 'A', A2: 'B' });
+      // The A label of A1 was withdrawn: the later full file holds only its C. A2 is not in it and keeps its label.
+      await voerImportUit(db, 'energielabels', bestand('september.csv', '01-09-2024', ['1234AB;12;;20150101;C']));
+      expect(await labels()).toEqual({ A1: 'C', A2: 'B' });
+      // An older file changes nothing.
+      const s = await voerImportUit(db, 'energielabels', bestand('januari.csv', '01-01-2024', ['1234AB;12;;20230101;A']));
+      expect(s).toMatchObject({ ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 1 });
+      expect(await labels()).toEqual({ A1: 'C', A2: 'B' });
+    } finally {
+      tmp.weg();
+    }
   });
 
   it('resolves addresses exactly, by concatenation, by verblijfsobject, and refuses ambiguity', async () => {
