@@ -139,10 +139,15 @@ describe('newest registration wins (JS order and SQL upsert condition)', () => {
     await adres('A6', '1234AB', 16, 'B', '1');
   });
 
-  it('orders by registratiedatum, then geldig_tot, energie_index, label', () => {
+  it('orders by registratiedatum, then geldig_tot, energie_index, label; equal registrations keep the most cautious label', () => {
     expect(energielabelVolgorde(label({ registratiedatum: d('2021-01-01') }), label({}))).toBeGreaterThan(0);
     expect(energielabelVolgorde(label({ geldig_tot: d('2030-01-01') }), label({}))).toBeGreaterThan(0);
-    expect(energielabelVolgorde(label({ energie_index: 1.1 }), label({ energie_index: 1.3 }))).toBeGreaterThan(0);
+    expect(energielabelVolgorde(label({ energie_index: 1.3 }), label({ energie_index: 1.1 }))).toBeGreaterThan(0);
+    // The worst label wins: the higher index (2010 B 1.10 and E 2.05 → E), then G > ... > A > A+ > A++.
+    expect(energielabelVolgorde(label({ label: 'E', energie_index: 2.05 }), label({ label: 'B', energie_index: 1.1 }))).toBeGreaterThan(0);
+    expect(energielabelVolgorde(label({ label: 'A' }), label({ label: 'A+' }))).toBeGreaterThan(0);
+    expect(energielabelVolgorde(label({ label: 'A+' }), label({ label: 'A++' }))).toBeGreaterThan(0);
+    expect(energielabelVolgorde(label({ label: 'B' }), label({ label: 'A' }))).toBeGreaterThan(0);
     expect(energielabelVolgorde(label({ energie_index: 1.3 }), label({ energie_index: null }))).toBeGreaterThan(0);
     expect(energielabelVolgorde(label({ label: 'D' }), label({ label: 'C' }))).toBeGreaterThan(0);
     expect(energielabelVolgorde(label({}), label({}))).toBe(0);
@@ -166,6 +171,8 @@ describe('newest registration wins (JS order and SQL upsert condition)', () => {
       label({ adres_id: 'A1', label: 'A', registratiedatum: d('2021-02-01'), geldig_tot: d('2031-02-01'), opnametype: 'Detail' }),
     ];
     const lit = (v: unknown) => (v === null ? 'NULL' : v instanceof Date ? `DATE '${v.toISOString().slice(0, 10)}'` : typeof v === 'number' ? String(v) : `'${String(v)}'`);
+    const schrijfLabel = (r: EnergielabelRij) =>
+      db.prisma.$executeRawUnsafe(ENERGIELABEL_UPSERT_SQL.replace('$VALUES', `(${[r.adres_id, r.label, r.registratiedatum, r.geldig_tot, r.opnametype, r.energie_index, r.bron].map(lit).join(',')})`));
     const permutaties = [
       [0, 1, 2, 3],
       [3, 2, 1, 0],
@@ -176,13 +183,21 @@ describe('newest registration wins (JS order and SQL upsert condition)', () => {
     expect(verwacht.label).toBe('C');
     for (const p of permutaties) {
       await db.prisma.$executeRawUnsafe('DELETE FROM energielabel');
-      for (const i of p) {
-        const r = regs[i];
-        const values = `(${[r.adres_id, r.label, r.registratiedatum, r.geldig_tot, r.opnametype, r.energie_index, r.bron].map(lit).join(',')})`;
-        await db.prisma.$executeRawUnsafe(ENERGIELABEL_UPSERT_SQL.replace('$VALUES', values));
-      }
+      for (const i of p) await schrijfLabel(regs[i]);
       const [rij] = await db.prisma.energielabel.findMany();
       expect([rij.label, rij.registratiedatum?.toISOString().slice(0, 10)]).toEqual(['C', '2023-06-01']);
+    }
+    // Equal registrations keep the most cautious label, in either order.
+    const gelijk: [EnergielabelRij, EnergielabelRij, string][] = [
+      [label({ adres_id: 'A1', label: 'A', registratiedatum: d('2022-01-01') }), label({ adres_id: 'A1', label: 'A+', registratiedatum: d('2022-01-01') }), 'A'],
+      [label({ adres_id: 'A1', label: 'B', registratiedatum: d('2010-01-01'), energie_index: 1.1 }), label({ adres_id: 'A1', label: 'E', registratiedatum: d('2010-01-01'), energie_index: 2.05 }), 'E'],
+    ];
+    for (const [a, b, winnaar] of gelijk) {
+      for (const paar of [[a, b], [b, a]]) {
+        await db.prisma.$executeRawUnsafe('DELETE FROM energielabel');
+        for (const r of paar) await schrijfLabel(r);
+        expect((await db.prisma.energielabel.findMany()).map((l) => l.label)).toEqual([winnaar]);
+      }
     }
     expect(ENERGIELABEL_UPSERT_VOORWAARDE).toContain('excluded.registratiedatum');
   });
