@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { voerImportUit } from '../../src/domain/register/import/runner.ts';
 import {
   ENERGIELABEL_UPSERT_SQL,
   ENERGIELABEL_UPSERT_VOORWAARDE,
@@ -10,6 +12,7 @@ import {
 } from '../../src/domain/register/parsers/energielabels.ts';
 import type { EnergielabelRij } from '../../src/domain/register/parsers/gedeeld.ts';
 import { useTestDatabase } from '../support/db.ts';
+import { schrijf, tijdelijkeMap } from '../support/hulp.ts';
 import { stroomVan, verzamel } from '../support/stroom.ts';
 
 const KOP_NIEUW =
@@ -136,10 +139,15 @@ describe('newest registration wins (JS order and SQL upsert condition)', () => {
     await adres('A6', '1234AB', 16, 'B', '1');
   });
 
-  it('orders by registratiedatum, then geldig_tot, energie_index, label', () => {
+  it('orders by registratiedatum, then geldig_tot, energie_index, label; equal registrations keep the most cautious label', () => {
     expect(energielabelVolgorde(label({ registratiedatum: d('2021-01-01') }), label({}))).toBeGreaterThan(0);
     expect(energielabelVolgorde(label({ geldig_tot: d('2030-01-01') }), label({}))).toBeGreaterThan(0);
-    expect(energielabelVolgorde(label({ energie_index: 1.1 }), label({ energie_index: 1.3 }))).toBeGreaterThan(0);
+    expect(energielabelVolgorde(label({ energie_index: 1.3 }), label({ energie_index: 1.1 }))).toBeGreaterThan(0);
+    // The worst label wins: the higher index (2010 B 1.10 and E 2.05 → E), then G > ... > A > A+ > A++.
+    expect(energielabelVolgorde(label({ label: 'E', energie_index: 2.05 }), label({ label: 'B', energie_index: 1.1 }))).toBeGreaterThan(0);
+    expect(energielabelVolgorde(label({ label: 'A' }), label({ label: 'A+' }))).toBeGreaterThan(0);
+    expect(energielabelVolgorde(label({ label: 'A+' }), label({ label: 'A++' }))).toBeGreaterThan(0);
+    expect(energielabelVolgorde(label({ label: 'B' }), label({ label: 'A' }))).toBeGreaterThan(0);
     expect(energielabelVolgorde(label({ energie_index: 1.3 }), label({ energie_index: null }))).toBeGreaterThan(0);
     expect(energielabelVolgorde(label({ label: 'D' }), label({ label: 'C' }))).toBeGreaterThan(0);
     expect(energielabelVolgorde(label({}), label({}))).toBe(0);
@@ -163,6 +171,8 @@ describe('newest registration wins (JS order and SQL upsert condition)', () => {
       label({ adres_id: 'A1', label: 'A', registratiedatum: d('2021-02-01'), geldig_tot: d('2031-02-01'), opnametype: 'Detail' }),
     ];
     const lit = (v: unknown) => (v === null ? 'NULL' : v instanceof Date ? `DATE '${v.toISOString().slice(0, 10)}'` : typeof v === 'number' ? String(v) : `'${String(v)}'`);
+    const schrijfLabel = (r: EnergielabelRij) =>
+      db.prisma.$executeRawUnsafe(ENERGIELABEL_UPSERT_SQL.replace('$VALUES', `(${[r.adres_id, r.label, r.registratiedatum, r.geldig_tot, r.opnametype, r.energie_index, r.bron].map(lit).join(',')})`));
     const permutaties = [
       [0, 1, 2, 3],
       [3, 2, 1, 0],
@@ -173,15 +183,46 @@ describe('newest registration wins (JS order and SQL upsert condition)', () => {
     expect(verwacht.label).toBe('C');
     for (const p of permutaties) {
       await db.prisma.$executeRawUnsafe('DELETE FROM energielabel');
-      for (const i of p) {
-        const r = regs[i];
-        const values = `(${[r.adres_id, r.label, r.registratiedatum, r.geldig_tot, r.opnametype, r.energie_index, r.bron].map(lit).join(',')})`;
-        await db.prisma.$executeRawUnsafe(ENERGIELABEL_UPSERT_SQL.replace('$VALUES', values));
-      }
+      for (const i of p) await schrijfLabel(regs[i]);
       const [rij] = await db.prisma.energielabel.findMany();
       expect([rij.label, rij.registratiedatum?.toISOString().slice(0, 10)]).toEqual(['C', '2023-06-01']);
     }
+    // Equal registrations keep the most cautious label, in either order.
+    const gelijk: [EnergielabelRij, EnergielabelRij, string][] = [
+      [label({ adres_id: 'A1', label: 'A', registratiedatum: d('2022-01-01') }), label({ adres_id: 'A1', label: 'A+', registratiedatum: d('2022-01-01') }), 'A'],
+      [label({ adres_id: 'A1', label: 'B', registratiedatum: d('2010-01-01'), energie_index: 1.1 }), label({ adres_id: 'A1', label: 'E', registratiedatum: d('2010-01-01'), energie_index: 2.05 }), 'E'],
+    ];
+    for (const [a, b, winnaar] of gelijk) {
+      for (const paar of [[a, b], [b, a]]) {
+        await db.prisma.$executeRawUnsafe('DELETE FROM energielabel');
+        for (const r of paar) await schrijfLabel(r);
+        expect((await db.prisma.energielabel.findMany()).map((l) => l.label)).toEqual([winnaar]);
+      }
+    }
     expect(ENERGIELABEL_UPSERT_VOORWAARDE).toContain('excluded.registratiedatum');
+  });
+
+  it('a file not older than the held labels is the whole set of each address it names; other addresses keep theirs', async () => {
+    const pub = (datum: string, v: Partial<EnergielabelRij>) => label({ bron: `EP-Online (publicatie ${datum})`, ...v });
+    expect(energielabelVolgorde(pub('2024-09-01', { registratiedatum: d('2015-01-01') }), pub('2024-03-01', { registratiedatum: d('2023-01-01') }))).toBeGreaterThan(0);
+    await db.prisma.$executeRawUnsafe('DELETE FROM energielabel');
+    const tmp = tijdelijkeMap();
+    try {
+      const bestand = (naam: string, publicatie: string, regels: string[]) =>
+        schrijf(path.join(tmp.pad, naam), [`PublicatieDatum;${publicatie}`, 'Pand_postcode;Pand_huisnummer;Pand_huisletter;Pand_registratiedatum;Pand_energieklasse', ...regels].join('\n'));
+      const labels = async () => Object.fromEntries((await db.prisma.energielabel.findMany()).map((l) => [l.adresId, l.label]));
+      await voerImportUit(db, 'energielabels', bestand('maart.csv', '01-03-2024', ['1234AB;12;;20150101;C', '1234AB;12;;20230101;A', '1234AB;12;A;20200101;B']));
+      expect(await labels()).toEqual({ A1: 'A', A2: 'B' });
+      // The A label of A1 was withdrawn: the later full file holds only its C. A2 is not in it and keeps its label.
+      await voerImportUit(db, 'energielabels', bestand('september.csv', '01-09-2024', ['1234AB;12;;20150101;C']));
+      expect(await labels()).toEqual({ A1: 'C', A2: 'B' });
+      // An older file changes nothing.
+      const s = await voerImportUit(db, 'energielabels', bestand('januari.csv', '01-01-2024', ['1234AB;12;;20230101;A']));
+      expect(s).toMatchObject({ ingevoegd: 0, bijgewerkt: 0, ongewijzigd: 1 });
+      expect(await labels()).toEqual({ A1: 'C', A2: 'B' });
+    } finally {
+      tmp.weg();
+    }
   });
 
   it('resolves addresses exactly, by concatenation, by verblijfsobject, and refuses ambiguity', async () => {

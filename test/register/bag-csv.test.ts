@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { voerImportUit } from '../../src/domain/register/import/runner.ts';
+import { ANDERE_REDENEN, MAX_OVERGESLAGEN_REDENEN, voerImportUit } from '../../src/domain/register/import/runner.ts';
 import { VerkeerdFormaatFout } from '../../src/domain/register/import/types.ts';
 import { dialect, useTestDatabase } from '../support/db.ts';
 import { CSV_FULL, CSV_KORT, CSV_PLUS, XML_MAP, maakZip, momentopname, schrijf, tijdelijkeMap } from '../support/hulp.ts';
@@ -147,6 +147,17 @@ describe(`bag-csv: NLExtract bagadres-full (${dialect})`, () => {
     expect(s.afgewezen).toBe(150);
     expect(s.redenen).toHaveLength(100);
     expect(s.redenenWeggelaten).toBe(50);
+  });
+
+  it('counts at most 100 distinct skip reasons; the rest under "andere redenen"', async () => {
+    const kop = readFileSync(CSV_FULL, 'utf8').split('\n')[0];
+    // 150 spellings of an ending status, each quoted in its reason.
+    const status = (i: number) => [...'verblijfsobject ingetrokken'].map((c, j) => (j < 8 && (i >> j) & 1 ? c.toUpperCase() : c)).join('');
+    const rijen = Array.from({ length: 150 }, (_, i) => `Straat;${i + 1};;;1011AB;Amsterdam;;;0363200097${String(i).padStart(6, '0')};;;${status(i)};;VBO;f;;;;;;;;`);
+    const s = await voerImportUit(db, 'bag-csv', schrijf(path.join(tmp.pad, 'veel-status.csv'), [kop, ...rijen].join('\n')));
+    expect(Object.keys(s.overgeslagen)).toHaveLength(MAX_OVERGESLAGEN_REDENEN + 1);
+    expect(s.overgeslagen[ANDERE_REDENEN]).toBe(50);
+    expect(s.overgeslagen[`status "${status(0)}"`]).toBe(1);
   });
 
   it('reads a zipped CSV', async () => {

@@ -23,7 +23,7 @@ const punt = (x: number, y = 5) => gpBlob(new wkx.Point(X0 + x, Y0 + y));
  *   H       : a building with three flats and a shop (120-140)
  *   I J     : a pair 0.2 m apart (touching within the 0.3 m tolerance)
  *   K L     : two houses 0.5 m apart (not touching)
- *   Q R     : one verblijfsobject listed in both (bag-light repeats it): kept in Q only
+ *   Q R     : one verblijfsobject listed in both (bag-light repeats it), its point in Q: kept in Q only
  *   P       : an unreadable geometry
  */
 function bouw(bestand: string): void {
@@ -75,8 +75,8 @@ function bouw(bestand: string): void {
       vbo(14, 10, 169),
       vbo(15, 11, 203),
       vbo(16, 12, 209),
-      vbo(17, 17, 306),
-      vbo(17, 16, 306),
+      vbo(17, 17, 303),
+      vbo(17, 16, 303),
       vbo(19, 7, 86, 'woonfunctie', { postcode: 'XX12' }),
       vbo(20, 7, 87, 'woonfunctie', { nad: null }),
       vbo(21, 7, 88, 'woonfunctie', { huisnummer: 'abc' }),
@@ -217,5 +217,43 @@ describe(`bag-gpkg refresh: what a newer file ends is deleted (${dialect})`, () 
     expect((await db.prisma.adres.findMany({ orderBy: { id: 'asc' } })).map((a) => a.id)).toEqual([nid(1), nid(3)]);
     expect((await db.prisma.pand.findMany({ orderBy: { id: 'asc' } })).map((x) => x.id)).toEqual([pid(1), pid(3)]);
     expect(await db.prisma.woningtype.count({ where: { adresId: nid(2) } })).toBe(0);
+  });
+});
+
+describe(`bag-gpkg: a verblijfsobject in several panden (${dialect})`, () => {
+  const db = useTestDatabase();
+  const tmp = tijdelijkeMap();
+  afterAll(() => tmp.weg());
+
+  it('takes the pand holding its point, else the largest, not the lowest id: a row with back extensions stays a row', async () => {
+    // Houses 4, 5, 6 (1930) in a row; each has a narrower back extension (2015) with a lower id (1-3), listed too.
+    const aanbouw = (n: number) => ({ id: pid(n), geom: gpBlob(rechthoek(X0 + (n - 1) * 6 + 1, Y0 + 10, X0 + n * 6 - 1, Y0 + 13)), bouwjaar: 2015 });
+    const huis = (n: number) => ({ id: pid(n), geom: vlak((n - 4) * 6, (n - 3) * 6), bouwjaar: 1930 });
+    const v = (n: number, pand: number, x: number, bouwjaar: number, geom: Buffer | null = punt(x)): GpkgVbo => ({ id: vid(n), nad: nid(n), huisnummer: n, postcode: '6981AB', gebruiksdoel: 'woonfunctie', pand: pid(pand), geom, bouwjaar });
+    const gpkg = path.join(tmp.pad, 'aanbouw.gpkg');
+    maakGpkg(gpkg, {
+      panden: [aanbouw(1), aanbouw(2), aanbouw(3), huis(4), huis(5), huis(6), { id: pid(7), geom: vlak(100, 106) }, { id: pid(8), geom: vlak(106, 120) }],
+      vbos: [
+        v(4, 1, 3, 2015),
+        v(4, 4, 3, 1930),
+        v(5, 2, 9, 2015),
+        v(5, 5, 9, 1930),
+        v(6, 6, 15, 1930),
+        v(6, 3, 15, 2015),
+        // No point: the larger pand.
+        v(7, 7, 0, 1990, null),
+        v(7, 8, 0, 1990, null),
+      ],
+    });
+    await voerImportUit(db, 'bag-gpkg', gpkg);
+    const adressen = await db.prisma.adres.findMany({ orderBy: { id: 'asc' }, select: { pandId: true, bouwjaar: true } });
+    expect(adressen).toEqual([
+      { pandId: pid(4), bouwjaar: 1930 },
+      { pandId: pid(5), bouwjaar: 1930 },
+      { pandId: pid(6), bouwjaar: 1930 },
+      { pandId: pid(8), bouwjaar: 1990 },
+    ]);
+    const typen = Object.fromEntries((await db.prisma.woningtype.findMany()).map((t) => [t.adresId, t.woningtype]));
+    expect([typen[nid(4)], typen[nid(5)], typen[nid(6)]]).toEqual(['hoekwoning', 'tussenwoning', 'hoekwoning']);
   });
 });

@@ -203,6 +203,31 @@ describe(`bag-xml: LVBAG 2.0 extract, Doesburg sample (${dialect})`, () => {
     }
   });
 
+  it('a verblijfsobject in two panden takes the one whose footprint holds its point, not the lowest id', async () => {
+    // Kosterstraat 4 (point 206335.699 447529.842 inside pand 0221100000312938, bouwjaar 1585) also in pand ...311191 (1992).
+    const map = path.join(tmp.pad, 'twee-panden');
+    mkdirSync(map);
+    for (const [naam, inhoud] of Object.entries(fixtureBestanden())) {
+      let t = inhoud;
+      if (naam.startsWith('0221VBO')) {
+        const ref = '<Objecten-ref:PandRef domein="NL.IMBAG.Pand">0221100000312938</Objecten-ref:PandRef>';
+        const delen = inhoud.toString('utf8').split(ref);
+        expect(delen).toHaveLength(5);
+        // The last is in the current voorkomen (4, from 2019-11-19).
+        delen[4] = `<Objecten-ref:PandRef domein="NL.IMBAG.Pand">0221100000311191</Objecten-ref:PandRef>${delen[4]}`;
+        t = Buffer.from(delen.join(ref));
+      }
+      writeFileSync(path.join(map, naam), t);
+    }
+    const db2 = await createTestDatabase();
+    try {
+      await voerImportUit(db2, 'bag-xml', map);
+      expect(await db2.prisma.adres.findUniqueOrThrow({ where: { id: '0221200000330227' } })).toMatchObject({ pandId: '0221100000312938', bouwjaar: 1585 });
+    } finally {
+      await db2.close();
+    }
+  });
+
   it('a damaged XML file stops the import before anything is written', async () => {
     const map = path.join(tmp.pad, 'afgekapt');
     mkdirSync(map);

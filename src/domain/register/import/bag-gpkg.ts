@@ -4,7 +4,8 @@
  */
 import { DatabaseSync } from 'node:sqlite';
 import { beschrijfKop, type Bron } from './bron.ts';
-import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesGpkgGeometrie } from './geo.ts';
+import type { Position } from 'geojson';
+import { beterPand, pandKandidaat, type PandKandidaat, geldigRd, lonLatNaarRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesGpkgGeometrie } from './geo.ts';
 import { type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
 import { gemeenteNaam } from './gemeenten.ts';
 import { EINDSTATUS, ruimBeeindigdeOp } from './opruimen.ts';
@@ -112,25 +113,52 @@ function plausibelBouwjaar(v: unknown): number | null {
 const ID = /^\d{16}$/;
 
 /**
- * A verblijfsobject in several panden → the rowid to keep (lowest pand id). One GROUP BY over the ids,
- * so the layer streams without sorting (a national layer would need gigabytes of temporary space).
+ * An object listed more than once (bag-light repeats a verblijfsobject per pand) → the rowid to keep. One GROUP BY
+ * over the ids, so the layer streams without sorting (a national layer would need gigabytes of temporary space).
+ * A verblijfsobject keeps the row of the pand whose footprint holds its point, else the largest footprint, else
+ * the lowest pand id: `pand` learns the footprints while the pand layer streams, before the verblijfsobjecten.
  */
-function dubbelen(db: DatabaseSync, laag: Laag): Map<string, number> {
-  const pandKol = laag.kolommen.has('pand_identificatie') ? 'pand_identificatie' : "''";
-  const rijen = db
-    .prepare(
-      `SELECT identificatie AS id, ${pandKol} AS pand, rowid AS rid FROM ${q(laag.naam)}
-       WHERE identificatie IN (SELECT identificatie FROM ${q(laag.naam)} GROUP BY identificatie HAVING count(*) > 1)`,
-    )
-    .all() as { id: string; pand: string | null; rid: number }[];
-  const beste = new Map<string, { pand: string; rid: number }>();
-  for (const r of rijen) {
-    const id = String(r.id);
-    const pand = r.pand === null ? '\uffff' : String(r.pand);
-    const b = beste.get(id);
-    if (!b || pand < b.pand || (pand === b.pand && Number(r.rid) < b.rid)) beste.set(id, { pand, rid: Number(r.rid) });
+class Dubbelen {
+  readonly #beste = new Map<string, { k: PandKandidaat; rid: number }>();
+  readonly #wacht = new Map<string, { id: string; rid: number; punt: Position | null }[]>();
+
+  constructor(db: DatabaseSync, laag: Laag, naarPand: ((x: number, y: number) => Position) | null) {
+    const pandKol = laag.kolommen.has('pand_identificatie') ? 'pand_identificatie' : 'NULL';
+    const geomKol = naarPand ? q(laag.geomKolom) : 'NULL';
+    const rijen = db
+      .prepare(
+        `SELECT identificatie AS id, ${pandKol} AS pand, rowid AS rid, ${geomKol} AS geom FROM ${q(laag.naam)}
+         WHERE identificatie IN (SELECT identificatie FROM ${q(laag.naam)} GROUP BY identificatie HAVING count(*) > 1)`,
+      )
+      .all() as { id: string; pand: string | null; rid: number; geom: Uint8Array | null }[];
+    for (const r of rijen) {
+      const id = String(r.id);
+      const rid = Number(r.rid);
+      const g = naarPand ? leesGpkgGeometrie(r.geom) : null;
+      const xy = g?.type === 'punt' ? { x: g.x, y: g.y } : g?.type === 'vlak' ? zwaartepunt(g.polygonen) : null;
+      const punt = xy && naarPand ? naarPand(xy.x, xy.y) : null;
+      this.#kies(id, { id: r.pand === null ? '\uffff' : String(r.pand), binnen: false, oppervlak: -1 }, rid);
+      if (r.pand === null) continue;
+      const wacht = this.#wacht.get(String(r.pand)) ?? [];
+      wacht.push({ id, rid, punt });
+      this.#wacht.set(String(r.pand), wacht);
+    }
   }
-  return new Map([...beste].map(([id, b]) => [id, b.rid]));
+
+  #kies(id: string, k: PandKandidaat, rid: number): void {
+    const b = this.#beste.get(id);
+    if (!b || beterPand(k, b.k) || (k.id === b.k.id && k.binnen === b.k.binnen && k.oppervlak === b.k.oppervlak && rid < b.rid)) this.#beste.set(id, { k, rid });
+  }
+
+  /** A current pand's footprint, in the coordinates `naarPand` gives. */
+  pand(id: string, polygonen: Position[][][]): void {
+    for (const w of this.#wacht.get(id) ?? []) this.#kies(w.id, pandKandidaat(id, polygonen, w.punt), w.rid);
+  }
+
+  houd(id: string, rid: number): boolean {
+    const b = this.#beste.get(id);
+    return !b || b.rid === rid;
+  }
 }
 const rond3 = (v: number) => Math.round(v * 1000) / 1000;
 
@@ -157,6 +185,10 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
       laag.aantal = Number((db.prepare(`SELECT count(*) AS n FROM ${q(laag.naam)}`).get() as { n: number }).n);
       totaal += laag.aantal;
     }
+    const vboLaag = l.get('verblijfsobject')!;
+    const pandWgs = l.get('pand')!.srs === 4326;
+    const vboWgs = vboLaag.srs === 4326;
+    const vboDubbel = new Dubbelen(db, vboLaag, (x, y) => (pandWgs === vboWgs ? [x, y] : pandWgs ? rdNaarLonLat(x, y) : lonLatNaarRd(x, y)));
     let gedaan = 0;
     const grootte = bron!.totaalBytes;
     const tik = () => {
@@ -175,7 +207,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           `SELECT rowid AS rid, identificatie, ${kol(laag, 'bouwjaar')} AS bouwjaar, ${kol(laag, 'status')} AS status, ${q(laag.geomKolom)} AS geom
            FROM ${q(laag.naam)}`,
         );
-        const dubbel = dubbelen(db, laag);
+        const dubbel = new Dubbelen(db, laag, null);
         for (const r of st.iterate() as Iterable<Record<string, unknown>>) {
           tik();
           const regel = Number(r.rid);
@@ -184,7 +216,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
             yield { ok: false, regel, reden: `pand (rij ${regel}): ongeldige identificatie ${citeer(id ?? '')}` };
             continue;
           }
-          if (dubbel.has(id) && dubbel.get(id) !== regel) continue;
+          if (!dubbel.houd(id, regel)) continue;
           const status = tekst(r.status);
           if (status && EINDSTATUS.has(status.toLowerCase())) {
             ctx.overgeslagen(`status ${citeer(status)}`);
@@ -201,6 +233,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
               ? { type: 'Polygon', coordinates: g.polygonen[0] }
               : { type: 'MultiPolygon', coordinates: g.polygonen }
             : rdPolygonenNaarGeoJson(g.polygonen);
+          vboDubbel.pand(id, g.polygonen);
           yield { ok: true, tabel: 'pand', regel, rij: { id, bouwjaar: plausibelBouwjaar(r.bouwjaar), status, geometrie, bron: bronTekst } };
         }
         continue;
@@ -214,7 +247,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
            ${q(laag.geomKolom)} AS geom
          FROM ${q(laag.naam)}`,
       );
-      const dubbel = dubbelen(db, laag);
+      const dubbel = isVbo ? vboDubbel : new Dubbelen(db, laag, null);
       for (const r of st.iterate() as Iterable<Record<string, unknown>>) {
         tik();
         const regel = Number(r.rid);
@@ -224,7 +257,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           yield fout('identificatie ontbreekt');
           continue;
         }
-        if (dubbel.has(objectId) && dubbel.get(objectId) !== regel) continue; // the same verblijfsobject in another pand
+        if (!dubbel.houd(objectId, regel)) continue; // the same verblijfsobject in another pand
         const status = tekst(r.status);
         const nad = tekst(r.nad);
         if (status && EINDSTATUS.has(status.toLowerCase())) {

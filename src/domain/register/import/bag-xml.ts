@@ -7,10 +7,10 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { Position } from 'geojson';
+import type { MultiPolygon, Polygon, Position } from 'geojson';
 import { SaxesParser } from 'saxes';
 import { beschrijfKop, bestanden, kopVanEerste, lijstItems, type Bron, type BronItem } from './bron.ts';
-import { geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesPosList } from './geo.ts';
+import { beterPand, geoJsonPolygonen, pandKandidaat, type PandKandidaat, geldigRd, rdNaarLonLat, rdPolygonenNaarGeoJson, ringZwaartepunt, zwaartepunt, leesPosList } from './geo.ts';
 import { type FoutRecord, type ImportRecord, type LeesContext, VerkeerdFormaatFout, bagSoort, bouwjaarOfNull } from './types.ts';
 import { gemeenteNaam } from './gemeenten.ts';
 import { EINDSTATUS, verwijderAdressen, verwijderPanden } from './opruimen.ts';
@@ -96,7 +96,7 @@ CREATE TABLE opr (id TEXT PRIMARY KEY, naam TEXT, wpl TEXT, begin TEXT, vk INTEG
 CREATE TABLE num (id TEXT PRIMARY KEY, postcode TEXT, huisnummer INTEGER, huisletter TEXT, toevoeging TEXT, opr TEXT, wpl TEXT,
   fout TEXT, weg INTEGER, begin TEXT, vk INTEGER) WITHOUT ROWID;
 CREATE TABLE pnd (id TEXT PRIMARY KEY, bouwjaar INTEGER, status TEXT, geom TEXT, regel TEXT, weg INTEGER, begin TEXT, vk INTEGER) WITHOUT ROWID;
-CREATE TABLE ao (id TEXT PRIMARY KEY, soort TEXT, hoofd TEXT, neven TEXT, pand TEXT, doelen TEXT, opp INTEGER, status TEXT,
+CREATE TABLE ao (id TEXT PRIMARY KEY, soort TEXT, hoofd TEXT, neven TEXT, pand TEXT, panden TEXT, doelen TEXT, opp INTEGER, status TEXT,
   x REAL, y REAL, regel TEXT, weg INTEGER, begin TEXT, vk INTEGER) WITHOUT ROWID;
 CREATE TABLE geweigerd (id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE gezien (id TEXT PRIMARY KEY) WITHOUT ROWID;
@@ -126,7 +126,7 @@ class Staging {
       opr: ins('opr', ['naam', 'wpl']),
       num: ins('num', ['postcode', 'huisnummer', 'huisletter', 'toevoeging', 'opr', 'wpl', 'fout', 'weg']),
       pnd: ins('pnd', ['bouwjaar', 'status', 'geom', 'regel', 'weg']),
-      ao: ins('ao', ['soort', 'hoofd', 'neven', 'pand', 'doelen', 'opp', 'status', 'x', 'y', 'regel', 'weg']),
+      ao: ins('ao', ['soort', 'hoofd', 'neven', 'pand', 'panden', 'doelen', 'opp', 'status', 'x', 'y', 'regel', 'weg']),
       geweigerd: this.db.prepare('INSERT OR IGNORE INTO geweigerd (id) VALUES (?)'),
       gem: this.db.prepare(
         `INSERT INTO gem (wpl, gem, begin, definitief) VALUES (?, ?, ?, ?) ON CONFLICT(wpl) DO UPDATE SET gem = excluded.gem, begin = excluded.begin,
@@ -390,7 +390,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
       staging.tel();
       if (o.soort === 'NUM') staging.st.num.run(o.id, null, null, null, null, null, null, null, 1, begin, o.vk);
       else if (o.soort === 'PND') staging.st.pnd.run(o.id, null, status, null, null, 1, begin, o.vk);
-      else if (o.soort === 'VBO' || o.soort === 'LIG' || o.soort === 'STA') staging.st.ao.run(o.id, o.soort, null, '[]', null, null, null, status, null, null, null, 1, begin, o.vk);
+      else if (o.soort === 'VBO' || o.soort === 'LIG' || o.soort === 'STA') staging.st.ao.run(o.id, o.soort, null, '[]', null, null, null, null, status, null, null, null, 1, begin, o.vk);
       return;
     }
     staging.tel();
@@ -456,6 +456,7 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
           o.hoofd,
           JSON.stringify(o.neven),
           pand,
+          o.panden.length > 1 ? JSON.stringify(o.panden) : null,
           o.doelen.length ? JSON.stringify(o.doelen) : null,
           opp,
           status,
@@ -498,6 +499,8 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
     }>) {
       yield { ok: true, tabel: 'pand', rij: { id: r.id, bouwjaar: r.bouwjaar, status: r.status, geometrie: JSON.parse(r.geom), bron: bronTekst } };
     }
+
+    kiesPanden(staging);
 
     ctx.fase('adressen');
     const adressen = staging.db.prepare(`
@@ -583,6 +586,34 @@ async function* lees(bron: Bron | null, ctx: LeesContext): AsyncGenerator<Import
   } finally {
     if (!overgedragen) staging.sluit();
   }
+}
+
+/** A verblijfsobject in several panden: one pass over those objects, each pand looked up by id (geo.ts beterPand). */
+function kiesPanden(staging: Staging): void {
+  const sq = staging.db;
+  sq.exec('CREATE TABLE keuze (id TEXT PRIMARY KEY, pand TEXT) WITHOUT ROWID');
+  const geoms = sq.prepare('SELECT p.id, p.geom FROM json_each(?) j JOIN pnd p ON p.id = j.value AND p.weg = 0');
+  const zet = sq.prepare('INSERT INTO keuze (id, pand) VALUES (?, ?)');
+  const rijen = sq.prepare('SELECT id, panden, x, y FROM ao WHERE weg = 0 AND panden IS NOT NULL').iterate() as Iterable<{
+    id: string;
+    panden: string;
+    x: number | null;
+    y: number | null;
+  }>;
+  for (const r of rijen) {
+    const punt = r.x !== null && r.y !== null ? rdNaarLonLat(r.x, r.y) : null;
+    let beste: PandKandidaat | undefined;
+    for (const p of geoms.all(r.panden) as { id: string; geom: string }[]) {
+      const k = pandKandidaat(p.id, geoJsonPolygonen(JSON.parse(p.geom) as Polygon | MultiPolygon), punt);
+      if (beterPand(k, beste)) beste = k;
+    }
+    if (beste) {
+      staging.tel();
+      zet.run(r.id, beste.id);
+    }
+  }
+  staging.commit();
+  sq.exec('UPDATE ao SET pand = (SELECT k.pand FROM keuze k WHERE k.id = ao.id) WHERE id IN (SELECT id FROM keuze)');
 }
 
 const PAGINA = 5000;

@@ -145,3 +145,42 @@ export function leesGpkgGeometrie(blob: Uint8Array | null | undefined): GpkgGeom
       return null;
   }
 }
+
+function binnenVlak(polygonen: readonly (readonly Position[][])[], [px, py]: Position): boolean {
+  let binnen = false;
+  for (const poly of polygonen) {
+    for (const ring of poly) {
+      for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+        const [xi, yi] = ring[i];
+        const [xj, yj] = ring[j];
+        if (yi > py !== yj > py && px < ((xj - xi) * (py - yi)) / (yj - yi) + xi) binnen = !binnen;
+      }
+    }
+  }
+  return binnen;
+}
+
+export interface PandKandidaat {
+  id: string;
+  binnen: boolean;
+  oppervlak: number;
+}
+
+/** A footprint (null: none) scored for an object at `punt`, both in one coordinate system. */
+export function pandKandidaat(id: string, polygonen: readonly (readonly Position[][])[] | null, punt: Position | null): PandKandidaat {
+  if (!polygonen?.length) return { id, binnen: false, oppervlak: -1 };
+  const oppervlak = polygonen.reduce((s, p) => p.reduce((t, ring, i) => t + (i === 0 ? 1 : -1) * Math.abs(ringZwaartepunt(ring).oppervlak), s), 0);
+  return { id, binnen: punt !== null && binnenVlak(polygonen, punt), oppervlak };
+}
+
+/** A verblijfsobject in several panden belongs to the one holding its point, else the largest, else the lowest id. */
+export function beterPand(a: PandKandidaat, b: PandKandidaat | undefined): boolean {
+  if (!b) return true;
+  if (a.binnen !== b.binnen) return a.binnen;
+  if (a.oppervlak !== b.oppervlak) return a.oppervlak > b.oppervlak;
+  return a.id < b.id;
+}
+
+export function geoJsonPolygonen(g: Polygon | MultiPolygon): Position[][][] {
+  return g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
+}

@@ -26,6 +26,8 @@ export interface ImportOpties {
 
 /** Behind `citeer` in the parsers: no stored reason is longer. */
 export const MAX_REDEN_TEKENS = 500;
+export const MAX_OVERGESLAGEN_REDENEN = 100; // reasons quote the file (`status "..."`)
+export const ANDERE_REDENEN = 'andere redenen';
 
 export class ImportFout extends Error {
   constructor(bericht: string) {
@@ -175,7 +177,8 @@ export async function voerImportUit(db: Database, soortNaam: string, bestand: st
         fase = t;
       },
       overgeslagen: (reden: string, aantal = 1) => {
-        s.overgeslagen[reden] = (s.overgeslagen[reden] ?? 0) + aantal;
+        const sleutel = Object.hasOwn(s.overgeslagen, reden) || Object.keys(s.overgeslagen).length < MAX_OVERGESLAGEN_REDENEN ? reden : ANDERE_REDENEN;
+        s.overgeslagen[sleutel] = (s.overgeslagen[sleutel] ?? 0) + aantal;
       },
       naSchrijven: (st: NaSchrijven) => {
         stappen.push(st);

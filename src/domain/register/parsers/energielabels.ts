@@ -37,9 +37,16 @@ const VERPLICHT = ['pand_postcode', 'pand_huisnummer', 'pand_registratiedatum', 
 
 const KLASSE = /^(A\+{0,5}|[B-G])$/;
 
-/** The incoming row comes later in the order. */
-export const ENERGIELABEL_UPSERT_VOORWAARDE = `(COALESCE(excluded.registratiedatum, DATE '0001-01-01'), COALESCE(excluded.geldig_tot, DATE '0001-01-01'), -COALESCE(excluded.energie_index, 'Infinity'::float8), COALESCE(excluded.label, '') COLLATE "C", COALESCE(excluded.opnametype, '') COLLATE "C", excluded.bron COLLATE "C")
- > (COALESCE(energielabel.registratiedatum, DATE '0001-01-01'), COALESCE(energielabel.geldig_tot, DATE '0001-01-01'), -COALESCE(energielabel.energie_index, 'Infinity'::float8), COALESCE(energielabel.label, '') COLLATE "C", COALESCE(energielabel.opnametype, '') COLLATE "C", energielabel.bron COLLATE "C")`;
+const volgorde = (t: string) =>
+  `(COALESCE(${t}.registratiedatum, DATE '0001-01-01'), COALESCE(${t}.geldig_tot, DATE '0001-01-01'), COALESCE(${t}.energie_index, '-Infinity'::float8), COALESCE(ascii(${t}.label) * 10 - length(${t}.label), 0), COALESCE(${t}.opnametype, '') COLLATE "C", ${t}.bron COLLATE "C")`;
+const publicatie = (t: string) => `substring(${t}.bron from 'publicatie ([0-9]{4}-[0-9]{2}-[0-9]{2})')`;
+
+/**
+ * The incoming row wins. A file dated otherwise than the held label decides by its date: a newer file's labels
+ * are an address's whole set, so one it no longer holds goes. Same or unknown date: the later in the order.
+ */
+export const ENERGIELABEL_UPSERT_VOORWAARDE = `CASE WHEN ${publicatie('excluded')} <> ${publicatie('energielabel')} THEN ${publicatie('excluded')} > ${publicatie('energielabel')}
+ ELSE ${volgorde('excluded')} > ${volgorde('energielabel')} END`;
 
 export const ENERGIELABEL_UPSERT_SQL = `INSERT INTO energielabel (adres_id, label, registratiedatum, geldig_tot, opnametype, energie_index, bron)
 VALUES $VALUES
@@ -47,18 +54,24 @@ ON CONFLICT (adres_id) DO UPDATE SET label = excluded.label, registratiedatum = 
   geldig_tot = excluded.geldig_tot, opnametype = excluded.opnametype, energie_index = excluded.energie_index, bron = excluded.bron
 WHERE ${ENERGIELABEL_UPSERT_VOORWAARDE}`;
 
+/** The worse label ranks higher: G > ... > B > A > A+ > A++; the SQL's ascii(label) * 10 - length(label). */
+const labelRang = (l: string | null) => (l ? l.charCodeAt(0) * 10 - l.length : 0);
+
 function cmpTekst(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Mirror of the SQL condition: > 0 when `a` wins over `b`. */
 export function energielabelVolgorde(a: EnergielabelRij, b: EnergielabelRij): number {
+  const pa = publicatieVan(a.bron);
+  const pb = publicatieVan(b.bron);
+  if (pa && pb && pa !== pb) return pa > pb ? 1 : -1;
   const d = (x: Date | null) => (x ? x.getTime() : -Infinity);
-  const idx = (x: number | null) => (x === null ? -Infinity : -x);
+  const idx = (x: number | null) => x ?? -Infinity;
   if (d(a.registratiedatum) !== d(b.registratiedatum)) return d(a.registratiedatum) > d(b.registratiedatum) ? 1 : -1;
   if (d(a.geldig_tot) !== d(b.geldig_tot)) return d(a.geldig_tot) > d(b.geldig_tot) ? 1 : -1;
   if (idx(a.energie_index) !== idx(b.energie_index)) return idx(a.energie_index) > idx(b.energie_index) ? 1 : -1;
-  return cmpTekst(a.label ?? '', b.label ?? '') || cmpTekst(a.opnametype ?? '', b.opnametype ?? '') || cmpTekst(a.bron, b.bron);
+  return labelRang(a.label) - labelRang(b.label) || cmpTekst(a.opnametype ?? '', b.opnametype ?? '') || cmpTekst(a.bron, b.bron);
 }
 
 export function energielabelWint(a: EnergielabelRij, b: EnergielabelRij): boolean {
@@ -76,6 +89,8 @@ export function behoudNieuwsteEnergielabels<T extends { rij: EnergielabelRij }>(
   }
   return [...beste.values()];
 }
+
+const publicatieVan = (bron: string) => /publicatie (\d{4}-\d{2}-\d{2})/.exec(bron)?.[1] ?? null;
 
 function publicatieDatum(v: string | null): string | null {
   if (!v) return null;
