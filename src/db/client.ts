@@ -322,7 +322,8 @@ export class DatabaseLockedError extends Error {
   }
 }
 
-function pidAlive(pid: number): boolean {
+/** Running, and running node: a pid /proc shows running another program was reused (a PGlite lock, an import's temporary directory). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (e) {

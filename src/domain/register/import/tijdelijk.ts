@@ -1,7 +1,8 @@
 /** An import's temporary directories hold their owner's pid: the next import removes those of one killed (kill -9, OOM). */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pidAlive } from '../../../db/client.ts';
 
 const SOORTEN = ['insight-bagxml-', 'insight-import-', 'insight-set-'] as const;
 const EIGENAAR = 'eigenaar.pid';
@@ -10,21 +11,6 @@ export function tijdelijkeMap(soort: (typeof SOORTEN)[number]): string {
   const dir = mkdtempSync(path.join(tmpdir(), soort));
   writeFileSync(path.join(dir, EIGENAAR), String(process.pid));
   return dir;
-}
-
-/** A pid that /proc shows running another program than node (a PGlite lock is read alike) was reused. */
-function leeft(pid: number): boolean {
-  try {
-    return /(^|\/)node[^/\0]*\0/.test(readFileSync(`/proc/${pid}/cmdline`, 'latin1'));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self')) return false;
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** A directory without a pid (made by an older version, or being made) is left alone. */
@@ -45,7 +31,7 @@ export function ruimVerlatenMappenOp(map = tmpdir()): string[] {
     } catch {
       continue;
     }
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || leeft(pid)) continue;
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || pidAlive(pid)) continue;
     rmSync(dir, { recursive: true, force: true });
     weg.push(dir);
   }
