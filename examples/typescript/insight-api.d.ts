@@ -711,9 +711,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
-                    RateLimit?: string;
+                    RateLimit: string;
                     /** @description Het geldende beleid: aantal per venster van 60 seconden. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Policy": string;
                     /** @description Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout). */
                     "Insight-Gefactureerd-Cent"?: number;
                     /** @description Het saldo in credits na dit antwoord; bij elk antwoord op een geldige sleutel. */
@@ -760,9 +760,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -920,9 +920,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -1208,9 +1208,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -1469,9 +1469,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -1730,9 +1730,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -1991,9 +1991,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -2252,9 +2252,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -2515,9 +2515,9 @@ export interface operations {
             /** @description Te veel verzoeken (algemeen 60/min, invloeden 30/min); zie Retry-After. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -2675,9 +2675,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -2894,9 +2894,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -3076,9 +3076,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -3262,9 +3262,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -3483,9 +3483,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -3694,9 +3694,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -3926,9 +3926,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -4117,9 +4117,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;
@@ -4326,9 +4326,9 @@ export interface operations {
             /** @description Te veel verzoeken; zie `Retry-After`. */
             429: {
                 headers: {
-                    /** @description Stand per beleid (IETF ratelimit-headers). */
+                    /** @description Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers). */
                     RateLimit?: string;
-                    /** @description Het geldende beleid. */
+                    /** @description Het geldende beleid: aantal per venster van 60 seconden. */
                     "RateLimit-Policy"?: string;
                     /** @description Seconden tot er weer ruimte is in het venster. */
                     "Retry-After"?: number;

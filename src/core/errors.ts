@@ -21,11 +21,8 @@ interface FoutSoortDef {
 
 /** The first kind of a status is the one a bare HTTP status (404 route, 413 body) answers with. */
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': { beschrijving: 'Altijd `Bearer`.', vast: 'Bearer' } };
-const TE_VEEL_HEADERS = {
-  'Retry-After': { beschrijving: 'Seconden tot er weer ruimte is in het venster.', type: 'integer' },
-  RateLimit: { beschrijving: 'Stand per beleid (IETF ratelimit-headers).' },
-  'RateLimit-Policy': { beschrijving: 'Het geldende beleid.' },
-} as const;
+/** `RateLimit` and `RateLimit-Policy` are documented once, for every status after the limit (openapi-afwerking.ts). */
+const TE_VEEL_HEADERS = { 'Retry-After': { beschrijving: 'Seconden tot er weer ruimte is in het venster.', type: 'integer' } } as const;
 const CONFLICT_HEADERS = { 'Retry-After': { beschrijving: 'Seconden; alleen als het eerste verzoek met deze Idempotency-Key nog loopt.', type: 'integer' } } as const;
 
 export const FOUT_SOORTEN = {

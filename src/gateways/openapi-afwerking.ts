@@ -19,11 +19,12 @@ const TAGS = [
   { name: 'webhooks', description: 'Gebeurtenissen van het account (REST en MCP) naar je eigen https-URL, ondertekend volgens Standard Webhooks. Gratis.' },
 ];
 
-/** Every answer after the rate limit (not a refusal before the key is read, not an outage). */
+/** Every answer after the rate limit (not a refusal before the key is read, not an outage); always on a success. */
 const LIMIET_HEADERS = {
   RateLimit: kop('Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers).'),
   'RateLimit-Policy': kop('Het geldende beleid: aantal per venster van 60 seconden.'),
 };
+const LIMIET_HEADERS_VERPLICHT = Object.fromEntries(Object.entries(LIMIET_HEADERS).map(([naam, h]) => [naam, { ...h, required: true }]));
 
 const ANTWOORD_HEADERS = {
   [KOSTEN_HEADER]: kop('Wat dit antwoord kostte, in centen (0 als er niets in rekening is gebracht; ook bij een fout).', 'integer'),
@@ -84,7 +85,7 @@ export function werkOpenApiAf(doc: OpenAPIObject, config: Config): OpenAPIObject
         const geenSaldo = ['401', '405', '413', '415'].includes(status);
         r.headers = { ...(r.headers as Json | undefined), ...ANTWOORD_HEADERS };
         if (geenSaldo) delete (r.headers as Json)[SALDO_HEADER];
-        if ((op.security as unknown[] | undefined)?.length && !geenSaldo && status !== '503') r.headers = { ...LIMIET_HEADERS, ...(r.headers as Json) };
+        if ((op.security as unknown[] | undefined)?.length && !geenSaldo && status !== '503') r.headers = { ...(status.startsWith('2') ? LIMIET_HEADERS_VERPLICHT : LIMIET_HEADERS), ...(r.headers as Json) };
         if (pad.startsWith('/inzicht/') && ['200', '402', '404', '422'].includes(status)) (r.headers as Json)[VERZOEK_HEADER] = VERZOEK_ID;
         if (pad.startsWith('/inzicht/') && ['200', '404', '422'].includes(status)) (r.headers as Json)['Idempotent-Replayed'] = HERHAALD;
         const vb = alle.find((v) => v.pad === pad && v.methode.toLowerCase() === methode && String(v.status) === status);

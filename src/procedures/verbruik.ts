@@ -5,7 +5,6 @@ import { isoMetOffset } from '../domain/begrippen.ts';
 import { foutBeschrijvingen } from '../core/errors.ts';
 import { verbruikPagina, type VerbruikRegel } from '../domain/billing/verbruik.ts';
 import { leesCursor, schrijfCursor } from '../core/cursor.ts';
-import { rateLimitHeaders } from './inzicht/gedeeld.ts';
 
 const regel = z
   .object({
@@ -45,7 +44,6 @@ export const verbruik = inzichtProcedure
       tags: ['account'],
       summary: 'Verbruik van het account, nieuwste eerst',
       description: 'Alle opvragingen van alle sleutels van het account, met status en kosten; met een testsleutel alleen die van de testsleutels. Gratis. Blader met `na` = `meta.volgende`.',
-      responseHeaders: rateLimitHeaders,
       errorResponses: { 400: 'Ongeldige limiet of cursor.', ...foutBeschrijvingen([403]) },
     },
   })

@@ -10,7 +10,7 @@ import {
   WebhookFout, wijzigEndpoint, MAX_ENDPOINTS, MAX_TEST_ENDPOINTS, type AfleveringRij, type EndpointRij,
 } from '../domain/webhooks/beheer.ts';
 import { GEBEURTENIS_TYPES } from '../domain/webhooks/gebeurtenissen.ts';
-import { idempotencyHeaders, rateLimitHeaders } from './inzicht/gedeeld.ts';
+import { idempotencyHeaders } from './inzicht/gedeeld.ts';
 import { idempotentGemaakt } from '../core/idempotent-maken.ts';
 import { leesCursor, schrijfCursor } from '../core/cursor.ts';
 
@@ -110,7 +110,7 @@ const roteerIdempotencyHeaders = z.object({
 const maak = webhookProcedure
   .meta({
     openapi: {
-      method: 'POST', path: '/webhooks', protect: true, tags: tag, summary: 'Webhook registreren', requestHeaders: webhookIdempotencyHeaders, responseHeaders: rateLimitHeaders,
+      method: 'POST', path: '/webhooks', protect: true, tags: tag, summary: 'Webhook registreren', requestHeaders: webhookIdempotencyHeaders,
       description: `Registreert een https-URL voor gebeurtenissen van het account (REST en MCP). Gratis; hoogstens ${MAX_ENDPOINTS} per account. Het geheim \`whsec_...\` staat alleen in dit antwoord. Met een testsleutel een test-webhook (hoogstens ${MAX_TEST_ENDPOINTS}): die krijgt alleen de gebeurtenissen van testsleutels.`,
       errorResponses: { 400: 'Ongeldige URL (alleen https, geen privé- of lokale adressen, geen inloggegevens), onbekend eventtype of ongeldige Idempotency-Key.', ...fouten(), 409: `Al ${MAX_ENDPOINTS} webhooks, of de Idempotency-Key is al gebruikt voor een ander verzoek of het eerste verzoek loopt nog.` },
     },
@@ -125,13 +125,13 @@ const maak = webhookProcedure
   );
 
 const lijst = webhookProcedure
-  .meta({ openapi: { method: 'GET', path: '/webhooks', protect: true, tags: tag, summary: 'Webhooks van het account', description: 'Alle webhooks van het account, met hun status en eventuele uitschakelreden; nooit het geheim.', responseHeaders: rateLimitHeaders, errorResponses: fouten() } })
+  .meta({ openapi: { method: 'GET', path: '/webhooks', protect: true, tags: tag, summary: 'Webhooks van het account', description: 'Alle webhooks van het account, met hun status en eventuele uitschakelreden; nooit het geheim.', errorResponses: fouten() } })
   .input(z.strictObject({}))
   .output(z.object({ data: z.array(webhookSchema), meta: accountMetaSchema }))
   .query(async ({ ctx }) => ({ data: (await lijstEndpoints(ctx.services.db, ctx.principal.accountId, ctx.principal.modus === 'test')).map(naarWebhook), meta: accountMeta() }));
 
 const haal = webhookProcedure
-  .meta({ openapi: { method: 'GET', path: '/webhooks/{id}', protect: true, tags: tag, summary: 'Eén webhook', description: 'Eén webhook van het account (404 voor een id van een ander account); nooit het geheim.', responseHeaders: rateLimitHeaders, errorResponses: fouten([404]) } })
+  .meta({ openapi: { method: 'GET', path: '/webhooks/{id}', protect: true, tags: tag, summary: 'Eén webhook', description: 'Eén webhook van het account (404 voor een id van een ander account); nooit het geheim.', errorResponses: fouten([404]) } })
   .input(z.strictObject({ id: idParam }))
   .output(enkel)
   .query(async ({ ctx, input }) => {
@@ -143,7 +143,7 @@ const haal = webhookProcedure
 const wijzig = webhookProcedure
   .meta({
     openapi: {
-      method: 'PATCH', path: '/webhooks/{id}', protect: true, tags: tag, summary: 'Webhook wijzigen', responseHeaders: rateLimitHeaders,
+      method: 'PATCH', path: '/webhooks/{id}', protect: true, tags: tag, summary: 'Webhook wijzigen',
       description: 'Wijzig url, events, omschrijving of zet de webhook aan/uit. Weer aanzetten wist de uitschakelreden; wachtende afleveringen gaan dan alsnog.',
       errorResponses: { 400: 'Ongeldige URL of eventtype.', ...fouten([404]) },
     },
@@ -159,7 +159,7 @@ const wijzig = webhookProcedure
   });
 
 const verwijder = webhookProcedure
-  .meta({ openapi: { method: 'DELETE', path: '/webhooks/{id}', protect: true, tags: tag, summary: 'Webhook verwijderen', description: 'Verwijdert de webhook en zijn wachtende afleveringen.', responseHeaders: rateLimitHeaders, errorResponses: fouten([404]) } })
+  .meta({ openapi: { method: 'DELETE', path: '/webhooks/{id}', protect: true, tags: tag, summary: 'Webhook verwijderen', description: 'Verwijdert de webhook en zijn wachtende afleveringen.', errorResponses: fouten([404]) } })
   .input(z.strictObject({ id: idParam }))
   .output(z.object({ data: z.object({ id: z.string(), verwijderd: z.literal(true) }), meta: accountMetaSchema }))
   .mutation(async ({ ctx, input }) => {
@@ -170,7 +170,7 @@ const verwijder = webhookProcedure
 const test = webhookProcedure
   .meta({
     openapi: {
-      method: 'POST', path: '/webhooks/{id}/test', protect: true, tags: tag, summary: 'Testgebeurtenis sturen', responseHeaders: rateLimitHeaders,
+      method: 'POST', path: '/webhooks/{id}/test', protect: true, tags: tag, summary: 'Testgebeurtenis sturen',
       description: 'Zet een gebeurtenis `webhook.test` klaar voor deze webhook alleen; volg hem in de afleveringen.', errorResponses: fouten([404]),
     },
   })
@@ -185,7 +185,7 @@ const test = webhookProcedure
 const roteer = webhookProcedure
   .meta({
     openapi: {
-      method: 'POST', path: '/webhooks/{id}/geheim-roteren', protect: true, tags: tag, summary: 'Geheim roteren', requestHeaders: roteerIdempotencyHeaders, responseHeaders: rateLimitHeaders,
+      method: 'POST', path: '/webhooks/{id}/geheim-roteren', protect: true, tags: tag, summary: 'Geheim roteren', requestHeaders: roteerIdempotencyHeaders,
       description: 'Nieuw geheim, alleen in dit antwoord zichtbaar. 24 uur lang tekent ook het vorige geheim (twee `v1,`-handtekeningen in `webhook-signature`).',
       errorResponses: { ...fouten([404]), 409: 'De Idempotency-Key is al gebruikt voor een ander verzoek, of het eerste verzoek loopt nog.' },
     },
@@ -203,7 +203,7 @@ const roteer = webhookProcedure
 const afleveringen = webhookProcedure
   .meta({
     openapi: {
-      method: 'GET', path: '/webhooks/{id}/afleveringen', protect: true, tags: tag, summary: 'Afleveringen van een webhook, nieuwste eerst', description: 'Per aflevering: gebeurtenis-id, type, pogingen, laatste status en fout, volgende poging. Blader met `na` = `meta.volgende`. Een gebeurtenis en haar afleveringen worden bewaard tot de bewaartermijn na de gebeurtenis (standaard 30 dagen), daarna verwijderd.', responseHeaders: rateLimitHeaders,
+      method: 'GET', path: '/webhooks/{id}/afleveringen', protect: true, tags: tag, summary: 'Afleveringen van een webhook, nieuwste eerst', description: 'Per aflevering: gebeurtenis-id, type, pogingen, laatste status en fout, volgende poging. Blader met `na` = `meta.volgende`. Een gebeurtenis en haar afleveringen worden bewaard tot de bewaartermijn na de gebeurtenis (standaard 30 dagen), daarna verwijderd.',
       errorResponses: { 400: 'Ongeldige limiet of cursor.', ...fouten([404]) },
     },
   })
@@ -229,7 +229,7 @@ const afleveringen = webhookProcedure
 const opnieuw = webhookProcedure
   .meta({
     openapi: {
-      method: 'POST', path: '/webhooks/{id}/afleveringen/{aflevering}/opnieuw', protect: true, tags: tag, summary: 'Aflevering opnieuw sturen', responseHeaders: rateLimitHeaders,
+      method: 'POST', path: '/webhooks/{id}/afleveringen/{aflevering}/opnieuw', protect: true, tags: tag, summary: 'Aflevering opnieuw sturen',
       description: 'Stuurt de gebeurtenis nu opnieuw, met dezelfde `webhook-id`, en begint een nieuwe reeks pogingen.', errorResponses: fouten([404]),
     },
   })

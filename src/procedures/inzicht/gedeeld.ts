@@ -96,11 +96,6 @@ export const idempotencyHeaders = z.object({
   'Idempotency-Key': z.string().min(1).max(255).regex(IDEMPOTENCY_KEY_RE).optional().describe('1 tot 255 zichtbare ASCII-tekens (niet leeg). Maakt de opvraging 24 uur idempotent per voorziening: dezelfde sleutel en body geven het bewaarde antwoord terug zonder opnieuw te rekenen.'),
 });
 
-export const rateLimitHeaders = z.object({
-  RateLimit: z.string().describe('Resterende verzoeken en seconden tot herstel, per beleid (IETF ratelimit-headers).'),
-  'RateLimit-Policy': z.string().describe('Het geldende beleid: aantal per venster van 60 seconden.'),
-});
-
 /** Texts the same for every operation come from the error table. */
 export function foutResponses(extra: Record<number, string> = {}): Record<number, string> {
   return {

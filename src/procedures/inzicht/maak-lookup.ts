@@ -10,7 +10,7 @@ import { inzichtProcedure, type McpMeta } from '../../core/trpc.ts';
 import type { Db } from '../../db/client.ts';
 import { adresKandidaten, kiesAdres, toonToevoeging, weergave, type AdresRij } from '../../domain/register/adressen.ts';
 import type { Adres } from '../../generated/prisma/client.ts';
-import { adresUitvoerSchema, envelope, foutResponses, idempotencyHeaders, lookupInvoer, rateLimitHeaders, type AdresInvoer } from './gedeeld.ts';
+import { adresUitvoerSchema, envelope, foutResponses, idempotencyHeaders, lookupInvoer, type AdresInvoer } from './gedeeld.ts';
 
 export interface LookupDef<S extends z.ZodRawShape, D extends z.ZodObject, R extends AdresRij> {
   voorziening: Voorziening;
@@ -53,7 +53,6 @@ export function maakLookup<S extends z.ZodRawShape, D extends z.ZodObject, R ext
         summary: def.samenvatting,
         description: def.beschrijving.replace('{prijs}', prijs),
         requestHeaders: idempotencyHeaders,
-        responseHeaders: rateLimitHeaders,
         errorResponses: foutResponses(def.extraFouten),
         successDescription: 'Het oordeel over het adres, met meta (kosten, bron, cached).',
       },
