@@ -124,6 +124,10 @@ export async function roteerSleutel(db: Db, opts: { accountId: string; keyId: st
       select: { id: true },
     });
     await tx.apiKey.update({ where: { id: oud.id }, data: { ingetrokkenOp: now, vervangenDoor: nieuw.id } });
+    // The new key continues the old one: a retry with the same Idempotency-Key (or MCP call) replays
+    // instead of being charged again, and the rate limit's window goes on.
+    await tx.$executeRaw`UPDATE idempotentie SET key_id = ${nieuw.id}::uuid WHERE key_id = ${oud.id}::uuid`;
+    await tx.$executeRaw`UPDATE snelheid_stand SET key_id = ${nieuw.id}::uuid WHERE key_id = ${oud.id}::uuid`;
     return { key, id: nieuw.id, voorvoegsel: voorvoegsel(key), verlooptOp: oud.verlooptOp };
   }, TX_OPTS);
   vergeetSleutel(opts.keyId);
@@ -148,8 +152,14 @@ export async function zetMaandlimiet(db: Db, opts: { accountId: string; keyId: s
   if (opts.credits !== null && (await db.apiKey.count({ where: { id: opts.keyId, accountId: opts.accountId, voorvoegsel: { startsWith: TEST_PREFIX } } })) > 0) {
     throw new SleutelFout('ongeldig', 'Een testsleutel kost niets en heeft dus geen maandlimiet.');
   }
-  const res = await db.apiKey.updateMany({ where: { id: opts.keyId, accountId: opts.accountId, familie: 'inzicht' }, data: { maandlimietCredits: opts.credits } });
-  if (res.count === 0) throw new SleutelFout('onbekend', 'Deze inzichtsleutel bestaat niet bij dit account.');
+  // Only a valid key: a cap on a rotated-away key would hold nothing (its charges count against the replacement).
+  const res = await db.apiKey.updateMany({ where: { id: opts.keyId, accountId: opts.accountId, familie: 'inzicht', ...geldigFilter(new Date()) }, data: { maandlimietCredits: opts.credits } });
+  if (res.count === 0) {
+    const oud = await db.apiKey.findFirst({ where: { id: opts.keyId, accountId: opts.accountId, familie: 'inzicht' }, select: { vervangenDoor: true, ingetrokkenOp: true } });
+    const opvolger = oud?.vervangenDoor ? await db.apiKey.findUnique({ where: { id: oud.vervangenDoor }, select: { voorvoegsel: true } }) : null;
+    if (opvolger) throw new SleutelFout('onbekend', `Deze sleutel is vervangen door ${opvolger.voorvoegsel}…; zet de maandlimiet op die sleutel.`);
+    throw new SleutelFout('onbekend', oud ? 'Deze sleutel is ingetrokken of verlopen; zet de maandlimiet op een geldige sleutel.' : 'Deze inzichtsleutel bestaat niet bij dit account.');
+  }
   vergeetSleutel(opts.keyId);
 }
 

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { dialect } from './support/db.ts';
+import { adresBody, maakVolledigAdres } from './support/register.ts';
+import { lookup } from './support/http.ts';
+import { mcpClient } from './support/mcp.ts';
+import { leesSaldo } from '../src/domain/billing/tegoed.ts';
+import { roteerSleutel, SleutelFout, trekSleutelIn, zetMaandlimiet } from '../src/domain/keys/sleutels.ts';
+
+/**
+ * Session 28 (account review): a rotated key continues the old one. A retry after the rotation with the same
+ * Idempotency-Key (or the same MCP call) replays instead of paying again, and a cap can only be set on a
+ * key that still works (on a rotated-away key it held nothing: the charges count against its replacement).
+ */
+describe(`key rotation continues the key (${dialect})`, () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await createTestApp({ RATE_LIMIT_REST_PER_MIN: '10000' });
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => t?.close());
+
+  const sleutelId = async (accountId: string) => (await t.db.prisma.apiKey.findFirstOrThrow({ where: { accountId, ingetrokkenOp: null } })).id;
+
+  it('REST: the same Idempotency-Key with the new key replays the answer, uncharged', async () => {
+    const { accountId, key } = await t.klant(1000);
+    const a = await maakVolledigAdres(t.db.prisma);
+    const eerste = await lookup(t, 'woz', key, adresBody(a), { 'idempotency-key': 'job-42' });
+    expect(eerste.statusCode).toBe(200);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(999);
+    const nieuw = await roteerSleutel(t.db.prisma, { accountId, keyId: await sleutelId(accountId), now: t.clock.now });
+    const weer = await lookup(t, 'woz', nieuw.key, adresBody(a), { 'idempotency-key': 'job-42' });
+    expect(weer.statusCode).toBe(200);
+    expect(weer.headers['idempotent-replayed']).toBe('true');
+    expect(weer.headers['insight-gefactureerd-cent']).toBe('0');
+    expect(weer.json().data).toEqual(eerste.json().data);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(999);
+    // The same key with another body is still a conflict, as it was for the old key.
+    expect((await lookup(t, 'woz', nieuw.key, adresBody({ postcode: a.postcode, huisnummer: a.huisnummer + 1 }), { 'idempotency-key': 'job-42' })).statusCode).toBe(409);
+  });
+
+  it('MCP: the identical call with the new key is not charged again', async () => {
+    const { accountId, key } = await t.klant(1000);
+    const a = await maakVolledigAdres(t.db.prisma);
+    const argumenten = { postcode: a.postcode, huisnummer: a.huisnummer };
+    const oud = await mcpClient(base, key);
+    expect((await oud.callTool({ name: 'woz', arguments: argumenten })).isError).toBeFalsy();
+    await oud.close();
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(999);
+    const nieuw = await roteerSleutel(t.db.prisma, { accountId, keyId: await sleutelId(accountId), now: t.clock.now });
+    const c = await mcpClient(base, nieuw.key);
+    expect((await c.callTool({ name: 'woz', arguments: argumenten })).isError).toBeFalsy();
+    await c.close();
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(999);
+  });
+
+  it('a cap on a rotated-away or revoked key is refused, naming the replacement; the cap on the new key holds', async () => {
+    const { accountId, key } = await t.klant(1000);
+    const oudId = await sleutelId(accountId);
+    const nieuw = await roteerSleutel(t.db.prisma, { accountId, keyId: oudId, now: t.clock.now });
+    const fout = await zetMaandlimiet(t.db.prisma, { accountId, keyId: oudId, credits: 1 }).catch((e: unknown) => e);
+    expect(fout).toBeInstanceOf(SleutelFout);
+    expect((fout as Error).message).toContain(`vervangen door ${nieuw.voorvoegsel}`);
+    expect(await t.db.prisma.apiKey.findUnique({ where: { id: oudId }, select: { maandlimietCredits: true } })).toEqual({ maandlimietCredits: null });
+    await zetMaandlimiet(t.db.prisma, { accountId, keyId: nieuw.id, credits: 1 });
+    const a = await maakVolledigAdres(t.db.prisma);
+    expect((await lookup(t, 'woz', nieuw.key, adresBody(a))).statusCode).toBe(200);
+    expect((await lookup(t, 'woz', nieuw.key, adresBody(a))).statusCode).toBe(402);
+    expect((await lookup(t, 'woz', key, adresBody(a))).statusCode).toBe(401);
+    await trekSleutelIn(t.db.prisma, { accountId, keyId: nieuw.id, now: t.clock.now });
+    await expect(zetMaandlimiet(t.db.prisma, { accountId, keyId: nieuw.id, credits: 5 })).rejects.toThrow(/ingetrokken of verlopen/);
+  });
+});
