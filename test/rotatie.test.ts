@@ -72,3 +72,48 @@ describe(`key rotation continues the key (${dialect})`, () => {
     await expect(zetMaandlimiet(t.db.prisma, { accountId, keyId: nieuw.id, credits: 5 })).rejects.toThrow(/ingetrokken of verlopen/);
   });
 });
+
+/**
+ * Session 28 (account review): a key revoked elsewhere (the CLI, another process) passes this process's key
+ * cache once more and is refused by the rate-limit statement. That refusal showed the account's balance, and on
+ * MCP it was a tool result in an HTTP 200 instead of the HTTP 401 docs/mcp.md promises.
+ */
+describe(`a key revoked in another process (${dialect})`, () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => t?.close());
+
+  const trekInElders = (keyId: string) => t.db.prisma.$executeRaw`UPDATE api_sleutel SET ingetrokken_op = now() WHERE id = ${keyId}::uuid`;
+  const whoami = (key: string) => fetch(`${base}/api/v1/whoami`, { headers: { authorization: `Bearer ${key}` } });
+
+  it('REST: 401 without the balance', async () => {
+    const { accountId, key } = await t.klant(1000);
+    expect((await whoami(key)).headers.get('insight-saldo-credits')).toBe('1000');
+    await trekInElders((await t.db.prisma.apiKey.findFirstOrThrow({ where: { accountId } })).id);
+    const r = await whoami(key);
+    expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toBe('Bearer');
+    expect(r.headers.get('insight-saldo-credits')).toBeNull();
+  });
+
+  it('MCP: a tools/call gets HTTP 401 {fout}, without the balance, uncharged', async () => {
+    const { accountId, key } = await t.klant(1000);
+    const a = await maakVolledigAdres(t.db.prisma);
+    expect((await whoami(key)).status).toBe(200);
+    await trekInElders((await t.db.prisma.apiKey.findFirstOrThrow({ where: { accountId } })).id);
+    const r = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'woz', arguments: { postcode: a.postcode, huisnummer: a.huisnummer } } }),
+    });
+    expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toBe('Bearer');
+    expect(r.headers.get('insight-saldo-credits')).toBeNull();
+    expect(Object.keys((await r.json()) as object)).toEqual(['fout']);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(1000);
+  });
+});

@@ -124,8 +124,7 @@ export async function roteerSleutel(db: Db, opts: { accountId: string; keyId: st
       select: { id: true },
     });
     await tx.apiKey.update({ where: { id: oud.id }, data: { ingetrokkenOp: now, vervangenDoor: nieuw.id } });
-    // The new key continues the old one: a retry with the same Idempotency-Key (or MCP call) replays
-    // instead of being charged again, and the rate limit's window goes on.
+    // The new key continues the old one: its idempotency records (a retry replays) and rate-limit window.
     await tx.$executeRaw`UPDATE idempotentie SET key_id = ${nieuw.id}::uuid WHERE key_id = ${oud.id}::uuid`;
     await tx.$executeRaw`UPDATE snelheid_stand SET key_id = ${nieuw.id}::uuid WHERE key_id = ${oud.id}::uuid`;
     return { key, id: nieuw.id, voorvoegsel: voorvoegsel(key), verlooptOp: oud.verlooptOp };
@@ -152,7 +151,6 @@ export async function zetMaandlimiet(db: Db, opts: { accountId: string; keyId: s
   if (opts.credits !== null && (await db.apiKey.count({ where: { id: opts.keyId, accountId: opts.accountId, voorvoegsel: { startsWith: TEST_PREFIX } } })) > 0) {
     throw new SleutelFout('ongeldig', 'Een testsleutel kost niets en heeft dus geen maandlimiet.');
   }
-  // Only a valid key: a cap on a rotated-away key would hold nothing (its charges count against the replacement).
   const res = await db.apiKey.updateMany({ where: { id: opts.keyId, accountId: opts.accountId, familie: 'inzicht', ...geldigFilter(new Date()) }, data: { maandlimietCredits: opts.credits } });
   if (res.count === 0) {
     const oud = await db.apiKey.findFirst({ where: { id: opts.keyId, accountId: opts.accountId, familie: 'inzicht' }, select: { vervangenDoor: true, ingetrokkenOp: true } });

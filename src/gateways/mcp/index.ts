@@ -46,7 +46,8 @@ export const INSTRUCTIES = [
 /** The SDK would build a fresh Ajv per server. */
 const schemaValidator = new AjvJsonSchemaValidator();
 
-class Storing {
+/** An outage or a key refused after the gate: answered as HTTP, never as a tool result. */
+class HttpWeigering {
   readonly fout: ReturnType<typeof naarFout>;
   constructor(fout: ReturnType<typeof naarFout>) {
     this.fout = fout;
@@ -69,7 +70,7 @@ async function roepAan(ctx: Context, req: FastifyRequest, tool: McpTool, args: R
     return { content: [{ type: 'text' as const, text: JSON.stringify(antwoord) }], structuredContent: antwoord, _meta: { ...(ctx.uitslag.kosten ?? {}) } };
   } catch (err) {
     const f = naarFout(err);
-    if (f.status === 503) throw new Storing(f);
+    if (f.status === 503 || f.status === 401) throw new HttpWeigering(f);
     if (f.intern) req.log.error({ err, tool: tool.name }, 'interne fout bij MCP-tool');
     const wacht = Number(f.headers['Retry-After']);
     const meta = { ...(ctx.uitslag.kosten ?? {}), ...(wacht > 0 ? { opnieuw_na_seconden: wacht } : {}) };
@@ -189,8 +190,8 @@ export async function registerMcp(app: FastifyInstance, services: Services) {
       try {
         return await beantwoordToolCall(ctx, req, reply, bericht);
       } catch (err) {
-        if (!(err instanceof Storing)) throw err;
-        return stuurFout(reply, err.fout.status, err.fout.fout, err.fout.headers);
+        if (!(err instanceof HttpWeigering)) throw err;
+        return stuurFout(reply, err.fout.status, err.fout.fout, { ...(err.fout.status === 401 ? kostenHeaders(ctx.uitslag.kosten) : {}), ...err.fout.headers });
       }
     }
 
