@@ -70,7 +70,11 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
     expect(acc).toEqual({ account_id: expect.stringMatching(/^[0-9a-f-]{36}$/), credits: 250 });
     expect(await insight('account', 'topup', acc.account_id, '--credits', '50', '--json')).toEqual({ account_id: acc.account_id, credits: 300 });
     const k = await insight('key', 'create', acc.account_id, '--name', 'productie', '--expires', '2027-06-30', '--json');
-    expect(k).toEqual({ key_id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: expect.stringMatching(/^pct_[0-9A-Za-z]{38}$/), voorvoegsel: k.key.slice(0, 12), verloopt_op: expect.stringMatching(/^2027-06-30T23:59:59\.000\+00:00$/) });
+    expect(k).toEqual({ key_id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: expect.stringMatching(/^pct_[0-9A-Za-z]{38}$/), voorvoegsel: k.key.slice(0, 12), verloopt_op: '2027-06-30T21:59:59.000+00:00' });
+    // The last second of that day in Amsterdam (CEST here, CET in winter); a date 730 days ahead is allowed.
+    expect((await insight('key', 'create', acc.account_id, '--name', 'winter', '--expires', '2027-01-15', '--json')).verloopt_op).toBe('2027-01-15T22:59:59.000+00:00');
+    const grens = new Date(Date.now() + 730 * 86_400_000).toLocaleDateString('en-CA', { timeZone: 'Europe/Amsterdam' });
+    expect((await insight('key', 'create', acc.account_id, '--name', 'grens', '--expires', grens, '--json')).verloopt_op).toMatch(new RegExp(`^${grens}T2[12]:59:59`));
     const beheer = await insight('key', 'create', acc.account_id, '--name', 'beheer', '--family', 'beheer', '--json');
     const test = await insight('key', 'create', acc.account_id, '--name', 'ci', '--test', '--json');
     expect(test.key).toMatch(/^pct_test_[0-9A-Za-z]{38}$/);

@@ -66,6 +66,16 @@ export function datumAmsterdam(d: Date): string {
   return laatsteDatum;
 }
 
+/** The last second of a calendar day (`JJJJ-MM-DD`) in Amsterdam: 22:59:59Z in winter, 21:59:59Z in summer. */
+export function eindeDagAmsterdam(datum: string): Date {
+  const [j, m, d] = datum.split('-').map(Number);
+  for (const uur of [2, 1]) {
+    const t = new Date(Date.UTC(j, m - 1, d, 23 - uur, 59, 59));
+    if (amsterdam.format(t) === datum && amsterdam.format(new Date(t.getTime() + 1000)) !== datum) return t;
+  }
+  throw new Error(`eindeDagAmsterdam: geen datum: ${datum}`);
+}
+
 const amsterdamTijd = new Intl.DateTimeFormat('en-CA', {
   timeZone: 'Europe/Amsterdam',
   hourCycle: 'h23',

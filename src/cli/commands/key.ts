@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/env.ts';
-import { isoMetOffset } from '../../domain/begrippen.ts';
+import { eindeDagAmsterdam, isoMetOffset } from '../../domain/begrippen.ts';
 import { maakSleutel, lijstSleutels, MAX_GELDIGE_TEST_SLEUTELS, trekSleutelIn, roteerSleutel, zetMaandlimiet, SleutelFout, type Familie } from '../../domain/keys/sleutels.ts';
 import { modusVan } from '../../domain/keys/format.ts';
 import { datum, naam, opAccount, uuid } from '../args.ts';
@@ -18,13 +18,13 @@ export function registerKeyCommands(program: Command) {
   opAccount(key, 'create', 'Maak een sleutel')
     .requiredOption('--name <naam>', 'naam van de sleutel', naam)
     .option('--family <familie>', "'inzicht' of 'beheer'", familie, 'inzicht' as Familie)
-    .option('--expires <datum>', 'vervaldatum JJJJ-MM-DD (standaard over 1 jaar, hoogstens 2 jaar)', datum)
+    .option('--expires <datum>', 'vervaldatum JJJJ-MM-DD: geldig tot en met die dag, Nederlandse tijd (standaard over 1 jaar, hoogstens 730 dagen)', datum)
     .option('--test', `testsleutel (pct_test_...): alleen de demoplaats, kost niets; hoogstens ${MAX_GELDIGE_TEST_SLEUTELS} naast de live sleutels`)
     .option('--json', 'uitvoer als JSON')
     .action(async (accountId: string, opts: { name: string; family: Familie; expires?: string; test?: boolean; json?: boolean }) => {
       const id = accountId;
       const k = await withDatabase(loadConfig(), (db) =>
-        maakSleutel(db.prisma, { accountId: id, naam: opts.name, familie: opts.family, modus: opts.test ? 'test' : 'live', verlooptOp: opts.expires ? new Date(`${opts.expires}T23:59:59Z`) : undefined }),
+        maakSleutel(db.prisma, { accountId: id, naam: opts.name, familie: opts.family, modus: opts.test ? 'test' : 'live', verlooptOp: opts.expires ? eindeDagAmsterdam(opts.expires) : undefined }),
       );
       print(!!opts.json, { key_id: k.id, key: k.key, voorvoegsel: k.voorvoegsel, verloopt_op: isoMetOffset(k.verlooptOp) },
         `Sleutel ${k.id} (wordt maar één keer getoond):\n\n  ${k.key}\n\nVerloopt op ${isoMetOffset(k.verlooptOp)}.`);
@@ -72,6 +72,6 @@ export function registerKeyCommands(program: Command) {
         ingetrokken_op: iso(r.ingetrokkenOp), aangemaakt_op: iso(r.aangemaaktOp), laatst_gebruikt_op: iso(r.laatstGebruiktOp),
         modus: modusVan(r.voorvoegsel), maandlimiet_credits: r.maandlimietCredits,
       }));
-      print(!!opts.json, uit, rows.map((r) => `${r.id}  ${r.voorvoegsel}…  ${r.familie}  ${r.naam}  ${r.ingetrokkenOp ? 'ingetrokken' : `tot ${isoMetOffset(r.verlooptOp)}`}`).join('\n') || '(geen sleutels)');
+      print(!!opts.json, uit, rows.map((r) => `${r.id}  ${r.voorvoegsel}…  ${r.familie}  ${r.naam}  ${r.ingetrokkenOp ? 'ingetrokken' : r.verlooptOp.getTime() <= Date.now() ? `verlopen op ${isoMetOffset(r.verlooptOp)}` : `tot ${isoMetOffset(r.verlooptOp)}`}`).join('\n') || '(geen sleutels)');
     });
 }

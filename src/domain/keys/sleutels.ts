@@ -1,6 +1,7 @@
 /** Operator CLI and web app only; never reachable through REST or MCP (decisions section 4). */
 import { sqlRijen, TX_OPTS, UUID_RE, type Db } from '../../db/client.ts';
 import { genereerSleutel, sleutelHash, isGeldigeSleutelvorm, modusVan, TEST_PREFIX, voorvoegsel, type Modus } from './format.ts';
+import { datumAmsterdam, eindeDagAmsterdam } from '../begrippen.ts';
 
 export type Familie = 'inzicht' | 'beheer';
 export const RECHTEN_PER_FAMILIE: Record<Familie, string[]> = {
@@ -57,7 +58,7 @@ export async function maakSleutel(
   if (verlooptOp.getTime() <= now.getTime()) {
     throw new SleutelFout('ongeldige_vervaldatum', 'De vervaldatum moet in de toekomst liggen.');
   }
-  if (verlooptOp.getTime() > now.getTime() + MAX_LOOPTIJD_DAGEN * DAG_MS) {
+  if (verlooptOp.getTime() > eindeDagAmsterdam(datumAmsterdam(new Date(now.getTime() + MAX_LOOPTIJD_DAGEN * DAG_MS))).getTime()) {
     throw new SleutelFout('ongeldige_vervaldatum', 'Een sleutel is hoogstens 2 jaar geldig.');
   }
   if (!UUID_RE.test(opts.accountId)) throw new SleutelFout('onbekend', `Account ${opts.accountId} bestaat niet.`);
