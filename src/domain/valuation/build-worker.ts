@@ -40,6 +40,9 @@ export function buffersOf(value: unknown): ArrayBuffer[] {
   return [...found];
 }
 
+/** The worker's young generation (MB): V8 let it grow to 128 MB under the learner's garbage, beside a live heap of ~60 MB. */
+const JONGE_GENERATIE_MB = 48;
+
 export function buildModelInWorker(sales: readonly SaleRecord[], opts: BuildOptions = {}): Promise<FittedModel> {
   return inWorker(buildSalesTable(sales), opts, false).then((r) => r.model);
 }
@@ -55,7 +58,7 @@ function inWorker(tabel: SalesTable, opts: BuildOptions, serialiseer: boolean): 
   const { ids, objectIndex, ...columns } = tabel;
   const table: SalesTable = { ...columns, ids: [], objectIndex: new Map() };
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./build-worker-main.ts', import.meta.url), { workerData: { table, opts, serialiseer }, transferList: buffersOf(table) });
+    const worker = new Worker(new URL('./build-worker-main.ts', import.meta.url), { workerData: { table, opts, serialiseer }, transferList: buffersOf(table), resourceLimits: { maxYoungGenerationSizeMb: JONGE_GENERATIE_MB } });
     let done = false;
     worker.once('message', ({ state, blob }: { state: ModelState; blob: Uint8Array | null }) => {
       done = true;
