@@ -6,7 +6,7 @@
  *
  * Memory: the sales table's columns are moved (transferred) into the worker and the fitted state's
  * arrays moved back, never copied, so a rebuild beside a live model costs one table and one model's
- * working memory, not three copies of them. The caller may drop its sales list once this returns.
+ * working memory, not three copies of them.
  * The sale ids and dwelling ids (strings, not transferable, unused by the fit) never leave this thread.
  */
 import { Worker } from 'node:worker_threads';
@@ -40,23 +40,25 @@ export function buffersOf(value: unknown): ArrayBuffer[] {
   return [...found];
 }
 
+/** The worker's young generation (MB): V8 let it grow to 128 MB under the learner's garbage, beside a live heap of ~60 MB. */
+const JONGE_GENERATIE_MB = 48;
+
 export function buildModelInWorker(sales: readonly SaleRecord[], opts: BuildOptions = {}): Promise<FittedModel> {
-  return inWorker(sales, opts, false).then((r) => r.model);
+  return inWorker(buildSalesTable(sales), opts, false).then((r) => r.model);
 }
 
-/** As buildModelInWorker, and the model serialised for storage (opslag.ts) beside it. */
-export function buildModelForStorage(sales: readonly SaleRecord[], opts: BuildOptions = {}): Promise<{ model: FittedModel; opslag: Uint8Array[] }> {
-  // Not async: a suspended async function would keep `sales` alive through the whole fit.
-  return inWorker(sales, opts, true).then((r) => ({ model: r.model, opslag: r.opslag! }));
+/** As buildModelInWorker from a table (its columns move), and the model serialised for storage (opslag.ts). */
+export function buildModelForStorage(tabel: SalesTable, opts: BuildOptions = {}): Promise<{ model: FittedModel; opslag: Uint8Array[] }> {
+  return inWorker(tabel, opts, true).then((r) => ({ model: r.model, opslag: r.opslag! }));
 }
 
-function inWorker(sales: readonly SaleRecord[], opts: BuildOptions, serialiseer: boolean): Promise<{ model: FittedModel; opslag: Uint8Array[] | null }> {
+function inWorker(tabel: SalesTable, opts: BuildOptions, serialiseer: boolean): Promise<{ model: FittedModel; opslag: Uint8Array[] | null }> {
   // The sale ids and the dwelling-id map (a million strings each) serve only the live requests'
   // exclusions, never the fit: they stay here instead of being copied there and back.
-  const { ids, objectIndex, ...columns } = buildSalesTable(sales);
+  const { ids, objectIndex, ...columns } = tabel;
   const table: SalesTable = { ...columns, ids: [], objectIndex: new Map() };
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./build-worker-main.ts', import.meta.url), { workerData: { table, opts, serialiseer }, transferList: buffersOf(table) });
+    const worker = new Worker(new URL('./build-worker-main.ts', import.meta.url), { workerData: { table, opts, serialiseer }, transferList: buffersOf(table), resourceLimits: { maxYoungGenerationSizeMb: JONGE_GENERATIE_MB } });
     let done = false;
     worker.once('message', ({ state, blob }: { state: ModelState; blob: Uint8Array | null }) => {
       done = true;

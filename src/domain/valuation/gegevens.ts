@@ -3,57 +3,78 @@ import { sqlRijen, type Db } from '../../db/client.ts';
 import { datumKolom } from '../begrippen.ts';
 import { DEMO_BRON, type Deel } from '../register/demo/opzet.ts';
 import type { PriceIndexPoint, SaleRecord } from './index.ts';
+import { SalesTableBuilder, type SalesTable } from './sales-table.ts';
 
-/**
- * Per sale of a page, the WOZ value of its address known at the sale: the newest with a peildatum at
- * least a year before it (valuation/woz.ts says why), found by the woz_waarde primary key.
- */
-const WOZ_BIJ_VERKOOP = `SELECT v.id, z.waarde, to_char(z.peildatum, 'YYYY-MM-DD') AS peildatum
+/** A page of held sales with a location after id $1, each with its address's WOZ value known at the sale (woz.ts). */
+const VERKOPEN = (deel: Deel | undefined, eerste: boolean) => `SELECT v.id, v.adres_id, to_char(v.transactiedatum, 'YYYY-MM-DD') AS datum, v.koopsom, v.oppervlakte, v.perceel,
+       v.bouwjaar, v.woningtype, v.energielabel, v.lat, v.lon, z.waarde AS woz, to_char(z.peildatum, 'YYYY-MM-DD') AS woz_peildatum
   FROM verkoop v
-  JOIN LATERAL (SELECT w.waarde, w.peildatum FROM woz_waarde w
-                WHERE w.adres_id = v.adres_id AND w.peildatum <= (v.transactiedatum - interval '1 year')::date
-                ORDER BY w.peildatum DESC LIMIT 1) z ON true
-  WHERE v.id = ANY($1::text[])`;
+  LEFT JOIN LATERAL (SELECT w.waarde, w.peildatum FROM woz_waarde w
+                     WHERE w.adres_id = v.adres_id AND w.peildatum <= (v.transactiedatum - interval '1 year')::date
+                     ORDER BY w.peildatum DESC LIMIT 1) z ON true
+  WHERE v.lat IS NOT NULL AND v.lon IS NOT NULL${deel === undefined ? '' : deel === 'demo' ? ' AND v.bron = $3' : ' AND v.bron <> $3'}${eerste ? ' AND $1::text IS NULL' : ' AND v.id > $1'}
+  ORDER BY v.id LIMIT $2`;
 
-/**
- * Every held sale with a location (of one part of the register when `deel` is given), as the model's
- * SaleRecord, with its WOZ value known at the sale. Streams in pages to bound peak memory.
- */
-export async function laadVerkopen(db: Db, deel?: Deel): Promise<SaleRecord[]> {
-  const vanDeel = deel === undefined ? {} : { bron: deel === 'demo' ? DEMO_BRON : { not: DEMO_BRON } };
-  const uit: SaleRecord[] = [];
-  const pagina = 50_000;
-  let na: string | undefined;
+interface VerkoopRij {
+  id: string;
+  adres_id: string | null;
+  datum: string;
+  koopsom: number;
+  oppervlakte: number | null;
+  perceel: number | null;
+  bouwjaar: number | null;
+  woningtype: string | null;
+  energielabel: string | null;
+  lat: number;
+  lon: number;
+  woz: number | bigint | null;
+  woz_peildatum: string | null;
+}
+
+/** Pages of 10,000: the rows of one page are the only sales held as objects at a time. */
+const PAGINA = 10_000;
+
+/** Every held sale with a location (of `deel` when given), in id order, as a SaleRecord to `per`. */
+async function perVerkoop(db: Db, deel: Deel | undefined, per: (s: SaleRecord) => void): Promise<void> {
+  let na: string | null = null;
   for (;;) {
-    const rows = await db.verkoop.findMany({
-      where: { lat: { not: null }, lon: { not: null }, ...vanDeel },
-      orderBy: { id: 'asc' },
-      take: pagina,
-      ...(na ? { cursor: { id: na }, skip: 1 } : {}),
-      select: { id: true, adresId: true, transactiedatum: true, koopsom: true, oppervlakte: true, perceel: true, bouwjaar: true, woningtype: true, energielabel: true, lat: true, lon: true },
-    });
-    const woz = new Map<string, { waarde: number; peildatum: string }>();
-    const metAdres = rows.filter((r) => r.adresId).map((r) => r.id);
-    if (metAdres.length) for (const w of await sqlRijen<{ id: string; waarde: number; peildatum: string }>(db, WOZ_BIJ_VERKOOP, [metAdres])) woz.set(w.id, { waarde: Number(w.waarde), peildatum: w.peildatum });
+    const rows: VerkoopRij[] = await sqlRijen<VerkoopRij>(db, VERKOPEN(deel, na === null), [na, PAGINA, ...(deel === undefined ? [] : [DEMO_BRON])]);
     for (const r of rows) {
-      uit.push({
+      per({
         id: r.id,
-        datum: datumKolom(r.transactiedatum),
+        datum: r.datum,
         prijs: r.koopsom,
         oppervlakte: r.oppervlakte,
         perceel: r.perceel,
         bouwjaar: r.bouwjaar,
         woningtype: r.woningtype,
         energielabel: r.energielabel,
-        lat: r.lat!,
-        lon: r.lon!,
-        objectId: r.adresId,
-        woz: woz.get(r.id) ?? null,
+        lat: r.lat,
+        lon: r.lon,
+        objectId: r.adres_id,
+        woz: r.woz === null ? null : { waarde: Number(r.woz), peildatum: r.woz_peildatum! },
       });
     }
-    if (rows.length < pagina) return uit;
+    if (rows.length < PAGINA) return;
     na = rows[rows.length - 1].id;
   }
+}
+
+export async function laadVerkopen(db: Db, deel?: Deel): Promise<SaleRecord[]> {
+  const uit: SaleRecord[] = [];
+  await perVerkoop(db, deel, (s) => uit.push(s));
+  return uit;
+}
+
+/**
+ * buildSalesTable(laadVerkopen(...)) built as the pages arrive: a list of SaleRecords grew the idle
+ * main thread's heap by ~2 KB a sale for the whole fit.
+ */
+export async function laadVerkopenTabel(db: Db, deel?: Deel): Promise<SalesTable> {
+  const [{ n }] = await sqlRijen<{ n: number | bigint }>(db, `SELECT count(*)::int AS n FROM verkoop WHERE lat IS NOT NULL AND lon IS NOT NULL${deel === undefined ? '' : deel === 'demo' ? ' AND bron = $1' : ' AND bron <> $1'}`, deel === undefined ? [] : [DEMO_BRON]);
+  const b = new SalesTableBuilder(Number(n));
+  await perVerkoop(db, deel, (s) => b.add(s));
+  return b.finish();
 }
 
 export interface IndexReeks {
@@ -61,7 +82,6 @@ export interface IndexReeks {
   bron: string | null;
 }
 
-/** The national monthly index of existing homes (CBS 83906NED, else any national table held). */
 /**
  * The national price index of one part of the register: the real register's CBS series, or the demo
  * town's own (CBS figures with a documented extrapolation, under its own key so neither overwrites

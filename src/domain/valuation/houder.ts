@@ -10,9 +10,8 @@ import type { Db } from '../../db/client.ts';
 import type { Deel } from '../register/demo/opzet.ts';
 import { buildModelForStorage } from './build-worker.ts';
 import type { ValuationModel } from './index.ts';
-import type { SaleRecord } from './types.ts';
 import { leesModelOpslag, modelUitOpslag, OpslagBeschadigd, slaModelOp } from './opslag.ts';
-import { laadPrijsindex, laadVerkopen } from './gegevens.ts';
+import { laadPrijsindex, laadVerkopenTabel } from './gegevens.ts';
 
 export type Modellen = Record<Deel, ValuationModel>;
 
@@ -71,9 +70,8 @@ async function vintage(db: Db): Promise<{ v: string; importBezig: boolean }> {
 
 /**
  * One part's model: the stored one when it was fitted on this vintage by this code (opslag.ts), else
- * fitted in a worker from the loaded sales and stored for the next start and the other processes.
- * The sales list lives only in this function: the worker has its own columns once it starts, so the
- * list (~0.4 GB per million sales) is garbage while it fits.
+ * fitted in a worker from the held sales (read straight into the columns it fits on, which move to
+ * it) and stored for the next start and the other processes.
  *
  * A store the database failed to read (a timeout, a lost connection) is not a reason to fit: at
  * national size a fit costs a minute and 1.5 GB, and the database that failed the read would likely
@@ -95,10 +93,7 @@ async function modelVan(db: Db, log: Logger, deel: Deel, v: string, vers: boolea
     }
   }
   const index = await laadPrijsindex(db, deel);
-  let verkopen: SaleRecord[] | null = await laadVerkopen(db, deel);
-  const fit = buildModelForStorage(verkopen, index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
-  // Dropped before the await: a suspended async function keeps its locals alive.
-  verkopen = null;
+  const fit = buildModelForStorage(await laadVerkopenTabel(db, deel), index.punten.length ? { priceIndex: index.punten, indexBron: index.bron ?? undefined } : {});
   const { model, opslag } = await fit;
   try {
     await slaModelOp(db, deel, v, opslag);

@@ -101,45 +101,56 @@ function positiveLog(v: number | null | undefined): number {
  * register always holds a few), so `n` may be smaller than `sales.length`.
  */
 export function buildSalesTable(sales: readonly SaleRecord[], projection?: Projection): SalesTable {
-  const keep: number[] = [];
-  let latSum = 0;
-  for (let i = 0; i < sales.length; i++) {
-    const s = sales[i];
-    if (!(s.prijs > 0) || !Number.isFinite(s.lat) || !Number.isFinite(s.lon) || !s.datum) continue;
-    keep.push(i);
-    latSum += s.lat;
+  const b = new SalesTableBuilder(sales.length);
+  for (const s of sales) b.add(s);
+  return b.finish(projection);
+}
+
+/**
+ * buildSalesTable one record at a time (gegevens.ts streams the held sales into it): columns for
+ * `capacity` records, grown or cut to the kept count; x and y hold lon and lat until finish.
+ */
+export class SalesTableBuilder {
+  private t: SalesTable;
+  private cap: number;
+  private latSum = 0;
+
+  constructor(capacity: number) {
+    this.cap = Math.max(1, capacity);
+    this.t = {
+      n: 0,
+      ids: [],
+      object: new Int32Array(this.cap),
+      objectIndex: new Map(),
+      day: new Int32Array(this.cap),
+      prijs: new Float64Array(this.cap),
+      logPrijs: new Float64Array(this.cap),
+      logOpp: new Float64Array(this.cap),
+      logPerceel: new Float64Array(this.cap),
+      bouwjaar: new Float64Array(this.cap),
+      type: new Uint8Array(this.cap),
+      label: new Uint8Array(this.cap),
+      segment: new Uint8Array(this.cap),
+      x: new Float64Array(this.cap),
+      y: new Float64Array(this.cap),
+      kenmerken: null,
+      wozLog: null,
+      wozDay: null,
+      projection: { kx: 0, ky: 0 },
+      newestDay: -Infinity,
+    };
   }
-  const n = keep.length;
-  const proj = projection ?? projectionFor(n ? latSum / n : 52);
-  const t: SalesTable = {
-    n,
-    ids: new Array<string>(n),
-    object: new Int32Array(n),
-    objectIndex: new Map(),
-    day: new Int32Array(n),
-    prijs: new Float64Array(n),
-    logPrijs: new Float64Array(n),
-    logOpp: new Float64Array(n),
-    logPerceel: new Float64Array(n),
-    bouwjaar: new Float64Array(n),
-    type: new Uint8Array(n),
-    label: new Uint8Array(n),
-    segment: new Uint8Array(n),
-    x: new Float64Array(n),
-    y: new Float64Array(n),
-    kenmerken: keep.some((i) => sales[i].kenmerken) ? new Float32Array(n * KENMERKEN.length).fill(NaN) : null,
-    wozLog: null,
-    wozDay: null,
-    projection: proj,
-    newestDay: -Infinity,
-  };
-  const objects = t.objectIndex;
-  for (let j = 0; j < n; j++) {
-    const s = sales[keep[j]];
-    t.ids[j] = s.id;
+
+  add(s: SaleRecord): void {
+    if (!(s.prijs > 0) || !Number.isFinite(s.lat) || !Number.isFinite(s.lon) || !s.datum) return;
+    const t = this.t;
+    if (t.n === this.cap) this.resize(this.cap * 2);
+    const j = t.n++;
+    this.latSum += s.lat;
+    t.ids.push(s.id);
     if (s.objectId) {
-      let o = objects.get(s.objectId);
-      if (o === undefined) objects.set(s.objectId, (o = objects.size));
+      let o = t.objectIndex.get(s.objectId);
+      if (o === undefined) t.objectIndex.set(s.objectId, (o = t.objectIndex.size));
       t.object[j] = o;
     } else t.object[j] = -1;
     t.day[j] = dayNumber(s.datum);
@@ -152,18 +163,43 @@ export function buildSalesTable(sales: readonly SaleRecord[], projection?: Proje
     t.type[j] = woningtypeCode(s.woningtype);
     t.label[j] = labelCode(s.energielabel);
     t.segment[j] = segmentOf(t.type[j]);
-    t.x[j] = s.lon * proj.kx;
-    t.y[j] = s.lat * proj.ky;
-    if (t.kenmerken && s.kenmerken) writeKenmerken(s.kenmerken, t.kenmerken, j * KENMERKEN.length);
+    t.x[j] = s.lon;
+    t.y[j] = s.lat;
+    if (s.kenmerken) writeKenmerken(s.kenmerken, (t.kenmerken ??= new Float32Array(this.cap * KENMERKEN.length).fill(NaN)), j * KENMERKEN.length);
     const woz = s.woz;
     if (woz && woz.waarde > 0 && wozBekend(woz.peildatum, s.datum)) {
-      t.wozLog ??= new Float64Array(n).fill(NaN);
-      t.wozDay ??= new Int32Array(n);
+      t.wozLog ??= new Float64Array(this.cap).fill(NaN);
+      t.wozDay ??= new Int32Array(this.cap);
       t.wozLog[j] = Math.log(woz.waarde);
       t.wozDay[j] = dayNumber(woz.peildatum);
     }
   }
-  return t;
+
+  finish(projection?: Projection): SalesTable {
+    const t = this.t;
+    if (t.n !== this.cap) this.resize(t.n);
+    const proj = projection ?? projectionFor(t.n ? this.latSum / t.n : 52);
+    t.projection = proj;
+    for (let j = 0; j < t.n; j++) {
+      t.x[j] *= proj.kx;
+      t.y[j] *= proj.ky;
+    }
+    return t;
+  }
+
+  private resize(cap: number): void {
+    const t = this.t;
+    const naar = <A extends Float64Array | Float32Array | Int32Array | Uint8Array>(a: A, per = 1, vul = 0): A => {
+      const b = new (a.constructor as new (n: number) => A)(cap * per);
+      b.set(a.subarray(0, Math.min(a.length, cap * per)));
+      if (vul !== 0) b.fill(vul, t.n * per);
+      return b;
+    };
+    for (const k of ['object', 'day', 'prijs', 'logPrijs', 'logOpp', 'logPerceel', 'bouwjaar', 'type', 'label', 'segment', 'x', 'y', 'wozDay'] as const) if (t[k]) (t as unknown as Record<string, unknown>)[k] = naar(t[k]);
+    if (t.wozLog) t.wozLog = naar(t.wozLog, 1, NaN);
+    if (t.kenmerken) t.kenmerken = naar(t.kenmerken, KENMERKEN.length, NaN);
+    this.cap = cap;
+  }
 }
 
 /** Write the known attributes of `k` into out[o .. o + KENMERKEN.length) (unknown ones untouched). */
