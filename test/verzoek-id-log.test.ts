@@ -14,6 +14,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 import { dialect } from './support/db.ts';
 import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { vrijePoort } from './support/server.ts';
+import { maakVerkopen } from './support/verkopen.ts';
 
 /**
  * Issue 12: structured logs keep the request id on every line, REST and MCP. The log is captured (the
@@ -172,4 +173,29 @@ describe('request id on the outage lines core writes (PostgreSQL URL to a closed
     const storing = v.regels.find((x) => /database onbereikbaar/.test(String(x.msg)));
     expect(storing?.reqId).toBe(v.vensters[0].ids[0]);
   });
+});
+
+// Session 28 (operations review): a rebuild a request only sets going (new sales seen by the background vintage
+// check) runs after its answer; its lines carried that request's id, so a failed rebuild was blamed on it.
+describe(`no request id on the lines of a background model rebuild (${dialect})`, () => {
+  const v = vangLog();
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ LOG_LEVEL: 'debug', RATE_LIMIT_REST_PER_MIN: '10000' }, { log: v.log });
+  });
+  afterAll(async () => t?.close());
+
+  it('the rebuild after new sales logs "waardemodel gebouwd" without the id of the request that noticed them', async () => {
+    const { key } = await t.klant(100);
+    const a = await maakVolledigAdres(t.db.prisma);
+    const waarde = () => t.app.inject({ method: 'POST', url: '/api/v1/inzicht/waarde', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: adresBody(a) });
+    const gebouwd = () => v.regels.filter((r) => r.msg === 'waardemodel gebouwd');
+    await waarde();
+    expect(gebouwd()).toHaveLength(1);
+    await maakVerkopen(t.db.prisma, { lat: 52.1, lon: 5.1, n: 30, van: '2026-01-01', tot: '2026-10-31', prefix: 'nieuw' });
+    await waarde();
+    for (let i = 0; i < 300 && gebouwd().length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(gebouwd()).toHaveLength(2);
+    expect(gebouwd()[1].reqId).toBeUndefined();
+  }, 60_000);
 });

@@ -6,6 +6,7 @@
  * is fitted per request; a rebuild runs in the background while the previous model keeps answering.
  */
 import type { Logger } from 'pino';
+import { buitenVerzoek } from '../../logging.ts';
 import type { Db } from '../../db/client.ts';
 import type { Deel } from '../register/demo/opzet.ts';
 import { buildModelForStorage } from './build-worker.ts';
@@ -207,18 +208,21 @@ export function maakModelHouder(db: Db, log: Logger, opts: HouderOpties = {}): M
   /** Compare the vintage in the background; a changed one starts a rebuild. Never awaited by a request. */
   function controleer(): void {
     laatsteControle = now();
-    vintage(db)
-      .then(({ v, importBezig }) => {
-        if (v !== huidigeVintage && !importBezig) void herbouw();
-      })
-      .catch((err) => log.error({ err }, 'controle op nieuwe verkopen mislukt'));
+    // Outside the request that noticed it: its lines must not carry that request's id.
+    buitenVerzoek(() =>
+      vintage(db)
+        .then(({ v, importBezig }) => {
+          if (v !== huidigeVintage && !importBezig) void herbouw();
+        })
+        .catch((err) => log.error({ err }, 'controle op nieuwe verkopen mislukt')),
+    );
   }
 
   return {
     async model(deel = 'register') {
       if (!huidig && !wachtOpEerste) {
         // Not while a retry is planned: its backoff gives a failing database time (and counts the failed reads).
-        if (!bouwt && !opnieuw) herbouw().catch(() => {});
+        if (!bouwt && !opnieuw) buitenVerzoek(() => herbouw().catch(() => {}));
         throw new WaardemodelNietGereed();
       }
       if (!huidig) {
