@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Bezorger } from '../src/domain/webhooks/bezorger.ts';
@@ -69,5 +70,47 @@ describe(`webhook worker during a database outage (${dialect})`, () => {
     // Closed with the worker: no listening backend left behind, no reconnect after the close.
     await new Promise((r) => setTimeout(r, 150));
     expect(await luisteraars()).toEqual([]);
+  });
+});
+
+// Session 28 (operations review): during an outage the worker's own connections and its expiry check logged a
+// warning (with a stack) at every retry, ~720 lines an hour per process; now once when it starts failing and once
+// when it works again, the retries at debug.
+describe(`webhook worker: one warning per outage for its own connections and its expiry check (${dialect})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  it('own connection that cannot be opened and an expiry check that fails: one warning each over many retries', async () => {
+    const regels: { msg: string; mislukt?: number }[] = [];
+    const log = pino({ level: 'info' }, { write: (s: string) => void regels.push(JSON.parse(s)) });
+    let kapot = true;
+    const weigering = () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+    const db = new Proxy(t.db.prisma, {
+      get(doel, naam, ontvanger) {
+        if (kapot && typeof naam === 'string' && naam.startsWith('$')) return weigering;
+        if (kapot && naam === 'apiKey') return new Proxy({}, { get: () => weigering });
+        const v = Reflect.get(doel, naam, ontvanger);
+        return typeof v === 'function' ? v.bind(doel) : v;
+      },
+    });
+    const b = new Bezorger({
+      db, now: () => new Date(), log, onveilig: true, pollMs: 20, verloopControleMs: 30, luisterOpnieuwMs: 20,
+      eigenVerbinding: () => (kapot ? weigering() : t.db.openRawConnection!()) as Promise<pg.Client>,
+    });
+    await b.start();
+    try {
+      await new Promise((r) => setTimeout(r, 800));
+      const tel = (msg: string) => regels.filter((r) => r.msg === msg).length;
+      expect(tel('webhooks: eigen verbinding niet te openen; via de pool')).toBe(1);
+      expect(tel('webhooks: verloopcontrole mislukt')).toBe(1);
+      kapot = false;
+      await expect.poll(() => tel('webhooks: verloopcontrole lukt weer'), { timeout: 10_000 }).toBe(1);
+      expect(regels.find((r) => r.msg === 'webhooks: verloopcontrole lukt weer')?.mislukt).toBeGreaterThan(1);
+    } finally {
+      await b.sluit();
+    }
   });
 });

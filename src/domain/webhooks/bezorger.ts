@@ -42,7 +42,7 @@ export interface BezorgerOpties {
   timeoutMs?: number;
   random?: () => number;
   luisterVerbinding?: () => Promise<pg.Client>;
-  /** After the LISTEN connection is lost: how long before it is opened again (default 5 s). */
+  /** After the LISTEN connection or an own connection is lost: how long before it is opened again (default 5 s). */
   luisterOpnieuwMs?: number;
   /** PostgreSQL: the worker's own connections, so its statements never queue behind request traffic. */
   eigenVerbinding?: () => Promise<pg.Client>;
@@ -77,18 +77,23 @@ export function wachttijd(poging: number, random: () => number): number {
 type Instellingen = Required<Omit<BezorgerOpties, 'resolver' | 'luisterVerbinding' | 'eigenVerbinding' | 'maxPerEndpointSnel'>> &
   Pick<BezorgerOpties, 'resolver' | 'luisterVerbinding' | 'eigenVerbinding'> & { maxPerEndpointSnel: number };
 
-/** Reopened (at most every 5 s) after it broke; the pool meanwhile. */
+/** Reopened (at most every `luisterOpnieuwMs`, 5 s) after it broke; the pool meanwhile. */
 class EigenVerbinding {
   private client?: pg.Client;
   private opent?: Promise<pg.Client | undefined>;
   private nietVoor = 0;
   private gesloten = false;
+  /** Failed opens since the last good one: the first is logged as a warning, the rest at debug. */
+  private misluktOpenen = 0;
   private readonly maak?: () => Promise<pg.Client>;
   private readonly db: Db;
   private readonly log: Logger;
 
-  constructor(maak: (() => Promise<pg.Client>) | undefined, db: Db, log: Logger) {
+  private readonly opnieuwMs: number;
+
+  constructor(maak: (() => Promise<pg.Client>) | undefined, db: Db, log: Logger, opnieuwMs: number) {
     this.maak = maak;
+    this.opnieuwMs = opnieuwMs;
     this.db = db;
     this.log = log;
   }
@@ -120,10 +125,13 @@ class EigenVerbinding {
           return undefined;
         }
         this.client = c;
+        if (this.misluktOpenen) this.log.info({ mislukt: this.misluktOpenen }, 'webhooks: eigen verbinding weer open');
+        this.misluktOpenen = 0;
         return c;
       } catch (err) {
-        this.log.warn({ err }, 'webhooks: eigen verbinding niet te openen; via de pool');
-        this.nietVoor = performance.now() + 5_000;
+        if (this.misluktOpenen++ === 0) this.log.warn({ err }, 'webhooks: eigen verbinding niet te openen; via de pool');
+        else this.log.debug({ err, mislukt: this.misluktOpenen }, 'webhooks: eigen verbinding nog niet te openen');
+        this.nietVoor = performance.now() + this.opnieuwMs;
         return undefined;
       } finally {
         this.opent = undefined;
@@ -191,8 +199,8 @@ export class Bezorger {
       maxPerEndpointSnel: Math.min(maxTotaal, Math.max(maxPerEndpoint, o.maxPerEndpointSnel ?? Math.floor(maxTotaal / 2))),
     };
     this.verbindingen = new Verbindingen({ onveilig: this.o.onveilig, resolver: this.o.resolver });
-    this.claimVerbinding = new EigenVerbinding(this.o.eigenVerbinding, this.o.db, this.o.log);
-    this.uitslagVerbinding = new EigenVerbinding(this.o.eigenVerbinding, this.o.db, this.o.log);
+    this.claimVerbinding = new EigenVerbinding(this.o.eigenVerbinding, this.o.db, this.o.log, this.o.luisterOpnieuwMs);
+    this.uitslagVerbinding = new EigenVerbinding(this.o.eigenVerbinding, this.o.db, this.o.log, this.o.luisterOpnieuwMs);
   }
 
   async start(): Promise<void> {
@@ -201,7 +209,15 @@ export class Bezorger {
     this.timer = setInterval(() => this.wek(), this.o.pollMs);
     this.timer.unref();
     if (this.o.verloopControleMs > 0) {
-      const controle = () => void meldVerlopendeSleutels(this.o.db, this.o.now()).catch((err) => this.o.log.warn({ err }, 'webhooks: verloopcontrole mislukt'));
+      let mislukt = 0;
+      const controle = () =>
+        void meldVerlopendeSleutels(this.o.db, this.o.now()).then(
+          () => {
+            if (mislukt) this.o.log.info({ mislukt }, 'webhooks: verloopcontrole lukt weer');
+            mislukt = 0;
+          },
+          (err) => (mislukt++ === 0 ? this.o.log.warn({ err }, 'webhooks: verloopcontrole mislukt') : this.o.log.debug({ err, mislukt }, 'webhooks: verloopcontrole mislukt opnieuw')),
+        );
       this.verloopTimer = setInterval(controle, this.o.verloopControleMs);
       this.verloopTimer.unref();
       controle();
