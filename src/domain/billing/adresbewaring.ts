@@ -14,11 +14,11 @@ export const ADRES_BEWARING_SQL = {
                SELECT id FROM verbruik WHERE adres IS NOT NULL AND aangemaakt_op < $1::timestamptz
                ORDER BY aangemaakt_op LIMIT $2 FOR UPDATE SKIP LOCKED))`,
   // A closed account's rows, newest first along (account_id, aangemaakt_op), after the previous batch's last row.
-  account: `WITH partij AS (
+  account: `WITH partij AS MATERIALIZED (
               SELECT id, aangemaakt_op FROM verbruik
               WHERE account_id = $1::uuid AND aangemaakt_op <= $2::timestamptz AND (aangemaakt_op, id) < ($2::timestamptz, $3::uuid)
               ORDER BY aangemaakt_op DESC, id DESC LIMIT $4),
-            gewist AS (UPDATE verbruik v SET adres = NULL FROM partij p WHERE v.id = p.id AND v.adres IS NOT NULL RETURNING 1),
+            gewist AS (UPDATE verbruik v SET adres = NULL WHERE v.id = ANY (ARRAY(SELECT id FROM partij)) AND v.adres IS NOT NULL RETURNING 1),
             laatste AS (SELECT aangemaakt_op, id FROM partij ORDER BY aangemaakt_op, id LIMIT 1)
             SELECT (SELECT count(*)::int FROM partij) AS n, (SELECT count(*)::int FROM gewist) AS gewist,
                    (SELECT aangemaakt_op FROM laatste) AS tot, (SELECT id::text FROM laatste) AS id`,
