@@ -1,7 +1,4 @@
-/**
- * The addresses a customer looked up (verbruik.adres) are personal data: USAGE_ADDRESS_RETENTION_DAYS after
- * the look-up they are set to NULL. The row itself, its credits and the ledger stay (docs/beheer.md).
- */
+/** verbruik.adres (personal data) is set to NULL USAGE_ADDRESS_RETENTION_DAYS after the look-up; row, credits and ledger stay (docs/beheer.md). */
 import { sqlRijen, type Db } from '../../db/client.ts';
 
 /** Rows per statement, statements per round (every five minutes): up to 500,000 addresses a round. */
@@ -13,7 +10,6 @@ export const ADRES_BEWARING_SQL = {
   verlopen: `UPDATE verbruik v SET adres = NULL WHERE v.id = ANY (ARRAY(
                SELECT id FROM verbruik WHERE adres IS NOT NULL AND aangemaakt_op < $1::timestamptz
                ORDER BY aangemaakt_op LIMIT $2 FOR UPDATE SKIP LOCKED))`,
-  // A closed account's rows, newest first along (account_id, aangemaakt_op), after the previous batch's last row.
   account: `WITH partij AS MATERIALIZED (
               SELECT id, aangemaakt_op FROM verbruik
               WHERE account_id = $1::uuid AND aangemaakt_op <= $2::timestamptz AND (aangemaakt_op, id) < ($2::timestamptz, $3::uuid)
@@ -39,7 +35,6 @@ export class AdresBewaring {
     this.maxPartijen = o.maxPartijen ?? MAX_PARTIJEN;
   }
 
-  /** The number of addresses blanked. */
   async ronde(now: Date): Promise<number> {
     if (this.loopt) return 0;
     this.loopt = true;
@@ -60,7 +55,7 @@ export class AdresBewaring {
 
 type Partij = { n: number; gewist: number; tot: Date | string | null; id: string | null };
 
-/** Every address of one account, in batches of its own rows (account closure). */
+/** Account closure: newest first along (account_id, aangemaakt_op), each batch after the previous one's last row. */
 export async function wisAdressenVanAccount(db: Db, accountId: string, partij = ADRES_PARTIJ): Promise<number> {
   let tot: Date | string = 'infinity';
   let id = 'ffffffff-ffff-ffff-ffff-ffffffffffff';

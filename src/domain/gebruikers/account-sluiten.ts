@@ -1,9 +1,4 @@
-/**
- * `insight account close` (docs/beheer.md): in one transaction on the account's locked row every key is
- * revoked, every user and session removed and the webhooks switched off; then the webhooks and their events
- * are deleted and the addresses in the usage rows blanked. The ledger and the usage amounts stay.
- * A second run on a closed account finishes whatever a first one left.
- */
+/** `insight account close` (docs/beheer.md); a second run on a closed account finishes whatever a first one left. */
 import { TX_OPTS, UUID_RE, type Db } from '../../db/client.ts';
 import { wisAdressenVanAccount } from '../billing/adresbewaring.ts';
 import { trekAlleSleutelsIn } from '../keys/sleutels.ts';
@@ -36,7 +31,6 @@ export async function sluitAccount(db: Db, accountId: string, now = new Date()):
   return { ...deel, webhooks, adressen: await wisAdressenVanAccount(db, accountId) };
 }
 
-/** For the operator's top-up: a closed account takes no more money. */
 export async function weigerGesloten(db: Db, accountId: string, wat: string): Promise<void> {
   if (!UUID_RE.test(accountId)) return;
   const acc = await db.account.findUnique({ where: { id: accountId }, select: { geslotenOp: true } });

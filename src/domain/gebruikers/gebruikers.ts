@@ -60,7 +60,6 @@ export interface GebruikerRij {
   email: string;
   aangemaaktOp: Date;
   laatstIngelogdOp: Date | null;
-  /** Sessions not yet expired. */
   sessies: number;
 }
 

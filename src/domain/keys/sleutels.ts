@@ -141,7 +141,6 @@ export async function trekSleutelIn(db: Db, opts: { accountId: string; keyId: st
   vergeetSleutel(opts.keyId);
 }
 
-/** Account closure: in the caller's transaction, after it has locked the account's row. */
 export async function trekAlleSleutelsIn(tx: Prisma.TransactionClient, accountId: string, now: Date): Promise<number> {
   const ids = (await tx.apiKey.findMany({ where: { accountId, ingetrokkenOp: null }, select: { id: true } })).map((k) => k.id);
   await tx.apiKey.updateMany({ where: { id: { in: ids } }, data: { ingetrokkenOp: now } });
