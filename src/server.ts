@@ -8,6 +8,7 @@ import { seedDemo, zorgVoorDemoPlaats } from './seed.ts';
 import { startBezorger } from './domain/webhooks/bezorger.ts';
 import { ruimIdempotentieOp } from './domain/idempotentie/idempotentie.ts';
 import { WebhookOpruimer } from './domain/webhooks/opruimen.ts';
+import { AdresBewaring } from './domain/billing/adresbewaring.ts';
 
 export async function serve(config: Config): Promise<void> {
   const log = createLogger(config);
@@ -24,6 +25,7 @@ export async function serve(config: Config): Promise<void> {
   const bezorger = startBezorger(services, db);
   const fout = (wat: string) => (err: unknown) => log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, `${wat} opruimen mislukt`);
   const webhooks = new WebhookOpruimer(services.db, config.WEBHOOK_RETENTION_DAYS, { vanaf: randomUUID() });
+  const adressen = new AdresBewaring(services.db, config.USAGE_ADDRESS_RETENTION_DAYS);
   const opruimen = () => {
     void ruimIdempotentieOp(services.db, services.now())
       .then((n) => n > 0 && log.info({ verwijderd: n }, 'idempotentie: verlopen en verlaten claims opgeruimd'))
@@ -32,6 +34,10 @@ export async function serve(config: Config): Promise<void> {
       .ronde(services.now())
       .then((n) => n > 0 && log.info({ verwijderd: n, dagen: config.WEBHOOK_RETENTION_DAYS }, 'webhooks: gebeurtenissen na de bewaartermijn opgeruimd'))
       .catch(fout('webhooks'));
+    void adressen
+      .ronde(services.now())
+      .then((n) => n > 0 && log.info({ gewist: n, dagen: config.USAGE_ADDRESS_RETENTION_DAYS }, 'verbruik: adressen na de bewaartermijn gewist'))
+      .catch(fout('verbruiksadressen'));
   };
   opruimen();
   const opruimTimer = setInterval(opruimen, 5 * 60_000);

@@ -115,6 +115,7 @@ describe(`operator CLI (${dialect})`, { timeout: 240_000 }, () => {
     const lijst = await insight('account', 'list', '--json');
     expect(lijst.find((a: { account_id: string }) => a.account_id === acc.account_id)).toEqual({
       account_id: acc.account_id, naam: 'Correctie BV', credits: 100, drempel_credits: 100, geldige_sleutels: 1, aangemaakt_op: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T[\d:.]+\+00:00$/),
+      gesloten_op: null,
     });
     const sleutels = await insight('key', 'list', acc.account_id, '--json');
     expect(sleutels).toEqual([expect.objectContaining({ key_id: k.key_id, voorvoegsel: k.voorvoegsel, verloopt_op: k.verloopt_op, ingetrokken_op: null })]);

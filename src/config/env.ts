@@ -78,6 +78,8 @@ export const configSchema = z.object({
   DEMO_PLAATS: bool.default(true),
   WEBHOOK_ALLOW_INSECURE: bool.default(false),
   WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+  // verbruik.adres (personal data) is blanked after this: a year of look-back in the web app (366 days) plus a margin.
+  USAGE_ADDRESS_RETENTION_DAYS: z.coerce.number().int().min(1).default(400),
   METRICS_TOKEN: z.string().default(''),
 });
 

@@ -6,6 +6,7 @@ import { boekCorrectie, lijstAccounts } from '../../domain/billing/correctie.ts'
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { geheelGetal, heelGetalNietNul, naam, opAccount } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
+import { sluitAccount, weigerGesloten } from '../../domain/gebruikers/account-sluiten.ts';
 
 export function registerAccountCommands(program: Command) {
   const account = program.command('account').description('Accounts en tegoed');
@@ -26,9 +27,15 @@ export function registerAccountCommands(program: Command) {
     .description('Alle accounts met saldo en aantal geldige sleutels')
     .option('--json', 'uitvoer als JSON')
     .action(async (opts: { json?: boolean }) => {
-      const rows = await withDatabase(loadConfig(), (db) => lijstAccounts(db.prisma));
-      const uit = rows.map((a) => ({ account_id: a.id, naam: a.naam, credits: a.credits, drempel_credits: a.drempelCredits, geldige_sleutels: a.geldigeSleutels, aangemaakt_op: isoMetOffset(a.aangemaaktOp) }));
-      print(!!opts.json, uit, uit.map((a) => `${a.account_id}  ${String(a.credits).padStart(8)} credits  ${a.geldige_sleutels} sleutel(s)  ${a.naam}`).join('\n') || '(geen accounts)');
+      const [rows, gesloten] = await withDatabase(loadConfig(), async (db) => [
+        await lijstAccounts(db.prisma),
+        new Map((await db.prisma.account.findMany({ where: { geslotenOp: { not: null } }, select: { id: true, geslotenOp: true } })).map((a) => [a.id, a.geslotenOp!])),
+      ] as const);
+      const uit = rows.map((a) => ({
+        account_id: a.id, naam: a.naam, credits: a.credits, drempel_credits: a.drempelCredits, geldige_sleutels: a.geldigeSleutels, aangemaakt_op: isoMetOffset(a.aangemaaktOp),
+        gesloten_op: gesloten.has(a.id) ? isoMetOffset(gesloten.get(a.id)!) : null,
+      }));
+      print(!!opts.json, uit, uit.map((a) => `${a.account_id}  ${String(a.credits).padStart(8)} credits  ${a.geldige_sleutels} sleutel(s)  ${a.naam}${a.gesloten_op ? `  (gesloten ${a.gesloten_op})` : ''}`).join('\n') || '(geen accounts)');
     });
 
   opAccount(account, 'correct', 'Corrigeer het saldo met een reden (negatief: credits terugnemen); één grootboekregel')
@@ -40,12 +47,25 @@ export function registerAccountCommands(program: Command) {
       print(!!opts.json, { account_id: accountId, correctie: opts.credits, reden: opts.reason, credits }, `Account ${accountId}: correctie ${opts.credits} credits; saldo nu ${credits} credits.`);
     });
 
+  opAccount(account, 'close', 'Sluit een account: sleutels ingetrokken, gebruikers, sessies en webhooks weg, adressen in het verbruik gewist; grootboek en bedragen blijven')
+    .option('--ja', 'bevestig: sluiten kan niet ongedaan worden gemaakt')
+    .option('--json', 'uitvoer als JSON')
+    .action(async (accountId: string, opts: { ja?: boolean; json?: boolean }) => {
+      if (!opts.ja) throw new Error(`Sluiten kan niet ongedaan worden gemaakt. Herhaal met --ja om account ${accountId} te sluiten.`);
+      const s = await withDatabase(loadConfig(), (db) => sluitAccount(db.prisma, accountId));
+      print(!!opts.json, {
+        account_id: accountId, gesloten_op: isoMetOffset(s.geslotenOp), al_gesloten: s.alGesloten, credits: s.credits,
+        sleutels_ingetrokken: s.sleutels, gebruikers_verwijderd: s.gebruikers, webhooks_verwijderd: s.webhooks, adressen_gewist: s.adressen,
+      }, `Account ${accountId} ${s.alGesloten ? 'was al gesloten' : 'gesloten'}: ${s.sleutels} sleutel(s) ingetrokken, ${s.gebruikers} gebruiker(s) en ${s.webhooks} webhook(s) verwijderd, ${s.adressen} adres(sen) gewist. Saldo ${s.credits} credits; grootboek en verbruik blijven bewaard.`);
+    });
+
   metCredits(account, 'drempel', 'Zet de saldodrempel: onder dit aantal credits gaat saldo.laag naar de webhooks (0: nooit)', 'de drempel in credits', 0, async (db, accountId, credits) => {
     const drempel = await zetDrempel(db.prisma, { accountId, credits });
     return { json: { account_id: accountId, drempel_credits: drempel }, tekst: `Account ${accountId}: saldo.laag onder ${drempel} credits.` };
   });
 
   metCredits(account, 'topup', 'Waardeer een account op', 'aantal credits erbij', 1, async (db, accountId, erbij) => {
+    await weigerGesloten(db.prisma, accountId, 'het kan niet meer worden opgewaardeerd (een terugbetaling boekt u met account correct)');
     const credits = await waardeerOp(db.prisma, { accountId, credits: erbij });
     return { json: { account_id: accountId, credits }, tekst: `Account ${accountId} heeft nu ${credits} credits.` };
   });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/env.ts';
-import { maakGebruiker, zetWachtwoord } from '../../domain/gebruikers/gebruikers.ts';
+import { lijstGebruikers, maakGebruiker, normaliseerEmail, verwijderGebruiker, zetWachtwoord } from '../../domain/gebruikers/gebruikers.ts';
+import { isoMetOffset } from '../../domain/begrippen.ts';
 import { opAccount } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
 
@@ -37,5 +38,26 @@ export function registerUserCommands(program: Command) {
       const wachtwoord = await leesWachtwoord();
       await withDatabase(loadConfig(), (db) => zetWachtwoord(db.prisma, { email: opts.email, wachtwoord }));
       print(!!opts.json, { email: opts.email.trim().toLowerCase(), gereset: true }, `Nieuw wachtwoord gezet voor ${opts.email}; bestaande sessies zijn beëindigd.`);
+    });
+
+  opAccount(user, 'list', 'Gebruikers van een account: e-mail, aangemaakt, laatst ingelogd (nooit wachtwoorden)')
+    .option('--json', 'uitvoer als JSON')
+    .action(async (accountId: string, opts: { json?: boolean }) => {
+      const rows = await withDatabase(loadConfig(), (db) => lijstGebruikers(db.prisma, accountId));
+      const uit = rows.map((u) => ({
+        user_id: u.id, email: u.email, aangemaakt_op: isoMetOffset(u.aangemaaktOp), laatst_ingelogd_op: u.laatstIngelogdOp ? isoMetOffset(u.laatstIngelogdOp) : null, actieve_sessies: u.sessies,
+      }));
+      print(!!opts.json, uit, uit.map((u) => `${u.email}  aangemaakt ${u.aangemaakt_op}  laatst ingelogd ${u.laatst_ingelogd_op ?? 'nooit'}`).join('\n') || '(geen gebruikers)');
+    });
+
+  user
+    .command('remove')
+    .description('Verwijder een gebruiker en al zijn sessies meteen; het e-mailadres is daarna weer vrij')
+    .requiredOption('--email <e>', 'e-mailadres van de gebruiker')
+    .option('--json', 'uitvoer als JSON')
+    .action(async (opts: { email: string; json?: boolean }) => {
+      const u = await withDatabase(loadConfig(), (db) => verwijderGebruiker(db.prisma, opts.email));
+      print(!!opts.json, { email: normaliseerEmail(u.email), account_id: u.accountId, verwijderd: true, sessies_beeindigd: u.sessies },
+        `Gebruiker ${u.email} verwijderd van account ${u.accountId}; ${u.sessies} sessie(s) beëindigd.`);
     });
 }

@@ -3,7 +3,7 @@
  * derived from the session token, so it is bound to the session and needs no storage.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../../db/client.ts';
+import { UUID_RE, type Db } from '../../db/client.ts';
 import { controleerWachtwoord, hashWachtwoord, SCHIJNHASH, wachtwoordProbleem } from './wachtwoord.ts';
 
 /** Absolute; a new login starts a new one. */
@@ -32,9 +32,9 @@ function controleerInvoer(email: string, wachtwoord: string) {
 export async function maakGebruiker(db: Db, opts: { accountId: string; email: string; wachtwoord: string }): Promise<{ id: string; email: string }> {
   const email = normaliseerEmail(opts.email);
   controleerInvoer(email, opts.wachtwoord);
-  if (!(await db.account.findUnique({ where: { id: opts.accountId }, select: { id: true } }))) {
-    throw new GebruikerFout('onbekend', `Account ${opts.accountId} bestaat niet.`);
-  }
+  const account = await db.account.findUnique({ where: { id: opts.accountId }, select: { geslotenOp: true } });
+  if (!account) throw new GebruikerFout('onbekend', `Account ${opts.accountId} bestaat niet.`);
+  if (account.geslotenOp) throw new GebruikerFout('ongeldig', `Account ${opts.accountId} is gesloten: er kunnen geen gebruikers meer bij.`);
   if (await db.user.findUnique({ where: { email }, select: { id: true } })) {
     throw new GebruikerFout('bestaat_al', `Er is al een gebruiker met e-mailadres ${email}.`);
   }
@@ -53,6 +53,35 @@ export async function zetWachtwoord(db: Db, opts: { email: string; wachtwoord: s
     db.user.update({ where: { id: user.id }, data: { wachtwoordHash } }),
     db.session.deleteMany({ where: { userId: user.id } }),
   ]);
+}
+
+export interface GebruikerRij {
+  id: string;
+  email: string;
+  aangemaaktOp: Date;
+  laatstIngelogdOp: Date | null;
+  sessies: number;
+}
+
+/** Never the password hash. A login from before laatst_ingelogd_op existed counts by its newest session. */
+export async function lijstGebruikers(db: Db, accountId: string, now = new Date()): Promise<GebruikerRij[]> {
+  if (!UUID_RE.test(accountId) || !(await db.account.findUnique({ where: { id: accountId }, select: { id: true } }))) {
+    throw new GebruikerFout('onbekend', `Account ${accountId} bestaat niet.`);
+  }
+  const rijen = await db.user.findMany({
+    where: { accountId },
+    orderBy: { aangemaaktOp: 'asc' },
+    select: { id: true, email: true, aangemaaktOp: true, laatstIngelogdOp: true, sessions: { select: { aangemaaktOp: true, verlooptOp: true }, orderBy: { aangemaaktOp: 'desc' } } },
+  });
+  return rijen.map((u) => ({ id: u.id, email: u.email, aangemaaktOp: u.aangemaaktOp, laatstIngelogdOp: u.laatstIngelogdOp ?? u.sessions[0]?.aangemaaktOp ?? null, sessies: u.sessions.filter((x) => x.verlooptOp > now).length }));
+}
+
+/** The user and every session go in one statement (the foreign key cascades): a signed-in browser is refused on its next request. */
+export async function verwijderGebruiker(db: Db, emailInvoer: string): Promise<{ id: string; email: string; accountId: string; sessies: number }> {
+  const email = normaliseerEmail(emailInvoer);
+  const user = await db.user.findUnique({ where: { email }, select: { id: true, accountId: true, _count: { select: { sessions: true } } } });
+  if (!user || (await db.user.deleteMany({ where: { id: user.id } })).count === 0) throw new GebruikerFout('onbekend', `Er is geen gebruiker met e-mailadres ${email}.`);
+  return { id: user.id, email, accountId: user.accountId, sessies: user._count.sessions };
 }
 
 /** An unknown e-mail costs the same hash as a wrong password. */
@@ -84,6 +113,7 @@ export async function startSessie(db: Db, userId: string, now: Date): Promise<{ 
   // Cleared at each login so the table does not grow without bound.
   await db.session.deleteMany({ where: { userId, verlooptOp: { lte: now } } });
   await db.session.create({ data: { id: sessieId(token), userId, verlooptOp } });
+  await db.user.update({ where: { id: userId }, data: { laatstIngelogdOp: now } });
   return { token, verlooptOp };
 }
 

@@ -1,5 +1,6 @@
 /** Operator CLI and web app only; never reachable through REST or MCP (decisions section 4). */
 import { sqlRijen, TX_OPTS, UUID_RE, type Db } from '../../db/client.ts';
+import type { Prisma } from '../../generated/prisma/client.ts';
 import { genereerSleutel, sleutelHash, isGeldigeSleutelvorm, modusVan, TEST_PREFIX, voorvoegsel, type Modus } from './format.ts';
 import { datumAmsterdam, eindeDagAmsterdam } from '../begrippen.ts';
 
@@ -65,8 +66,9 @@ export async function maakSleutel(
   const key = genereerSleutel(modus);
   return db.$transaction(async (tx) => {
     // Serialised per account so two concurrent creates cannot both pass the limit.
-    const account = await tx.$queryRaw<unknown[]>`SELECT id FROM account WHERE id = ${opts.accountId}::uuid FOR UPDATE`;
+    const account = await tx.$queryRaw<{ gesloten_op: Date | null }[]>`SELECT gesloten_op FROM account WHERE id = ${opts.accountId}::uuid FOR UPDATE`;
     if (account.length === 0) throw new SleutelFout('onbekend', `Account ${opts.accountId} bestaat niet.`);
+    if (account[0].gesloten_op) throw new SleutelFout('ongeldig', `Account ${opts.accountId} is gesloten: er kunnen geen sleutels meer bij.`);
     if (familie === 'inzicht') {
       const test = { voorvoegsel: { startsWith: TEST_PREFIX } };
       const geldig = await tx.apiKey.count({ where: { accountId: opts.accountId, familie, ...geldigFilter(now), ...(modus === 'test' ? test : { NOT: test }) } });
@@ -141,6 +143,13 @@ export async function trekSleutelIn(db: Db, opts: { accountId: string; keyId: st
   });
   if (res.count === 0) throw new SleutelFout('onbekend', 'Deze sleutel bestaat niet of is al ingetrokken.');
   vergeetSleutel(opts.keyId);
+}
+
+export async function trekAlleSleutelsIn(tx: Prisma.TransactionClient, accountId: string, now: Date): Promise<number> {
+  const ids = (await tx.apiKey.findMany({ where: { accountId, ingetrokkenOp: null }, select: { id: true } })).map((k) => k.id);
+  await tx.apiKey.updateMany({ where: { id: { in: ids } }, data: { ingetrokkenOp: now } });
+  for (const id of ids) vergeetSleutel(id);
+  return ids.length;
 }
 
 /** Fits the INTEGER column with room for a month's charges. */
