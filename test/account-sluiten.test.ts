@@ -8,6 +8,8 @@ import { aanmelden, trpc } from './app/trpc-hulp.ts';
 import { loadConfig } from '../src/config/env.ts';
 import { datumAmsterdam } from '../src/domain/begrippen.ts';
 import { grootboekSom, leesSaldo } from '../src/domain/billing/tegoed.ts';
+import { rekenAf } from '../src/domain/billing/afrekenen.ts';
+import { maakEndpoint } from '../src/domain/webhooks/beheer.ts';
 import { AdresBewaring } from '../src/domain/billing/adresbewaring.ts';
 import { sluitAccount } from '../src/domain/gebruikers/account-sluiten.ts';
 import { maakGebruiker, verwijderGebruiker } from '../src/domain/gebruikers/gebruikers.ts';
@@ -126,5 +128,37 @@ describe(`users removed, accounts closed, usage addresses kept for a period (${d
     const regels = csv.body.replace(/^\ufeff/, '').trimEnd().split('\r\n').slice(1);
     expect(regels).toHaveLength(6);
     expect(regels.filter((r) => r.split(';')[7] === '')).toHaveLength(5);
+  });
+});
+
+// Session 28 (review of the closure): work under way when the account closes. A charge settling after the
+// closure was taken (and its usage row kept its address); a webhook whose address was being checked was made on
+// the closed account; stored idempotent answers (with addresses) stayed for 24 hours.
+describe(`closing an account while work is under way (${dialect})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  it('a charge that settles after the closure is refused uncharged and unrecorded; a webhook created meanwhile is refused; stored answers go', async () => {
+    const { accountId, key } = await t.klant(1000);
+    const keyId = (await t.db.prisma.apiKey.findFirstOrThrow({ where: { accountId } })).id;
+    const a = await maakVolledigAdres(t.db.prisma);
+    expect((await lookup(t, 'woz', key, adresBody(a), { 'idempotency-key': 'voor-sluiten' })).statusCode).toBe(200);
+    expect(await t.db.prisma.idempotencyRecord.count({ where: { keyId } })).toBe(1);
+    await sluitAccount(t.db.prisma, accountId, t.clock.now);
+    expect(await t.db.prisma.idempotencyRecord.count({ where: { keyId } })).toBe(0);
+    const gebruik = await t.db.prisma.usageRecord.count({ where: { accountId } });
+    // A call authenticated before the closure settles now, alone and in a batch (afrekenen and afrekenen_bundel).
+    const basis = { accountId, keyId, voorvoegsel: 'pct_live_x', kanaal: 'rest' as const, voorziening: 'woz' as const, adres: '1234AB 5', now: t.clock.now };
+    expect(await rekenAf(t.db.prisma, { ...basis, status: 200, credits: 1 })).toEqual({ soort: 'gesloten', saldo: null });
+    const samen = await Promise.all([1, 0, 1].map((credits) => rekenAf(t.db.prisma, { ...basis, status: credits ? 200 : 404, credits })));
+    expect(samen.map((r) => r.soort)).toEqual(['gesloten', 'gesloten', 'gesloten']);
+    expect(await leesSaldo(t.db.prisma, accountId)).toBe(999);
+    expect(await grootboekSom(t.db.prisma, accountId)).toBe(999);
+    expect(await t.db.prisma.usageRecord.count({ where: { accountId } })).toBe(gebruik);
+    await expect(maakEndpoint(t.db.prisma, { accountId, url: 'https://hooks.klant.example/x', events: ['saldo.laag'], now: t.clock.now, onveilig: true, resolver: async () => [{ address: '93.184.216.34', family: 4 as const }] })).rejects.toThrow(/gesloten/);
+    expect(await t.db.prisma.webhookEndpoint.count({ where: { accountId } })).toBe(0);
   });
 });

@@ -5,6 +5,8 @@ import { adresBody, maakVolledigAdres } from './support/register.ts';
 import { lookup } from './support/http.ts';
 import { mcpClient } from './support/mcp.ts';
 import { leesSaldo } from '../src/domain/billing/tegoed.ts';
+import { rekenAf } from '../src/domain/billing/afrekenen.ts';
+import { canoniekeJson, sha256 } from '../src/domain/idempotentie/idempotentie.ts';
 import { roteerSleutel, SleutelFout, trekSleutelIn, zetMaandlimiet } from '../src/domain/keys/sleutels.ts';
 
 /**
@@ -53,6 +55,19 @@ describe(`key rotation continues the key (${dialect})`, () => {
     expect((await c.callTool({ name: 'woz', arguments: argumenten })).isError).toBeFalsy();
     await c.close();
     expect(await leesSaldo(t.db.prisma, accountId)).toBe(999);
+  });
+
+  it('MCP: a call under way while its key is rotated stores its answer under the new key, so the identical call with it replays', async () => {
+    const { accountId, key } = await t.klant(1000);
+    const a = await maakVolledigAdres(t.db.prisma);
+    const argumenten = { postcode: a.postcode, huisnummer: a.huisnummer };
+    const oudId = await sleutelId(accountId);
+    const nieuw = await roteerSleutel(t.db.prisma, { accountId, keyId: oudId, now: t.clock.now });
+    // The call of the old key authenticated before the rotation and settles after it, as the MCP path settles it.
+    const vastleggen = { scope: 'mcp', sleutel: sha256(`woz\n${canoniekeJson(argumenten)}`), hash: sha256(canoniekeJson(argumenten)), verloopt: new Date(t.clock.now.getTime() + 86_400_000).toISOString() };
+    const r = await rekenAf(t.db.prisma, { accountId, keyId: oudId, voorvoegsel: key.slice(0, 12), kanaal: 'mcp', voorziening: 'woz', status: 200, credits: 1, adres: null, now: t.clock.now, idempotentie: { vastleggen, antwoord: { data: {} } } });
+    expect(r.soort).toBe('ok');
+    expect(await t.db.prisma.idempotencyRecord.findMany({ where: { sleutel: vastleggen.sleutel }, select: { keyId: true } })).toEqual([{ keyId: nieuw.id }]);
   });
 
   it('a cap on a rotated-away or revoked key is refused, naming the replacement; the cap on the new key holds', async () => {

@@ -2,7 +2,8 @@
 -- record, the ledger row, the webhook event(s) — inzicht.voltooid / inzicht.mislukt, and saldo.laag once
 -- when the balance crosses the account's threshold — and the stored idempotent answer. A refused debit
 -- returns false and the balance, with r_limiet when the key's monthly cap refused it (the cap of the key
--- that replaced it, after a rotation: limietsleutel). Used item by item by afrekenen_per_item.
+-- that replaced it, after a rotation: limietsleutel); a closed account false without a balance. Used item
+-- by item by afrekenen_per_item.
 CREATE OR REPLACE FUNCTION public.afrekenen(p_verzoek uuid, p_account uuid, p_key uuid, p_kanaal text, p_voorziening text, p_status integer, p_credits integer, p_eenheid_cent integer, p_adres text, p_nu timestamp with time zone, p_tijdstempel text, p_event_id text, p_event_type text, p_event_data jsonb, p_laag_id text, p_idempotentie uuid, p_antwoord jsonb)
  RETURNS TABLE(r_ok boolean, r_saldo integer, r_limiet boolean)
  LANGUAGE plpgsql
@@ -15,9 +16,13 @@ DECLARE
   v_verbruikt INTEGER;
   v_limiet INTEGER;
 BEGIN
+  -- The key's monthly cap and a closed account, read under the account's row lock like every charge of the key.
+  IF p_credits > 0 THEN PERFORM 1 FROM account a WHERE a.id = p_account FOR UPDATE; END IF;
+  IF EXISTS (SELECT 1 FROM account a WHERE a.id = p_account AND a.gesloten_op IS NOT NULL) THEN
+    RETURN QUERY SELECT false, NULL::integer, false;
+    RETURN;
+  END IF;
   IF p_credits > 0 THEN
-    -- The key's monthly cap, read under the account's row lock like every charge of the key.
-    PERFORM 1 FROM account a WHERE a.id = p_account FOR UPDATE;
     v_limietsleutel := limietsleutel(p_key);
     SELECT s.maandlimiet_credits, maandverbruik(s, v_maand) INTO v_limiet, v_verbruikt FROM api_sleutel s WHERE s.id = v_limietsleutel;
     IF v_limiet IS NOT NULL AND v_verbruikt + p_credits > v_limiet THEN

@@ -17,6 +17,7 @@ DECLARE
   v_credits INTEGER;
   v_begin INTEGER;
   v_drempel INTEGER;
+  v_gesloten TIMESTAMPTZ;
   v_ok BOOLEAN[] := '{}';
   v_limiet BOOLEAN[] := '{}';
   v_saldo INTEGER[] := '{}';
@@ -46,7 +47,16 @@ BEGIN
     RETURN;
   END IF;
   BEGIN
-    SELECT a.credits, a.drempel_credits INTO v_credits, v_drempel FROM account a WHERE a.id = v_account FOR UPDATE;
+    SELECT a.credits, a.drempel_credits, a.gesloten_op INTO v_credits, v_drempel, v_gesloten FROM account a WHERE a.id = v_account FOR UPDATE;
+    -- A closed account (insight account close) is charged and recorded nothing, also for calls that were under
+    -- way when it closed: refused without a balance (r_saldo NULL).
+    IF v_gesloten IS NOT NULL THEN
+      FOR i IN 1 .. v_n LOOP
+        r_nr := i - 1; r_ok := false; r_saldo := NULL; r_fout := NULL; r_webhook := false; r_limiet := false; r_herhaald := false;
+        RETURN NEXT;
+      END LOOP;
+      RETURN;
+    END IF;
     v_begin := v_credits;
     -- Answers of calls that held no claim (MCP) are stored first, in one INSERT. An item whose identical call
     -- settled first (a live record, or an earlier item of this batch unless that one is refused) is not
@@ -55,7 +65,7 @@ BEGIN
       IF p_items -> i ? 'vastleggen' THEN
         WITH d AS (
           INSERT INTO idempotentie (id, key_id, scope, sleutel, verzoek_hash, toestand, status, antwoord, aangemaakt_op, verloopt_op)
-          SELECT uuid_v7(), (e.x ->> 'sleutel')::uuid, e.x -> 'vastleggen' ->> 'scope', e.x -> 'vastleggen' ->> 'sleutel', e.x -> 'vastleggen' ->> 'hash',
+          SELECT uuid_v7(), limietsleutel((e.x ->> 'sleutel')::uuid), e.x -> 'vastleggen' ->> 'scope', e.x -> 'vastleggen' ->> 'sleutel', e.x -> 'vastleggen' ->> 'hash',
                  'klaar', (e.x ->> 'status')::int, e.x -> 'antwoord', (e.x ->> 'nu')::timestamptz, (e.x -> 'vastleggen' ->> 'verloopt')::timestamptz
           FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e(x, n) WHERE e.x ? 'vastleggen' ORDER BY e.n
           ON CONFLICT (key_id, scope, sleutel) DO NOTHING
@@ -66,7 +76,7 @@ BEGIN
     END LOOP;
     FOR i IN 1 .. v_n LOOP
       x := p_items -> (i - 1);
-      v_naam := CASE WHEN x ? 'vastleggen' THEN (x ->> 'sleutel')::uuid::text || ' ' || (x -> 'vastleggen' ->> 'scope') || ' ' || (x -> 'vastleggen' ->> 'sleutel') END;
+      v_naam := CASE WHEN x ? 'vastleggen' THEN limietsleutel((x ->> 'sleutel')::uuid)::text || ' ' || (x -> 'vastleggen' ->> 'scope') || ' ' || (x -> 'vastleggen' ->> 'sleutel') END;
       v_orig := v_orig || array_position(v_alle, v_naam);
       v_alle := v_alle || v_naam;
       k := array_position(v_namen, v_naam);

@@ -187,6 +187,7 @@ export const afrekenen = middleware(async ({ ctx: context, input, meta, next }) 
       a = await rekenAf(db, { ...basis, ...uitkomst, idempotentie: bewaar(uitkomst.antwoord) });
     }
     if (a.soort !== 'ok') {
+      if (a.soort === 'gesloten') throw new InsightFout('ongeldige_sleutel', 'Dit account is gesloten; er is niets in rekening gebracht.');
       if (a.soort === 'onvoldoende') {
         meldKosten(ctx, 0, a.saldo);
         await meldMislukt(db, basis, 402);

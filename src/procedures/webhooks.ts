@@ -81,7 +81,7 @@ export function naarAflevering(a: AfleveringRij) {
 export const nietGevonden = () => new InsightFout('niet_gevonden', 'Deze webhook bestaat niet.');
 
 export function vertaal(e: unknown): never {
-  if (e instanceof WebhookFout) throw new InsightFout(e.soort === 'te_veel' ? 'conflict' : 'ongeldige_invoer', e.message);
+  if (e instanceof WebhookFout) throw new InsightFout(e.soort === 'te_veel' ? 'conflict' : e.soort === 'gesloten' ? 'ongeldige_sleutel' : 'ongeldige_invoer', e.message);
   throw e;
 }
 

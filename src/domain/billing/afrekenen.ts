@@ -55,7 +55,8 @@ export interface Vastlegging {
 export type AfrekenUitkomst =
   | { soort: 'ok'; verzoekId: string; saldo: number | null }
   | { soort: 'onvoldoende' | 'maandlimiet'; saldo: number }
-  | { soort: 'herhaling'; saldo: null };
+  | { soort: 'herhaling'; saldo: null }
+  | { soort: 'gesloten'; saldo: null };
 
 /** The parameters of the SQL function afrekenen, by name. */
 interface BundelItem {
@@ -139,6 +140,8 @@ export async function rekenAf(db: Db, a: Afrekening): Promise<AfrekenUitkomst> {
     ...(a.idempotentie ? { antwoord: a.idempotentie.antwoord } : {}),
   });
   if (r.herhaald) return { soort: 'herhaling', saldo: null };
+  // Refused without a balance: the account was closed while the call was under way.
+  if (!r.ok && r.saldo === null) return { soort: 'gesloten', saldo: null };
   if (!r.ok) return { soort: r.limiet ? 'maandlimiet' : 'onvoldoende', saldo: r.saldo ?? 0 };
   return { soort: 'ok', verzoekId, saldo: r.saldo };
 }

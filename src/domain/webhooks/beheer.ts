@@ -31,8 +31,8 @@ export interface EndpointRij {
 }
 
 export class WebhookFout extends Error {
-  readonly soort: 'ongeldig' | 'te_veel';
-  constructor(soort: 'ongeldig' | 'te_veel', message: string) {
+  readonly soort: 'ongeldig' | 'te_veel' | 'gesloten';
+  constructor(soort: 'ongeldig' | 'te_veel' | 'gesloten', message: string) {
     super(message);
     this.soort = soort;
   }
@@ -93,7 +93,9 @@ export async function maakEndpoint(
   const geheim = nieuwGeheim();
   // On the account row's lock: two concurrent creates cannot make 11.
   const endpoint = await db.$transaction(async (tx) => {
-    await tx.$queryRawUnsafe('SELECT 1 FROM account WHERE id = $1::uuid FOR UPDATE', a.accountId);
+    const [acc] = await tx.$queryRawUnsafe<{ gesloten: boolean }[]>('SELECT gesloten_op IS NOT NULL AS gesloten FROM account WHERE id = $1::uuid FOR UPDATE', a.accountId);
+    // Closed while its address was checked (insight account close): nothing is made.
+    if (acc?.gesloten) throw new WebhookFout('gesloten', 'Dit account is gesloten.');
     await binnenLimiet(tx);
     const endpoint = await tx.webhookEndpoint.create({
       data: { accountId: a.accountId, url: a.url, events, omschrijving: a.omschrijving ?? null, geheim, aangemaaktOp: a.now, test },
