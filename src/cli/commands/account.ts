@@ -6,7 +6,7 @@ import { boekCorrectie, lijstAccounts } from '../../domain/billing/correctie.ts'
 import { isoMetOffset } from '../../domain/begrippen.ts';
 import { geheelGetal, heelGetalNietNul, naam, opAccount } from '../args.ts';
 import { print, withDatabase } from '../db.ts';
-import { sluitAccount, weigerGesloten } from '../../domain/gebruikers/account-sluiten.ts';
+import { sluitAccount } from '../../domain/gebruikers/account-sluiten.ts';
 
 export function registerAccountCommands(program: Command) {
   const account = program.command('account').description('Accounts en tegoed');
@@ -27,13 +27,10 @@ export function registerAccountCommands(program: Command) {
     .description('Alle accounts met saldo en aantal geldige sleutels')
     .option('--json', 'uitvoer als JSON')
     .action(async (opts: { json?: boolean }) => {
-      const [rows, gesloten] = await withDatabase(loadConfig(), async (db) => [
-        await lijstAccounts(db.prisma),
-        new Map((await db.prisma.account.findMany({ where: { geslotenOp: { not: null } }, select: { id: true, geslotenOp: true } })).map((a) => [a.id, a.geslotenOp!])),
-      ] as const);
+      const rows = await withDatabase(loadConfig(), (db) => lijstAccounts(db.prisma));
       const uit = rows.map((a) => ({
         account_id: a.id, naam: a.naam, credits: a.credits, drempel_credits: a.drempelCredits, geldige_sleutels: a.geldigeSleutels, aangemaakt_op: isoMetOffset(a.aangemaaktOp),
-        gesloten_op: gesloten.has(a.id) ? isoMetOffset(gesloten.get(a.id)!) : null,
+        gesloten_op: a.geslotenOp ? isoMetOffset(a.geslotenOp) : null,
       }));
       print(!!opts.json, uit, uit.map((a) => `${a.account_id}  ${String(a.credits).padStart(8)} credits  ${a.geldige_sleutels} sleutel(s)  ${a.naam}${a.gesloten_op ? `  (gesloten ${a.gesloten_op})` : ''}`).join('\n') || '(geen accounts)');
     });
@@ -65,7 +62,6 @@ export function registerAccountCommands(program: Command) {
   });
 
   metCredits(account, 'topup', 'Waardeer een account op', 'aantal credits erbij', 1, async (db, accountId, erbij) => {
-    await weigerGesloten(db.prisma, accountId, 'het kan niet meer worden opgewaardeerd (een terugbetaling boekt u met account correct)');
     const credits = await waardeerOp(db.prisma, { accountId, credits: erbij });
     return { json: { account_id: accountId, credits }, tekst: `Account ${accountId} heeft nu ${credits} credits.` };
   });

@@ -29,7 +29,7 @@ export async function boekCorrectie(db: Db, opts: { accountId: string; credits: 
 export async function lijstAccounts(db: Db, now = new Date()) {
   const accounts = await db.account.findMany({
     orderBy: { aangemaaktOp: 'asc' },
-    select: { id: true, naam: true, credits: true, drempelCredits: true, aangemaaktOp: true, _count: { select: { keys: { where: { ingetrokkenOp: null, verlooptOp: { gt: now } } } } } },
+    select: { id: true, naam: true, credits: true, drempelCredits: true, aangemaaktOp: true, geslotenOp: true, _count: { select: { keys: { where: { ingetrokkenOp: null, verlooptOp: { gt: now } } } } } },
   });
-  return accounts.map((a) => ({ id: a.id, naam: a.naam, credits: a.credits, drempelCredits: a.drempelCredits, aangemaaktOp: a.aangemaaktOp, geldigeSleutels: a._count.keys }));
+  return accounts.map((a) => ({ id: a.id, naam: a.naam, credits: a.credits, drempelCredits: a.drempelCredits, aangemaaktOp: a.aangemaaktOp, geslotenOp: a.geslotenOp, geldigeSleutels: a._count.keys }));
 }

@@ -46,9 +46,10 @@ export async function waardeerOp(db: Db, opts: { accountId: string; credits: num
   return db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<{ credits: number }[]>`
       UPDATE account SET credits = credits + ${opts.credits}
-      WHERE id = ${opts.accountId}::uuid AND credits::bigint + ${opts.credits} <= ${MAX_CREDITS} RETURNING credits`;
+      WHERE id = ${opts.accountId}::uuid AND credits::bigint + ${opts.credits} <= ${MAX_CREDITS} AND gesloten_op IS NULL RETURNING credits`;
     if (rows.length === 0) {
-      const acc = await tx.account.findUnique({ where: { id: opts.accountId }, select: { credits: true } });
+      const acc = await tx.account.findUnique({ where: { id: opts.accountId }, select: { credits: true, geslotenOp: true } });
+      if (acc?.geslotenOp) throw new SaldoFout(`Account ${opts.accountId} is gesloten: het kan niet meer worden opgewaardeerd (een terugbetaling boekt u met account correct).`);
       throw acc ? bovenMaximum(opts.credits, acc.credits) : new SaldoFout(`Account ${opts.accountId} bestaat niet`);
     }
     await tx.ledgerEntry.create({

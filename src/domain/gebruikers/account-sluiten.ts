@@ -32,9 +32,3 @@ export async function sluitAccount(db: Db, accountId: string, now = new Date()):
   const webhooks = await verwijderWebhooksVanAccount(db, accountId);
   return { ...deel, webhooks, adressen: await wisAdressenVanAccount(db, accountId) };
 }
-
-export async function weigerGesloten(db: Db, accountId: string, wat: string): Promise<void> {
-  if (!UUID_RE.test(accountId)) return;
-  const acc = await db.account.findUnique({ where: { id: accountId }, select: { geslotenOp: true } });
-  if (acc?.geslotenOp) throw new GebruikerFout('ongeldig', `Account ${accountId} is gesloten: ${wat}.`);
-}
